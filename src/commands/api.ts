@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+
+// PLACEHOLDER: replaced by the issue that builds this command.
+export function register(parent: Command, _ctx: Context): void {
+  parent
+    .command('api')
+    .description('(not built yet)')
+    .action(() => {
+      throw new CliError('unexpected', 'api is not built yet');
+    });
+}

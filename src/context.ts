@@ -1,0 +1,60 @@
+import type { Readable, Writable } from 'node:stream';
+
+/** Streams and terminal facts a command may use (gh's IOStreams). Tests hand in buffers. */
+export interface IO {
+  out: Writable;
+  err: Writable;
+  in: Readable;
+  isStdoutTTY: boolean;
+  isStderrTTY: boolean;
+  isStdinTTY: boolean;
+  /** Colour on stdout/stderr: a terminal, unless --no-color / NO_COLOR; FORCE_COLOR forces it. */
+  color: boolean;
+}
+
+/** The global options of design/cli.md, as Commander parsed them (flags only; env comes later). */
+export interface GlobalOptions {
+  profile?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  workspace?: string;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+  timeout?: number;
+  maxRetries?: number;
+}
+
+/**
+ * What a command may use. Everything heavy is reached through functions that import it on first
+ * use, so `--help` and light commands never load undici, conf or zod.
+ */
+export interface Context {
+  io: IO;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Aborted on the first Ctrl-C; long-running commands settle and return. */
+  signal: AbortSignal;
+}
+
+export function processIO(env: Readonly<Record<string, string | undefined>>, colorFlag?: boolean): IO {
+  const isStdoutTTY = Boolean(process.stdout.isTTY);
+  const isStderrTTY = Boolean(process.stderr.isTTY);
+  return {
+    out: process.stdout,
+    err: process.stderr,
+    in: process.stdin,
+    isStdoutTTY,
+    isStderrTTY,
+    isStdinTTY: Boolean(process.stdin.isTTY),
+    color: colorEnabled(env, isStdoutTTY, colorFlag),
+  };
+}
+
+export function colorEnabled(env: Readonly<Record<string, string | undefined>>, isTTY: boolean, colorFlag?: boolean): boolean {
+  if (colorFlag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}

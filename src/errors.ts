@@ -1,0 +1,46 @@
+/** Exit codes are a contract with users' scripts (design/cli.md); never renumber them. */
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  auth: 3,
+  rejected: 4,
+  limit: 5,
+  network: 6,
+  partial: 7,
+  signature: 8,
+} as const;
+
+export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
+
+export interface CliErrorOptions {
+  /** Extra lines printed under the message: allowed senders, docs URL, what to run next. */
+  hints?: string[];
+  requestId?: string;
+  cause?: unknown;
+}
+
+/** The one error type commands throw; main.ts prints `message` (+ hints) and exits with `exitCode`. */
+export class CliError extends Error {
+  readonly kind: ErrorKind;
+  readonly hints: string[];
+  readonly requestId: string | undefined;
+
+  constructor(kind: ErrorKind, message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CliError';
+    this.kind = kind;
+    this.hints = options.hints ?? [];
+    this.requestId = options.requestId;
+  }
+
+  get exitCode(): number {
+    return EXIT[this.kind];
+  }
+}
+
+export const usageError = (message: string, hints?: string[]): CliError => new CliError('usage', message, { hints });
+
+export function isCliError(err: unknown): err is CliError {
+  return err instanceof Error && (err as { name?: string }).name === 'CliError' && 'kind' in err;
+}

@@ -1,0 +1,65 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Context } from './context.js';
+import { VERSION } from './version.js';
+import { registerCommands } from './commands/index.js';
+
+export function parseIntegerOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+/** Builds the whole command tree. Registering is cheap: command modules import their work lazily. */
+export function buildProgram(ctx: Context): Command {
+  const program = new Command('mailroom')
+    .description('Send transactional email, manage API keys and webhooks, and run a local sandbox of the SMASHSEND API.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand(false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void ctx.io.out.write(s),
+      writeErr: (s) => void ctx.io.err.write(s),
+      outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ')),
+    })
+    .option('--profile <name>', 'stored profile to use (env MAILROOM_PROFILE; default "default")')
+    .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY)')
+    .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
+    .option('--workspace <wrk_id>', 'workspace for keys commands (env MAILROOM_WORKSPACE)')
+    .option('--json', 'machine output: JSON on stdout')
+    .option('-q, --quiet', 'print nothing on success; exit code only')
+    .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')
+    .option('--no-color', 'no colour (env NO_COLOR; FORCE_COLOR forces it)')
+    .addOption(new Option('--timeout <ms>', 'per-request timeout in ms (default 30000)').argParser(parseIntegerOption('--timeout', 1)))
+    .addOption(new Option('--max-retries <n>', 'retries for retryable failures (default 3)').argParser(parseIntegerOption('--max-retries', 0, 20)));
+
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ mailroom sandbox                                  # local emulator, no account needed
+  $ mailroom send --from you@example.com --to a@example.com --subject Hi --html '<p>Hi</p>'
+  $ mailroom batch emails.ndjson --report report.ndjson
+  $ mailroom check -q && ./deploy.sh
+
+Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network, 7 batch partly failed, 8 signature mismatch.`,
+  );
+
+  registerCommands(program, ctx);
+  // Sub-commands inherit the error/output handling of the root.
+  for (const cmd of allCommands(program)) {
+    cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+  }
+  return program;
+}
+
+function* allCommands(cmd: Command): Generator<Command> {
+  for (const sub of cmd.commands) {
+    yield sub;
+    yield* allCommands(sub);
+  }
+}

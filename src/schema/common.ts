@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * A string enum that accepts values the spec does not list: servers add statuses and roles over
+ * time (service-facts.md), and a reader must render them, not crash on them.
+ */
+export function tolerantEnum<const T extends readonly [string, ...string[]]>(known: T) {
+  return z.union([z.enum(known), z.string()]);
+}
+
+const ADDRESS = /^[^\s@<>"(),;:]+@[^\s@<>"(),;:]+\.[^\s@<>"(),;:.][^\s@<>"(),;:]*$/;
+
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 320 && ADDRESS.test(value);
+}
+
+/** `from` may be a bare address or `Name <address>` (service-facts.md); returns the address part. */
+export function senderAddress(value: string): string | undefined {
+  const trimmed = value.trim();
+  const named = /^(.*?)\s*<([^<>]+)>$/.exec(trimmed);
+  const address = named ? named[2]!.trim() : trimmed;
+  return isEmailAddress(address) ? address : undefined;
+}
+
+export const emailAddress = z.string().refine(isEmailAddress, { message: 'must be an email address' });
+export const senderField = z.string().refine((v) => senderAddress(v) !== undefined, {
+  message: 'must be an email address or "Name <address>"',
+});
+
+export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. */
+export const scalarRecord = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));

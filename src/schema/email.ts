@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { emailAddress, isoTimestamp, scalarRecord, senderField, tolerantEnum } from './common.js';
+
+export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
+export const EMAIL_TYPES = ['raw', 'templated'] as const;
+export const MAX_BATCH = 50;
+export const SCHEDULE_HORIZON_DAYS = 90;
+export const DOCS_URL = 'https://smashsend.com/docs/api/emails';
+
+export const emailSettingsSchema = z.strictObject({
+  trackClicks: z.boolean().optional(),
+  trackOpens: z.boolean().optional(),
+});
+
+const common = {
+  settings: emailSettingsSchema.optional(),
+  groupBy: z.string().min(1).optional(),
+  sendAt: isoTimestamp.optional(),
+  idempotencyKey: z.string().min(1).max(256).optional(),
+};
+
+export const rawEmailSchema = z.strictObject({
+  from: senderField,
+  fromName: z.string().optional(),
+  to: emailAddress,
+  subject: z.string().min(1),
+  html: z.string().min(1),
+  text: z.string().optional(),
+  previewText: z.string().optional(),
+  replyTo: emailAddress.optional(),
+  contactProperties: scalarRecord.optional(),
+  ...common,
+});
+
+export const templatedEmailSchema = z.strictObject({
+  template: z.string().min(1),
+  to: emailAddress,
+  variables: scalarRecord.optional(),
+  ...common,
+});
+
+export type RawEmail = z.infer<typeof rawEmailSchema>;
+export type TemplatedEmail = z.infer<typeof templatedEmailSchema>;
+export type EmailRequest = RawEmail | TemplatedEmail;
+export type EmailSettings = z.infer<typeof emailSettingsSchema>;
+
+export type EmailParse =
+  | { ok: true; kind: 'raw'; email: RawEmail }
+  | { ok: true; kind: 'templated'; email: TemplatedEmail }
+  | { ok: false; kind: 'raw' | 'templated'; issues: z.core.$ZodIssue[] };
+
+/**
+ * Decides the kind by the presence of `template` (the schemas share `to`), so the issues reported
+ * are those of the schema the caller meant rather than a union's noise.
+ */
+export function parseEmailRequest(input: unknown): EmailParse {
+  const kind = typeof input === 'object' && input !== null && 'template' in input ? 'templated' : 'raw';
+  if (kind === 'templated') {
+    const r = templatedEmailSchema.safeParse(input);
+    return r.success ? { ok: true, kind, email: r.data } : { ok: false, kind, issues: r.error.issues };
+  }
+  const r = rawEmailSchema.safeParse(input);
+  return r.success ? { ok: true, kind, email: r.data } : { ok: false, kind, issues: r.error.issues };
+}
+
+/** One line per issue, `path: message`, for error output and batch reports. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((i) => {
+      const path = i.path.map(String).join('.');
+      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
+      if (i.code === 'invalid_type' && i.input === undefined) return `${path}: required`;
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join('; ');
+}
+
+/** Email result object; tolerant of fields and values a newer server adds or omits. */
+export const emailResultSchema = z
+  .looseObject({
+    id: z.string().optional(),
+    messageId: z.string().optional(),
+    status: tolerantEnum(EMAIL_STATUSES),
+    to: z.string(),
+    type: tolerantEnum(EMAIL_TYPES).optional(),
+    from: z.string().optional(),
+    subject: z.string().optional(),
+    template: z.string().optional(),
+    groupBy: z.string().optional(),
+    warning: z.string().optional(),
+  })
+  .refine((r) => r.id !== undefined || r.messageId !== undefined, { message: 'email result has neither id nor messageId' });
+
+export type EmailResult = z.infer<typeof emailResultSchema>;
+
+export const sendEmailResponseSchema = z.looseObject({ email: emailResultSchema });
+
+export const batchRequestSchema = z.strictObject({
+  emails: z.array(z.unknown()).min(1).max(MAX_BATCH),
+});
+
+/**
+ * The spec does not show a `failed` entry; the sandbox answers
+ * `{ index, statusCode, error, message, ...extra }`. Readers accept anything here.
+ */
+export const batchFailureSchema = z.looseObject({
+  index: z.number().int().nonnegative(),
+  statusCode: z.number().int(),
+  error: z.string(),
+  message: z.string(),
+});
+export type BatchFailure = z.infer<typeof batchFailureSchema>;
+
+export const batchResponseSchema = z.looseObject({
+  emails: z.looseObject({
+    successful: z.array(emailResultSchema),
+    failed: z.array(z.unknown()),
+  }),
+});
+export type BatchResponse = z.infer<typeof batchResponseSchema>;

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** The six events of api-v1.md, with what each means (shown by `webhooks events`). */
+export const EVENTS = {
+  CONTACT_CREATED: 'A contact was created.',
+  CONTACT_UPDATED: 'A contact was updated.',
+  CONTACT_UNSUBSCRIBED: 'A contact unsubscribed.',
+  CONTACT_RESUBSCRIBED: 'A contact resubscribed.',
+  CONTACT_DELETED: 'A contact was deleted.',
+  WORKSPACE_TEAM_MEMBER_JOINED: 'A team member joined the workspace.',
+} as const;
+
+export type EventName = keyof typeof EVENTS;
+export const EVENT_NAMES = Object.keys(EVENTS) as [EventName, ...EventName[]];
+export const eventNameSchema = z.enum(EVENT_NAMES);
+
+/** Names seen from the real service beyond the spec; readers accept them, writers never send them. */
+export const EXTRA_EVENT_NAMES = [
+  'CONTACT_PROPERTY_UPDATED',
+  'CONTACT_TAG_ADDED',
+  'CONTACT_TAG_REMOVED',
+  'WORKSPACE_BANNED',
+  'WORKSPACE_SENDING_EMAILS_PAUSED',
+  'TESTING_CONNECTION',
+] as const;
+
+export function isEventName(value: string): value is EventName {
+  return Object.hasOwn(EVENTS, value);
+}
+
+export const contactSchema = z.looseObject({
+  id: z.string(),
+  email: z.string(),
+  properties: z.looseObject({
+    firstName: z.string().nullable().optional(),
+    lastName: z.string().nullable().optional(),
+    email: z.string().nullable().optional(),
+  }),
+  createdAt: z.string(),
+  workspaceId: z.string().optional(),
+});
+export type Contact = z.infer<typeof contactSchema>;
+
+export const contactEventDataSchema = z.looseObject({ contact: contactSchema });
+export const teamMemberJoinedDataSchema = z.looseObject({
+  workspace: z.looseObject({ id: z.string(), name: z.string() }),
+  user: z.looseObject({ id: z.string(), email: z.string(), name: z.string() }),
+});
+
+/** api-v1.md's envelope: what the sandbox emits. */
+export const specEnvelopeSchema = z.looseObject({
+  event: z.string(),
+  createdAt: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/** The shape observed from the real service (service-facts.md). */
+export const observedEnvelopeSchema = z.looseObject({
+  event: z.string(),
+  payload: z.record(z.string(), z.unknown()).optional(),
+  timestamp: z.union([z.string(), z.number()]).optional(),
+  version: z.number().optional(),
+});
+
+export interface NormalizedEvent {
+  event: string;
+  createdAt: string | undefined;
+  data: Record<string, unknown>;
+  shape: 'spec' | 'observed';
+}
+
+/** Reads either envelope shape into one form; undefined when the body is neither. */
+export function normalizeEnvelope(body: unknown): NormalizedEvent | undefined {
+  const spec = specEnvelopeSchema.safeParse(body);
+  if (spec.success) return { event: spec.data.event, createdAt: spec.data.createdAt, data: spec.data.data, shape: 'spec' };
+  const observed = observedEnvelopeSchema.safeParse(body);
+  if (observed.success) {
+    const ts = observed.data.timestamp;
+    const createdAt = typeof ts === 'number' ? new Date(ts).toISOString() : ts;
+    return { event: observed.data.event, createdAt, data: observed.data.payload ?? {}, shape: 'observed' };
+  }
+  return undefined;
+}

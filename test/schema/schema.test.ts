@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  apiKeySchema,
+  batchResponseSchema,
+  describeIssues,
+  emailResultSchema,
+  hasPrefix,
+  normalizeEnvelope,
+  parseEmailRequest,
+  senderAddress,
+  webhookListItems,
+  webhookListResponseSchema,
+  createWebhookRequestSchema,
+} from '../../src/schema/index.js';
+
+describe('email requests', () => {
+  it('accepts a raw email with every documented field', () => {
+    const r = parseEmailRequest({
+      from: 'Acme <hello@example.com>', fromName: 'Acme', to: 'a@b.co', subject: 'Hi', html: '<p>x</p>', text: 'x',
+      previewText: 'p', replyTo: 'r@example.com', contactProperties: { plan: 'pro', seats: 3 },
+      settings: { trackClicks: false, trackOpens: true }, groupBy: 'g', sendAt: '2030-01-01T00:00:00Z', idempotencyKey: 'k1',
+    });
+    expect(r.ok && r.kind).toBe('raw');
+  });
+
+  it('accepts a templated email and routes by the template field', () => {
+    const r = parseEmailRequest({ template: 'welcome', to: 'a@b.co', variables: { name: 'Ann' } });
+    expect(r.ok && r.kind).toBe('templated');
+  });
+
+  it('names missing fields, unknown fields and bad addresses', () => {
+    const r = parseEmailRequest({ from: 'nope', to: 'a@b.co', html: '<p/>', colour: 'red' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const text = describeIssues(r.issues);
+    expect(text).toContain('subject: required');
+    expect(text).toContain('unknown field colour');
+    expect(text).toContain('from: must be an email address');
+  });
+
+  it('rejects a non-ISO sendAt and wrong types', () => {
+    const r = parseEmailRequest({ template: 't', to: 'a@b.co', sendAt: 'tomorrow', settings: { trackOpens: 'yes' } });
+    expect(r.ok).toBe(false);
+  });
+
+  it('reads the address inside "Name <address>"', () => {
+    expect(senderAddress('Acme Ops <ops@acme.test>')).toBe('ops@acme.test');
+    expect(senderAddress('ops@acme.test')).toBe('ops@acme.test');
+    expect(senderAddress('Acme <not-an-address>')).toBeUndefined();
+  });
+});
+
+describe('responses are read tolerantly', () => {
+  it('accepts unknown status values and extra fields', () => {
+    expect(emailResultSchema.safeParse({ id: 'trs_1', messageId: 'm', status: 'QUEUED_SOMEWHERE', to: 'a@b.co', warning: 'w', extra: 1 }).success).toBe(true);
+    expect(apiKeySchema.safeParse({ id: 'aki_1', displayName: 'x', role: 'OWNER', status: 'SUSPENDED', createdAt: 't', updatedAt: 't' }).success).toBe(true);
+  });
+
+  it('needs id or messageId on an email result', () => {
+    expect(emailResultSchema.safeParse({ status: 'SENT', to: 'a@b.co' }).success).toBe(false);
+  });
+
+  it('reads both webhook list shapes', () => {
+    const item = { id: 'wh_1', url: 'http://x', events: ['CONTACT_CREATED'], createdAt: 't' };
+    const paged = webhookListResponseSchema.parse({ webhooks: { items: [item], hasMore: false } });
+    const flat = webhookListResponseSchema.parse({ webhooks: [item] });
+    expect(webhookListItems(paged)).toHaveLength(1);
+    expect(webhookListItems(flat)).toHaveLength(1);
+  });
+
+  it('keeps failed batch entries of any shape', () => {
+    const r = batchResponseSchema.parse({ emails: { successful: [], failed: ['weird', { index: 2 }] } });
+    expect(r.emails.failed).toHaveLength(2);
+  });
+
+  it('normalizes both webhook envelope shapes', () => {
+    expect(normalizeEnvelope({ event: 'CONTACT_CREATED', createdAt: 't', data: { contact: {} } })?.shape).toBe('spec');
+    const observed = normalizeEnvelope({ event: 'CONTACT_CREATED', payload: { contact: { id: 'ctc_1' } }, timestamp: 0, version: 1 });
+    expect(observed).toMatchObject({ shape: 'observed', createdAt: '1970-01-01T00:00:00.000Z', data: { contact: { id: 'ctc_1' } } });
+    expect(normalizeEnvelope({ nope: true })).toBeUndefined();
+  });
+});
+
+describe('write-side requests are strict', () => {
+  it('rejects unknown events and non-http urls', () => {
+    expect(createWebhookRequestSchema.safeParse({ url: 'http://localhost:3000/hook', events: ['CONTACT_CREATED'] }).success).toBe(true);
+    expect(createWebhookRequestSchema.safeParse({ url: 'http://x.test', events: ['CONTACT_EXPLODED'] }).success).toBe(false);
+    expect(createWebhookRequestSchema.safeParse({ url: 'ftp://x.test', events: ['CONTACT_CREATED'] }).success).toBe(false);
+  });
+
+  it('checks id prefixes', () => {
+    expect(hasPrefix('apiKey', 'aki_abc123')).toBe(true);
+    expect(hasPrefix('apiKey', 'aki_')).toBe(false);
+    expect(hasPrefix('webhook', 'aki_abc')).toBe(false);
+  });
+});
