@@ -1,10 +1,10 @@
 // Bundles the CLI into dist/ with code splitting: main.js holds only what `--help` needs; every
 // command's heavy modules (undici, zod schemas, conf, the sandbox) land in chunks loaded on use.
 import { build } from 'esbuild';
-import { rm, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 const result = await build({
   entryPoints: { main: 'src/main.ts' },
@@ -17,6 +17,9 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   metafile: true,
+  // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
+  // half-written file. Stale hashed chunks are harmless; CI builds into a fresh checkout.
+  write: false,
   chunkNames: 'chunks/[name]-[hash]',
   define: { __MAILROOM_VERSION__: JSON.stringify(pkg.version) },
   // CommonJS dependencies (undici, cli-table3) call require() on Node built-ins.
@@ -25,6 +28,14 @@ const result = await build({
   external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild', 'fastify', 'pino', 'thread-stream'],
   logLevel: 'warning',
 });
+
+const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')));
+for (const file of files) {
+  await mkdir(dirname(file.path), { recursive: true });
+  const tmp = `${file.path}.${process.pid}.tmp`;
+  await writeFile(tmp, file.contents);
+  await rename(tmp, file.path);
+}
 
 if (process.argv.includes('--analyze')) {
   const { analyzeMetafile } = await import('esbuild');
