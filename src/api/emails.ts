@@ -1,14 +1,9 @@
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js';
-import type { RequestOptions, Transport } from '../transport/index.js';
-import { parseBody } from './response.js';
+import type { Transport } from '../transport/index.js';
+import { callOptions, parseBody, type CallOptions } from './request.js';
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  onRetry?: RequestOptions['onRetry'];
-  maxRetries?: number;
-  timeoutMs?: number;
-}
+export type { CallOptions } from './request.js';
 
 export interface SendResult {
   email: EmailResult;
@@ -69,13 +64,4 @@ function toFailure(entry: unknown): BatchFailureEntry {
     error: typeof e.error === 'string' ? e.error : undefined,
     message: typeof e.message === 'string' ? e.message : JSON.stringify(entry),
   };
-}
-
-export function callOptions(opts: CallOptions): Pick<RequestOptions, 'signal' | 'onRetry' | 'maxRetries' | 'timeoutMs'> {
-  const out: Pick<RequestOptions, 'signal' | 'onRetry' | 'maxRetries' | 'timeoutMs'> = {};
-  if (opts.signal) out.signal = opts.signal;
-  if (opts.onRetry) out.onRetry = opts.onRetry;
-  if (opts.maxRetries !== undefined) out.maxRetries = opts.maxRetries;
-  if (opts.timeoutMs !== undefined) out.timeoutMs = opts.timeoutMs;
-  return out;
 }

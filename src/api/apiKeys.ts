@@ -1,0 +1,75 @@
+import type { ApiKey, CreateKeyRequest, KeyCheckResult, UpdateKeyRequest } from '../schema/index.js';
+import { keyCheckResultSchema, keyDeleteResponseSchema, keyListResponseSchema, keyResponseSchema } from '../schema/index.js';
+import type { Transport } from '../transport/index.js';
+import { callOptions, parseBody, type CallOptions } from './request.js';
+
+/** GET /v1/api-keys/check: validates the key the transport sends. */
+export async function checkKey(t: Transport, opts: CallOptions = {}): Promise<KeyCheckResult> {
+  const res = await t.request({ method: 'GET', path: '/v1/api-keys/check', ...callOptions(opts) });
+  return parseBody(keyCheckResultSchema, res, 'key check');
+}
+
+export interface KeyPage {
+  items: ApiKey[];
+  hasMore: boolean;
+  /** Where the next page begins; null or undefined on the last page. */
+  startAt: string | null | undefined;
+}
+
+export interface ListKeysQuery {
+  limit?: number;
+  startAt?: string;
+  sort?: 'createdAt.desc' | 'createdAt.asc';
+}
+
+const keysPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/api-keys`;
+const keyPath = (workspaceId: string, keyId: string) => `${keysPath(workspaceId)}/${encodeURIComponent(keyId)}`;
+
+/** GET /v1/workspaces/{wrk}/api-keys: one page. */
+export async function listKeys(t: Transport, workspaceId: string, query: ListKeysQuery = {}, opts: CallOptions = {}): Promise<KeyPage> {
+  const res = await t.request({
+    method: 'GET',
+    path: keysPath(workspaceId),
+    query: { limit: query.limit, startAt: query.startAt, sort: query.sort },
+    ...callOptions(opts),
+  });
+  const { apiKeys } = parseBody(keyListResponseSchema, res, 'key list');
+  return { items: apiKeys.items, hasMore: apiKeys.hasMore, startAt: apiKeys.startAt };
+}
+
+/**
+ * Follows `hasMore`/`startAt` until the last page or `max` keys. Stops if a server says there is
+ * more but gives no cursor, or repeats one, rather than looping for ever.
+ */
+export async function listAllKeys(t: Transport, workspaceId: string, query: ListKeysQuery & { max?: number } = {}, opts: CallOptions = {}): Promise<ApiKey[]> {
+  const all: ApiKey[] = [];
+  const seen = new Set<string>();
+  let startAt = query.startAt;
+  const max = query.max ?? Number.POSITIVE_INFINITY;
+  for (;;) {
+    const page = await listKeys(t, workspaceId, { limit: query.limit, sort: query.sort, startAt }, opts);
+    all.push(...page.items);
+    if (all.length >= max) return all.slice(0, max);
+    if (!page.hasMore || !page.startAt || seen.has(page.startAt)) return all;
+    seen.add(page.startAt);
+    startAt = page.startAt;
+  }
+}
+
+/** POST /v1/workspaces/{wrk}/api-keys: the answer holds the full secret, the only time it is shown. */
+export async function createKey(t: Transport, workspaceId: string, body: CreateKeyRequest, opts: CallOptions = {}): Promise<ApiKey> {
+  const res = await t.request({ method: 'POST', path: keysPath(workspaceId), body, ...callOptions(opts) });
+  return parseBody(keyResponseSchema, res, 'key create').apiKey;
+}
+
+/** POST /v1/workspaces/{wrk}/api-keys/{aki}: name and role only; the secret cannot change. */
+export async function updateKey(t: Transport, workspaceId: string, keyId: string, body: UpdateKeyRequest, opts: CallOptions = {}): Promise<ApiKey> {
+  const res = await t.request({ method: 'POST', path: keyPath(workspaceId, keyId), body, ...callOptions(opts) });
+  return parseBody(keyResponseSchema, res, 'key update').apiKey;
+}
+
+/** DELETE /v1/workspaces/{wrk}/api-keys/{aki}: the key stops working at once. */
+export async function deleteKey(t: Transport, workspaceId: string, keyId: string, opts: CallOptions = {}): Promise<ApiKey> {
+  const res = await t.request({ method: 'DELETE', path: keyPath(workspaceId, keyId), ...callOptions(opts) });
+  return parseBody(keyDeleteResponseSchema, res, 'key delete').apiKey;
+}

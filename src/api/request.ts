@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import { CliError } from '../errors.js';
+import { describeIssues } from '../schema/index.js';
+import type { ApiResponse, RequestOptions } from '../transport/index.js';
+
+/** Per-call knobs every endpoint passes through to the transport. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onRetry?: RequestOptions['onRetry'];
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+type PassThrough = Pick<RequestOptions, 'signal' | 'onRetry' | 'maxRetries' | 'timeoutMs'>;
+
+export function callOptions(opts: CallOptions): PassThrough {
+  const out: PassThrough = {};
+  if (opts.signal) out.signal = opts.signal;
+  if (opts.onRetry) out.onRetry = opts.onRetry;
+  if (opts.maxRetries !== undefined) out.maxRetries = opts.maxRetries;
+  if (opts.timeoutMs !== undefined) out.timeoutMs = opts.timeoutMs;
+  return out;
+}
+
+/**
+ * Checks a 2xx body against its wire schema. A body that does not match is the server breaking the
+ * contract, not the user's fault: exit 1 with the request id, so support can find it.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, res: ApiResponse, what: string): z.infer<S> {
+  const parsed = schema.safeParse(res.body);
+  if (parsed.success) return parsed.data;
+  throw new CliError('unexpected', `unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, {
+    requestId: res.requestId,
+  });
+}

@@ -1,0 +1,32 @@
+import type { CreateWebhookRequest, UpdateWebhookRequest, Webhook } from '../schema/index.js';
+import { webhookDeleteResponseSchema, webhookListItems, webhookListResponseSchema, webhookResponseSchema } from '../schema/index.js';
+import type { Transport } from '../transport/index.js';
+import { callOptions, parseBody, type CallOptions } from './request.js';
+
+const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
+
+/** GET /v1/webhooks: accepts the spec's page and the flat array the real service also sends. */
+export async function listWebhooks(t: Transport, opts: CallOptions = {}): Promise<Webhook[]> {
+  const res = await t.request({ method: 'GET', path: '/v1/webhooks', ...callOptions(opts) });
+  return webhookListItems(parseBody(webhookListResponseSchema, res, 'webhook list'));
+}
+
+export async function getWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook> {
+  const res = await t.request({ method: 'GET', path: webhookPath(id), ...callOptions(opts) });
+  return parseBody(webhookResponseSchema, res, 'webhook get').webhook;
+}
+
+export async function createWebhook(t: Transport, body: CreateWebhookRequest, opts: CallOptions = {}): Promise<Webhook> {
+  const res = await t.request({ method: 'POST', path: '/v1/webhooks', body, ...callOptions(opts) });
+  return parseBody(webhookResponseSchema, res, 'webhook create').webhook;
+}
+
+export async function updateWebhook(t: Transport, id: string, body: UpdateWebhookRequest, opts: CallOptions = {}): Promise<Webhook> {
+  const res = await t.request({ method: 'POST', path: webhookPath(id), body, ...callOptions(opts) });
+  return parseBody(webhookResponseSchema, res, 'webhook update').webhook;
+}
+
+export async function deleteWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook> {
+  const res = await t.request({ method: 'DELETE', path: webhookPath(id), ...callOptions(opts) });
+  return parseBody(webhookDeleteResponseSchema, res, 'webhook delete').webhook;
+}
