@@ -1,0 +1,36 @@
+import { usageError } from '../errors.js';
+import { SCHEDULE_HORIZON_DAYS } from '../schema/index.js';
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const RELATIVE = /^\+(\d+)([mhd])$/;
+// Date and time with a zone: a bare local time would mean something different on every machine.
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * Turns `--send-at` (ISO 8601 with a zone, or `+30m` / `+2h` / `+3d`) into the UTC ISO string the
+ * API receives, checking it lies in the future and within the scheduling horizon.
+ */
+export function parseSendAt(value: string, now: Date = new Date(), field = '--send-at'): string {
+  const input = value.trim();
+  const relative = RELATIVE.exec(input);
+  let when: Date;
+  if (relative) {
+    when = new Date(now.getTime() + Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);
+  } else if (ISO_WITH_ZONE.test(input)) {
+    when = new Date(input);
+    if (Number.isNaN(when.getTime())) throw usageError(`${field}: "${value}" is not a valid date and time`);
+  } else {
+    throw usageError(`${field}: "${value}" is not ISO 8601 with a time zone (2026-12-01T09:00:00Z) or relative (+30m, +2h, +3d)`);
+  }
+  checkSchedule(when, now, field);
+  return when.toISOString();
+}
+
+/** The service rejects a past time and anything beyond the horizon; say so before sending. */
+export function checkSchedule(when: Date, now: Date, field: string): void {
+  if (when.getTime() <= now.getTime()) throw usageError(`${field}: ${when.toISOString()} is in the past`);
+  const horizon = now.getTime() + SCHEDULE_HORIZON_DAYS * UNIT_MS.d;
+  if (when.getTime() > horizon) {
+    throw usageError(`${field}: ${when.toISOString()} is more than ${SCHEDULE_HORIZON_DAYS} days ahead (latest ${new Date(horizon).toISOString()})`);
+  }
+}
