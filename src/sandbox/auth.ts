@@ -1,0 +1,29 @@
+import { HttpError } from './errors.js';
+import type { SandboxState, StoredKey } from './state.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Which message a 401 carries: email and webhook endpoints name the scope they need (api-v1.md). */
+export type AuthScope = 'api_user' | 'check' | 'keys';
+
+function unauthorized(scope: AuthScope, what: string): HttpError {
+  const message = scope === 'api_user' ? `${what}: this endpoint requires an API key with scope api_user` : what;
+  return new HttpError(401, message, {}, { 'www-authenticate': 'Bearer' });
+}
+
+/** The key presenting the request; a deleted key is gone from the map, so it fails at once. */
+export function authenticate(state: SandboxState, header: string | undefined, scope: AuthScope): StoredKey {
+  if (header === undefined || header === '') throw unauthorized(scope, 'Missing API key (send the header "Authorization: Bearer <API_KEY>")');
+  const match = BEARER.exec(header);
+  if (!match) throw unauthorized(scope, 'Malformed Authorization header (expected "Bearer <API_KEY>")');
+  const key = state.keysBySecret.get(match[1]!);
+  if (!key) throw unauthorized(scope, 'Invalid API key');
+  return key;
+}
+
+/** Keys are workspace-specific: a key may only manage the keys of its own workspace. */
+export function requireWorkspace(state: SandboxState, workspaceId: string): void {
+  if (workspaceId !== state.workspace.id) {
+    throw new HttpError(403, `This API key lacks permissions on workspace ${workspaceId}`);
+  }
+}

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+
+export interface TemplateConfig {
+  from?: string;
+  subject: string;
+  html: string;
+}
+
+export interface FaultConfig {
+  /** Share of /v1 requests answered 503 before any work. */
+  errorRate?: number;
+  /** Share of /v1 requests whose connection is destroyed before any work. */
+  dropRate?: number;
+  /** Share of /v1 requests whose work is done but whose connection is destroyed before the answer. */
+  lostRate?: number;
+  /** Delay added to each /v1 answer. */
+  latencyMs?: number;
+}
+
+export interface DeliveryConfig {
+  /** Delays before each retry of a failed delivery; its length is the number of retries. */
+  retryDelaysMs?: number[];
+  /** Time limit of one delivery attempt. */
+  timeoutMs?: number;
+}
+
+export interface SandboxConfig {
+  verifiedEmails?: string[];
+  verifiedDomains?: string[];
+  templates?: Record<string, TemplateConfig>;
+  monthlyLimit?: number;
+  /** Requests per second per API key. */
+  rateLimit?: number;
+  faults?: FaultConfig;
+  deliveries?: DeliveryConfig;
+}
+
+export interface ResolvedConfig {
+  verifiedEmails: string[];
+  verifiedDomains: string[];
+  templates: Record<string, TemplateConfig>;
+  monthlyLimit: number | undefined;
+  rateLimit: number | undefined;
+  faults: Required<FaultConfig>;
+  deliveries: Required<DeliveryConfig>;
+}
+
+export const DEFAULT_VERIFIED_DOMAINS = ['example.com'];
+export const BUILT_IN_TEMPLATES: Record<string, TemplateConfig> = {
+  welcome: { from: 'hello@example.com', subject: 'Welcome, {{name}}', html: '<p>Hi {{name}}, welcome aboard!</p>' },
+};
+export const DEFAULT_DELIVERY_RETRY_DELAYS_MS = [500, 2_000, 8_000];
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 5_000;
+
+const share = z.number().min(0).max(1);
+const templateSchema = z.strictObject({ from: z.string().min(1).optional(), subject: z.string(), html: z.string() });
+
+export const sandboxConfigSchema = z.strictObject({
+  verifiedEmails: z.array(z.string().min(1)).optional(),
+  verifiedDomains: z.array(z.string().min(1)).optional(),
+  templates: z.record(z.string().min(1), templateSchema).optional(),
+  monthlyLimit: z.number().int().nonnegative().optional(),
+  rateLimit: z.number().positive().optional(),
+  faults: z
+    .strictObject({
+      errorRate: share.optional(),
+      dropRate: share.optional(),
+      lostRate: share.optional(),
+      latencyMs: z.number().int().nonnegative().max(60_000).optional(),
+    })
+    .optional(),
+  deliveries: z
+    .strictObject({
+      retryDelaysMs: z.array(z.number().int().nonnegative().max(3_600_000)).max(10).optional(),
+      timeoutMs: z.number().int().positive().max(300_000).optional(),
+    })
+    .optional(),
+});
+
+/** A config that cannot be used; its message is one line fit for the terminal. */
+export class SandboxConfigError extends Error {
+  override name = 'SandboxConfigError';
+}
+
+function issuesLine(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((i) => {
+      const path = i.path.map(String).join('.');
+      if (i.code === 'unrecognized_keys') return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join('; ');
+}
+
+export function parseSandboxConfig(input: unknown, source = 'sandbox config'): SandboxConfig {
+  const parsed = sandboxConfigSchema.safeParse(input);
+  if (!parsed.success) throw new SandboxConfigError(`${source}: ${issuesLine(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+export async function loadConfigFile(path: string): Promise<SandboxConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SandboxConfigError(`cannot read config file ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(err))}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new SandboxConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseSandboxConfig(json, `config file ${path}`);
+}
+
+/** Defaults of sandbox.md: example.com verified, a built-in `welcome` template, no limits, no faults. */
+export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
+  const checked = parseSandboxConfig(config);
+  return {
+    verifiedEmails: (checked.verifiedEmails ?? []).map((e) => e.toLowerCase()),
+    verifiedDomains: (checked.verifiedDomains ?? DEFAULT_VERIFIED_DOMAINS).map((d) => d.toLowerCase()),
+    templates: { ...BUILT_IN_TEMPLATES, ...checked.templates },
+    monthlyLimit: checked.monthlyLimit,
+    rateLimit: checked.rateLimit,
+    faults: {
+      errorRate: checked.faults?.errorRate ?? 0,
+      dropRate: checked.faults?.dropRate ?? 0,
+      lostRate: checked.faults?.lostRate ?? 0,
+      latencyMs: checked.faults?.latencyMs ?? 0,
+    },
+    deliveries: {
+      retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,
+      timeoutMs: checked.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { newId, type Contact, type SandboxState, type Scalar } from './state.js';
+
+export type ContactChange = { kind: 'CONTACT_CREATED' | 'CONTACT_UPDATED'; contact: Contact } | undefined;
+
+function differs(current: Record<string, Scalar>, incoming: Record<string, Scalar>): boolean {
+  return Object.keys(incoming).some((k) => !Object.hasOwn(current, k) || current[k] !== incoming[k]);
+}
+
+/**
+ * A send to a new recipient creates a contact; new or changed `contactProperties` on a known one
+ * update it. Returns what happened so the caller can fire the matching event.
+ */
+export function recordRecipient(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string): ContactChange {
+  const key = email.toLowerCase();
+  const known = state.contacts.get(key);
+  if (!known) {
+    const contact: Contact = { id: newId('contact'), email, properties: { status: 'SUBSCRIBED', ...properties }, createdAt: now, updatedAt: now };
+    state.contacts.set(key, contact);
+    return { kind: 'CONTACT_CREATED', contact };
+  }
+  if (properties && differs(known.properties, properties)) {
+    known.properties = { ...known.properties, ...properties };
+    known.updatedAt = now;
+    return { kind: 'CONTACT_UPDATED', contact: known };
+  }
+  return undefined;
+}
+
+export function findOrCreateContact(state: SandboxState, email: string, now: string): Contact {
+  return state.contacts.get(email.toLowerCase()) ?? (recordRecipient(state, email, undefined, now)!.contact);
+}

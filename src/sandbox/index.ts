@@ -1,0 +1,103 @@
+import type { AddressInfo } from 'node:net';
+import { resolveConfig, type SandboxConfig } from './config.js';
+import { contactPayload, envelope } from './events.js';
+import { Deliverer } from './deliveries.js';
+import { EmailService } from './emails.js';
+import { loadSnapshot, Persister } from './persistence.js';
+import { Scheduler } from './scheduler.js';
+import { buildServer } from './server.js';
+import { newSecret, SandboxState } from './state.js';
+
+export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig } from './config.js';
+export { SandboxConfigError, loadConfigFile, parseSandboxConfig } from './config.js';
+export type { InboxEmail, DeliveryRecord, EmailResultBody } from './state.js';
+export type { Envelope } from './events.js';
+
+export interface SandboxOptions {
+  /** 0 or absent: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The secret of the ready key; generated when absent. */
+  apiKey?: string;
+  /** `--data`: state persisted here, loaded at start. */
+  dataFile?: string;
+  config?: SandboxConfig;
+  /** No log lines on stderr (internal errors, failed writes of the data file). */
+  quiet?: boolean;
+}
+
+export interface RunningSandbox {
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
+  close(): Promise<void>;
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The key printed at start: the one asked for (added if a restored state lacks it), else the primary. */
+function readyKey(state: SandboxState, wanted: string | undefined): string {
+  const key =
+    wanted !== undefined
+      ? (state.keysBySecret.get(wanted) ?? state.addKey('Sandbox key', 'API_USER', wanted))
+      : (state.keys.get(state.primaryKeyId) ?? state.keys.values().next().value ?? state.addKey('Sandbox key', 'API_USER', newSecret()));
+  state.primaryKeyId = key.id;
+  return key.secretKey;
+}
+
+/** Starts the emulator of api-v1.md (see design/sandbox.md) and resolves once it listens. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const config = resolveConfig(options.config);
+  const log = (line: string) => {
+    if (!options.quiet) process.stderr.write(`${line}\n`);
+  };
+  const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
+  const state = snapshot ? SandboxState.fromSnapshot(snapshot) : SandboxState.fresh(options.apiKey);
+  const apiKey = readyKey(state, options.apiKey);
+
+  const persister = options.dataFile
+    ? new Persister(options.dataFile, () => state.snapshot(), (err) => log(`sandbox: cannot write ${options.dataFile}: ${err.message}`))
+    : undefined;
+  const changed = () => persister?.schedule();
+  const deliverer = new Deliverer(state, { ...config.deliveries, onRecord: changed });
+  const scheduler = new Scheduler(changed);
+  const emails = new EmailService(state, config, {
+    contactChanged: (change, now) => {
+      if (deliverer.subscribers(change.kind).length === 0) return;
+      const env = envelope(change.kind, contactPayload(change.contact, state.workspace.id), now);
+      setImmediate(() => deliverer.publish(env));
+    },
+    scheduled: (email) => scheduler.add(email),
+  });
+  for (const email of state.emails) if (email.status === 'SCHEDULED') scheduler.add(email);
+
+  const app = await buildServer({ state, config, emails, deliverer, changed, reset: () => scheduler.clear(), log });
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ port: options.port ?? 0, host });
+  if (persister) {
+    persister.schedule();
+    await persister.flush();
+  }
+  const { port } = app.server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `http://${hostForUrl(host)}:${port}`,
+    apiKey,
+    workspaceId: state.workspace.id,
+    close() {
+      closing ??= (async () => {
+        deliverer.close();
+        scheduler.stop();
+        await app.close();
+        await persister?.flush();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
+import { authenticate, requireWorkspace, type AuthScope } from './auth.js';
+import type { ResolvedConfig } from './config.js';
+import type { Deliverer } from './deliveries.js';
+import { batchEntriesError, type EmailService } from './emails.js';
+import { errorBody, HttpError } from './errors.js';
+import { triggerEvent } from './events.js';
+import { installFaults } from './faults.js';
+import { emailPage, INBOX_CSP, inboxPage } from './inbox.js';
+import { checkKey, createKey, deleteKey, listKeys, updateKey } from './keys.js';
+import { RateLimiter } from './limits.js';
+import { randomToken, type SandboxState, type StoredKey } from './state.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
+
+/** Body limits (the spec is silent): a single email or admin call, and a batch of 50 emails. */
+export const BODY_LIMIT = 1024 * 1024;
+export const BATCH_BODY_LIMIT = 10 * 1024 * 1024;
+
+export interface ServerDeps {
+  state: SandboxState;
+  config: ResolvedConfig;
+  emails: EmailService;
+  deliverer: Deliverer;
+  /** Called after each request that may have changed the state (persistence). */
+  changed: () => void;
+  /** Called by `POST /_sandbox/reset`, after the state is emptied. */
+  reset: () => void;
+  log: (line: string) => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: StoredKey | null;
+  }
+  interface FastifyContextConfig {
+    scope?: AuthScope;
+  }
+}
+
+type Params = Record<string, string>;
+
+function send(reply: FastifyReply, body: { statusCode: number }): FastifyReply {
+  return reply.code(body.statusCode).send(body);
+}
+
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const { state, config, emails, deliverer } = deps;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    genReqId: () => `req_${randomToken(16)}`,
+    return503OnClosing: true,
+  });
+  app.decorateRequest('apiKey', null);
+
+  // JSON only, and an empty body reads as no body (some clients send the header on DELETE).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string));
+    } catch (err) {
+      done(new HttpError(400, `Malformed JSON body: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  installFaults(app, config.faults);
+
+  const limiter = config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const scope = request.routeOptions.config.scope;
+    if (scope === undefined) return;
+    // Before the body is read: an unauthenticated caller learns nothing about its payload.
+    const key = authenticate(state, request.headers.authorization, scope);
+    request.apiKey = key;
+    limiter?.take(key.id);
+  });
+
+  app.addHook('onResponse', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') deps.changed();
+  });
+
+  app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
+    if (err instanceof HttpError) {
+      const body = isEmailPath(request) && err.statusCode === 400 && !('docsUrl' in err.body) ? { ...err.body, docsUrl: DOCS_URL } : err.body;
+      return reply.code(err.statusCode).headers(err.headers).send(body);
+    }
+    return send(reply, frameworkError(err, request, deps.log));
+  });
+  app.setNotFoundHandler((request, reply) => send(reply, errorBody(404, `No route ${request.method} ${request.url.split('?')[0]}`)));
+
+  const api = { config: { scope: 'api_user' as AuthScope } };
+  const keysScope = { config: { scope: 'keys' as AuthScope } };
+
+  app.post('/v1/emails', api, async (request, reply) => {
+    const outcome = emails.send(request.body, new Date());
+    return outcome.ok ? { email: outcome.result } : send(reply, outcome.error);
+  });
+
+  app.post('/v1/emails/batch', { ...api, bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
+    const invalid = batchEntriesError(request.body);
+    if (invalid) return send(reply, invalid);
+    const now = new Date();
+    if (emails.monthlyLimitReached(now)) return send(reply, emails.monthlyLimitError());
+    return { emails: emails.sendBatch((request.body as { emails: unknown[] }).emails, now) };
+  });
+
+  app.get('/v1/api-keys/check', { config: { scope: 'check' } }, async (request) => checkKey(request.apiKey!));
+
+  const base = '/v1/workspaces/:workspaceId/api-keys';
+  const inWorkspace = (request: FastifyRequest) => requireWorkspace(state, (request.params as Params).workspaceId!);
+  app.get(base, keysScope, async (request) => {
+    inWorkspace(request);
+    return listKeys(state, request.query as Record<string, string>);
+  });
+  app.post(base, keysScope, async (request) => {
+    inWorkspace(request);
+    return createKey(state, request.body);
+  });
+  app.post(`${base}/:apiKeyId`, keysScope, async (request) => {
+    inWorkspace(request);
+    return updateKey(state, (request.params as Params).apiKeyId!, request.body);
+  });
+  app.delete(`${base}/:apiKeyId`, keysScope, async (request) => {
+    inWorkspace(request);
+    return deleteKey(state, (request.params as Params).apiKeyId!);
+  });
+
+  app.get('/v1/webhooks', api, async () => listWebhooks(state));
+  app.get('/v1/webhooks/:webhookId', api, async (request) => getWebhook(state, (request.params as Params).webhookId!));
+  app.post('/v1/webhooks', api, async (request) => createWebhook(state, request.body));
+  app.post('/v1/webhooks/:webhookId', api, async (request) => updateWebhook(state, (request.params as Params).webhookId!, request.body));
+  app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(state, (request.params as Params).webhookId!));
+
+  // Inspection and control: no auth, no faults, no rate limit.
+  app.get('/_sandbox/emails', async () => ({ items: state.emails }));
+  app.get('/_sandbox/emails/:id', async (request) => {
+    const email = state.emailsById.get((request.params as Params).id!);
+    if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
+    return { email };
+  });
+  app.get('/_sandbox/deliveries', async () => ({ items: state.deliveries }));
+  app.post('/_sandbox/events', async (request) => {
+    const { event, email } = parseEventRequest(request.body);
+    const envelope = triggerEvent(state, event, email, new Date().toISOString());
+    setImmediate(() => deliverer.publish(envelope));
+    return { event: envelope };
+  });
+  app.post('/_sandbox/reset', async () => {
+    state.reset();
+    limiter?.reset();
+    deps.reset();
+    return { reset: true };
+  });
+
+  app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(inboxPage(state)));
+  app.get('/inbox/:id', async (request, reply) => {
+    const email = state.emailsById.get((request.params as Params).id!);
+    if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
+    return reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(emailPage(email));
+  });
+
+  return app;
+}
+
+function isEmailPath(request: FastifyRequest): boolean {
+  return request.url.startsWith('/v1/emails');
+}
+
+function parseEventRequest(body: unknown): { event: (typeof EVENT_NAMES)[number]; email: string | undefined } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'Invalid request: the body must be a JSON object { "event": "<EVENT_NAME>", "email"?: "<address>" }');
+  }
+  const extra = Object.keys(body).filter((k) => k !== 'event' && k !== 'email');
+  if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
+  const { event, email } = body as { event?: unknown; email?: unknown };
+  if (typeof event !== 'string' || !isEventName(event)) {
+    throw new HttpError(400, `Invalid request: event must be one of ${EVENT_NAMES.join(', ')}`);
+  }
+  if (email !== undefined && (typeof email !== 'string' || !isEmailAddress(email))) {
+    throw new HttpError(400, 'Invalid request: email must be an email address');
+  }
+  return { event, email };
+}
+
+/** Fastify's own errors (body parsing, limits) answered with the spec's error body. */
+function frameworkError(err: FastifyError, request: FastifyRequest, log: (line: string) => void) {
+  const emailPath = isEmailPath(request);
+  const docs = emailPath ? { docsUrl: DOCS_URL } : {};
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const limit = request.url.startsWith('/v1/emails/batch') ? BATCH_BODY_LIMIT : BODY_LIMIT;
+      return errorBody(413, `Request body is larger than the sandbox's limit of ${limit} bytes`);
+    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errorBody(415, `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')}: send application/json`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errorBody(400, err.message, docs);
+  }
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  if (status === 500) {
+    log(`sandbox: internal error on ${request.method} ${request.url}: ${err.stack ?? err.message}`);
+    return errorBody(500, 'Internal error in the sandbox');
+  }
+  return errorBody(status, err.message, status === 400 ? docs : {});
+}
+

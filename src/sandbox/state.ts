@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto';
+import { ID_PREFIX, type IdKind } from '../schema/index.js';
+
+export type Scalar = string | number | boolean | null;
+
+/** An email caught by the sandbox: what `GET /_sandbox/emails` lists and the inbox shows. */
+export interface InboxEmail {
+  id: string;
+  messageId: string;
+  status: 'SENT' | 'SCHEDULED';
+  type: 'raw' | 'templated';
+  to: string;
+  from?: string;
+  fromName?: string;
+  subject?: string;
+  template?: string;
+  variables?: Record<string, Scalar>;
+  html: string;
+  text: string;
+  previewText?: string;
+  replyTo?: string;
+  contactProperties?: Record<string, Scalar>;
+  settings: { trackClicks: boolean; trackOpens: boolean };
+  groupBy?: string;
+  idempotencyKey?: string;
+  sendAt?: string;
+  createdAt: string;
+}
+
+/** The email result object of api-v1.md. */
+export interface EmailResultBody {
+  id: string;
+  messageId: string;
+  status: 'SENT' | 'SCHEDULED';
+  to: string;
+  type: 'raw' | 'templated';
+  from?: string;
+  subject?: string;
+  template?: string;
+  groupBy?: string;
+}
+
+export interface StoredKey {
+  id: string;
+  displayName: string;
+  role: string;
+  status: 'ACTIVE';
+  secretKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  token: string;
+  createdAt: string;
+}
+
+export interface Contact {
+  id: string;
+  email: string;
+  properties: Record<string, Scalar>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One delivery attempt, as `GET /_sandbox/deliveries` lists it. */
+export interface DeliveryRecord {
+  webhookId: string;
+  event: string;
+  url: string;
+  attempt: number;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+  createdAt: string;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+}
+
+/** Everything `--data` persists. */
+export interface Snapshot {
+  version: 1;
+  workspace: Workspace;
+  primaryKeyId: string;
+  keys: StoredKey[];
+  webhooks: StoredWebhook[];
+  emails: InboxEmail[];
+  contacts: Contact[];
+  deliveries: DeliveryRecord[];
+  idempotency: [string, EmailResultBody][];
+  sentThisMonth: { month: string; count: number };
+}
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** Random base62 string; ids are opaque to clients, so only uniqueness matters. */
+export function randomToken(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % 62];
+  return out;
+}
+
+export function newId(kind: IdKind, length = 20): string {
+  return `${ID_PREFIX[kind]}${randomToken(length)}`;
+}
+
+export function monthOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+/** The in-memory store of one sandbox. Maps keep every per-request lookup O(1). */
+export class SandboxState {
+  workspace: Workspace;
+  primaryKeyId: string;
+  readonly keys = new Map<string, StoredKey>();
+  readonly keysBySecret = new Map<string, StoredKey>();
+  readonly webhooks = new Map<string, StoredWebhook>();
+  emails: InboxEmail[] = [];
+  readonly emailsById = new Map<string, InboxEmail>();
+  readonly contacts = new Map<string, Contact>();
+  deliveries: DeliveryRecord[] = [];
+  readonly idempotency = new Map<string, EmailResultBody>();
+  sentThisMonth = { month: monthOf(new Date()), count: 0 };
+  private lastKeyCreatedAt = 0;
+
+  constructor(workspace: Workspace, primaryKeyId: string) {
+    this.workspace = workspace;
+    this.primaryKeyId = primaryKeyId;
+  }
+
+  static fresh(secretKey: string | undefined): SandboxState {
+    const state = new SandboxState({ id: newId('workspace'), name: 'Sandbox workspace' }, '');
+    state.primaryKeyId = state.addKey('Sandbox key', 'API_USER', secretKey ?? newSecret()).id;
+    return state;
+  }
+
+  static fromSnapshot(snap: Snapshot): SandboxState {
+    const state = new SandboxState(snap.workspace, snap.primaryKeyId);
+    for (const key of snap.keys) state.putKey(key);
+    for (const hook of snap.webhooks) state.webhooks.set(hook.id, hook);
+    for (const email of snap.emails) state.addEmail(email);
+    for (const contact of snap.contacts) state.contacts.set(contact.email.toLowerCase(), contact);
+    state.deliveries = snap.deliveries;
+    for (const [k, v] of snap.idempotency) state.idempotency.set(k, v);
+    state.sentThisMonth = snap.sentThisMonth;
+    return state;
+  }
+
+  snapshot(): Snapshot {
+    return {
+      version: 1,
+      workspace: this.workspace,
+      primaryKeyId: this.primaryKeyId,
+      keys: [...this.keys.values()],
+      webhooks: [...this.webhooks.values()],
+      emails: this.emails,
+      contacts: [...this.contacts.values()],
+      deliveries: this.deliveries,
+      idempotency: [...this.idempotency],
+      sentThisMonth: this.sentThisMonth,
+    };
+  }
+
+  /**
+   * Creation times are made strictly increasing so that paging by `startAt` (a timestamp) never
+   * repeats or skips a key created in the same millisecond as another.
+   */
+  addKey(displayName: string, role: string, secretKey: string): StoredKey {
+    const at = Math.max(Date.now(), this.lastKeyCreatedAt + 1);
+    const createdAt = new Date(at).toISOString();
+    const key: StoredKey = { id: newId('apiKey'), displayName, role, status: 'ACTIVE', secretKey, createdAt, updatedAt: createdAt };
+    this.putKey(key);
+    return key;
+  }
+
+  deleteKey(key: StoredKey): void {
+    this.keys.delete(key.id);
+    this.keysBySecret.delete(key.secretKey);
+  }
+
+  addEmail(email: InboxEmail): void {
+    this.emails.push(email);
+    this.emailsById.set(email.id, email);
+  }
+
+  /** Counts one accepted email against the monthly limit, starting over each calendar month (UTC). */
+  countSent(now: Date): void {
+    const month = monthOf(now);
+    if (this.sentThisMonth.month !== month) this.sentThisMonth = { month, count: 0 };
+    this.sentThisMonth.count += 1;
+  }
+
+  sentIn(now: Date): number {
+    return this.sentThisMonth.month === monthOf(now) ? this.sentThisMonth.count : 0;
+  }
+
+  /** `POST /_sandbox/reset`: caught mail and what follows from it go; keys and webhooks stay. */
+  reset(): void {
+    this.emails = [];
+    this.emailsById.clear();
+    this.contacts.clear();
+    this.deliveries = [];
+    this.idempotency.clear();
+    this.sentThisMonth = { month: monthOf(new Date()), count: 0 };
+  }
+
+  private putKey(key: StoredKey): void {
+    this.keys.set(key.id, key);
+    this.keysBySecret.set(key.secretKey, key);
+    this.lastKeyCreatedAt = Math.max(this.lastKeyCreatedAt, Date.parse(key.createdAt));
+  }
+}
+
+export function newSecret(): string {
+  return `${ID_PREFIX.secretKey}${randomToken(32)}`;
+}
