@@ -1,13 +1,196 @@
-import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Context, GlobalOptions } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { parseIntegerOption } from '../program.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
-  parent
+/** Where `mailroom sandbox` listens by default, and where `sandbox trigger` looks for it. */
+export const SANDBOX_DEFAULT_PORT = 4025;
+export const SANDBOX_DEFAULT_URL = `http://127.0.0.1:${SANDBOX_DEFAULT_PORT}`;
+
+interface SandboxFlags {
+  port?: number;
+  host?: string;
+  data?: string;
+  config?: string;
+  monthlyLimit?: number;
+  rateLimit?: number;
+  errorRate?: number;
+  dropRate?: number;
+  lostRate?: number;
+  latency?: number;
+}
+
+function parseShare(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number from 0 to 1`);
+    return n;
+  };
+}
+
+function parsePositive(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+
+export function register(parent: Command, ctx: Context): void {
+  const sandbox = parent
     .command('sandbox')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'sandbox is not built yet');
+    .description('run a local emulator of the whole API: no account, no real email')
+    .addOption(
+      new Option('--port <n>', `port to listen on; 0 picks a free one (default ${SANDBOX_DEFAULT_PORT})`).argParser(parseIntegerOption('--port', 0, 65535)),
+    )
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1; anything else is reachable from other machines)')
+    .option('--api-key <key>', 'secret of the ready API key (default: generated)')
+    .option('--data <file>', 'keep state in this file across restarts (written atomically)')
+    .option('--config <file>', 'JSON config: verifiedEmails, verifiedDomains, templates, monthlyLimit, rateLimit, faults')
+    .addOption(new Option('--monthly-limit <n>', 'emails accepted per month before 403').argParser(parseIntegerOption('--monthly-limit', 0)))
+    .addOption(new Option('--rate-limit <n>', 'requests per second per API key before 429').argParser(parsePositive('--rate-limit')))
+    .addOption(new Option('--error-rate <share>', 'share of /v1 requests answered 503').argParser(parseShare('--error-rate')))
+    .addOption(new Option('--drop-rate <share>', 'share of /v1 requests whose connection is dropped unanswered').argParser(parseShare('--drop-rate')))
+    .addOption(new Option('--lost-rate <share>', 'share of /v1 requests done but never answered').argParser(parseShare('--lost-rate')))
+    .addOption(new Option('--latency <ms>', 'delay added to each /v1 answer').argParser(parseIntegerOption('--latency', 0, 60_000)))
+    .option('--json', 'print one line {"baseUrl","apiKey","workspaceId"} on stdout when ready')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom sandbox
+  $ mailroom sandbox --port 0 --json --data sandbox.json
+  $ export MAILROOM_BASE_URL=${SANDBOX_DEFAULT_URL} MAILROOM_API_KEY=<the key it prints>
+  $ mailroom sandbox trigger CONTACT_CREATED --email ada@example.com`,
+    )
+    .action(async (flags: SandboxFlags, cmd: Command) => {
+      await runSandbox({ ...flags, ...globals(cmd) }, ctx);
     });
+
+  sandbox
+    .command('trigger')
+    .description('fire a webhook event in a running sandbox (POST /_sandbox/events)')
+    .argument('<event>', 'CONTACT_CREATED, CONTACT_UPDATED, CONTACT_UNSUBSCRIBED, CONTACT_RESUBSCRIBED, CONTACT_DELETED or WORKSPACE_TEAM_MEMBER_JOINED')
+    .option('--email <address>', 'the contact (or team member) the event is about')
+    .addHelpText('after', `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.`)
+    .action(async (event: string, flags: { email?: string }, cmd: Command) => {
+      await runTrigger({ event, email: flags.email, ...globals(cmd) }, ctx);
+    });
+}
+
+function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals<GlobalOptions>();
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
+export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Context): Promise<void> {
+  const { startSandbox, loadConfigFile, SandboxConfigError } = await import('../sandbox/index.js');
+  const isSetupError = (err: unknown): err is Error => err instanceof SandboxConfigError;
+  const say = (line: string) => {
+    if (!opts.quiet) ctx.io.err.write(`${line}\n`);
+  };
+  try {
+    const config = opts.config === undefined ? {} : await loadConfigFile(opts.config);
+    if (opts.monthlyLimit !== undefined) config.monthlyLimit = opts.monthlyLimit;
+    if (opts.rateLimit !== undefined) config.rateLimit = opts.rateLimit;
+    const faults = { ...config.faults };
+    if (opts.errorRate !== undefined) faults.errorRate = opts.errorRate;
+    if (opts.dropRate !== undefined) faults.dropRate = opts.dropRate;
+    if (opts.lostRate !== undefined) faults.lostRate = opts.lostRate;
+    if (opts.latency !== undefined) faults.latencyMs = opts.latency;
+    config.faults = faults;
+
+    const host = opts.host ?? '127.0.0.1';
+    if (!LOOPBACK.has(host)) say(`mailroom: warning: listening on ${host}: other machines may reach this sandbox and its API key`);
+    const port = opts.port ?? SANDBOX_DEFAULT_PORT;
+    const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
+
+    if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
+    say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
+    say(`  workspace  ${sandbox.workspaceId}`);
+    say(`  API key    ${sandbox.apiKey}`);
+    say(`  inbox      ${sandbox.baseUrl}/`);
+    if (opts.data) say(`  data       ${opts.data}`);
+    say('');
+    say('Point mailroom (or any script) at it:');
+    say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey}`);
+    say('Press Ctrl-C to stop.');
+
+    await untilStopped(ctx.signal);
+    await sandbox.close();
+    say(opts.data ? `sandbox stopped; state saved to ${opts.data}` : 'sandbox stopped');
+  } catch (err) {
+    if (isSetupError(err)) throw usageError(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw usageError(`port ${opts.port ?? SANDBOX_DEFAULT_PORT} is already in use`, ['pass --port 0 to pick a free port']);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw usageError(`cannot listen on host ${opts.host}`);
+    throw err;
+  }
+}
+
+function untilStopped(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      signal.removeEventListener('abort', stop);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+interface TriggerOptions extends GlobalOptions {
+  event: string;
+  email?: string;
+}
+
+/** `sandbox trigger`: POST /_sandbox/events, then print the envelope the sandbox delivered. */
+export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<void> {
+  const { isEventName, isEmailAddress, EVENT_NAMES } = await import('../schema/index.js');
+  if (!isEventName(opts.event)) throw usageError(`unknown event ${opts.event}`, [`events: ${EVENT_NAMES.join(', ')}`]);
+  if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
+  const base = (opts.baseUrl ?? ctx.env.MAILROOM_BASE_URL ?? SANDBOX_DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
+  let url: URL;
+  try {
+    url = new URL(`${base}/_sandbox/events`);
+  } catch {
+    throw usageError(`invalid base URL ${base}`);
+  }
+  const { request } = await import('undici');
+  let res;
+  try {
+    res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(opts.email === undefined ? { event: opts.event } : { event: opts.event, email: opts.email }),
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(opts.timeout ?? 10_000)]),
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? (err as Error).name;
+    throw new CliError('network', `cannot reach a sandbox at ${base}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
+  }
+  const text = await res.body.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const envelope = (body as { event?: unknown } | undefined)?.event;
+  if (res.statusCode !== 200 || typeof envelope !== 'object' || envelope === null) {
+    const message = (body as { message?: unknown } | undefined)?.message;
+    if (res.statusCode === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
+    throw new CliError('rejected', `the sandbox answered ${res.statusCode}${typeof message === 'string' ? `: ${message}` : ''}`);
+  }
+  if (opts.quiet) return;
+  if (opts.json || !ctx.io.isStdoutTTY) {
+    ctx.io.out.write(`${JSON.stringify(envelope)}\n`);
+    return;
+  }
+  ctx.io.err.write(`Fired ${opts.event} in the sandbox at ${base}; subscribed webhooks receive:\n`);
+  ctx.io.out.write(`${JSON.stringify(envelope, null, 2)}\n`);
 }
