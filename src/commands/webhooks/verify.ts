@@ -1,13 +1,101 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import type { Context, GlobalOptions } from '../../context.js';
+import { CliError, usageError } from '../../errors.js';
+import type { CapturedRequest } from '../../webhook/http-request.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface WebhooksVerifyOptions {
+  token?: string;
+  signature?: string;
+  payload?: string;
+  headerFile?: string;
+}
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('verify')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'webhooks verify is not built yet');
+    .description('check a webhook signature locally (no network, no API key); explains a mismatch')
+    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN)')
+    .option('--signature <hex>', 'the received X-Smashsend-Signature value')
+    .option('--payload <file|->', 'the raw request body (default: stdin, unless --header-file holds it)')
+    .option('--header-file <file|->', 'a captured request (request line, headers, blank line, body) or its headers only')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks verify --token "$TOKEN" --signature 3f1c… --payload body.json
+  $ mailroom webhooks verify --header-file captured-request.http      # token from MAILROOM_WEBHOOK_TOKEN
+  $ mailroom webhooks sample CONTACT_CREATED --token "$TOKEN" >body.json 2>headers.txt
+  $ mailroom webhooks verify --token "$TOKEN" --header-file headers.txt --payload body.json
+
+The signature is HMAC-SHA256 of the exact body bytes keyed with the token, as lowercase hex.
+Exit 0 when it matches, 8 when it does not (with the likely cause: no signature header, malformed
+signature, wrong token, or a body that was re-serialised or gained a trailing newline), 2 on bad input.`,
+    )
+    .action(async (flags: WebhooksVerifyOptions, cmd: Command) => {
+      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
     });
+}
+
+export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  const { requireToken } = await import('../../webhook/token.js');
+  const { readBytes } = await import('../../webhook/bytes.js');
+  const token = requireToken(flags.token, ctx.env, 'to verify a signature');
+  if (flags.payload === '-' && flags.headerFile === '-') throw usageError('--payload and --header-file cannot both read stdin');
+  if (flags.signature === undefined && flags.headerFile === undefined) {
+    throw usageError('give the signature: --signature <hex>, or --header-file <file> holding the X-Smashsend-Signature header');
+  }
+
+  let headerName = 'X-Smashsend-Signature';
+  let signature = flags.signature;
+  let captured: CapturedRequest | undefined;
+  if (flags.headerFile !== undefined) {
+    const { parseCapturedRequest } = await import('../../webhook/http-request.js');
+    const raw = await readBytes(flags.headerFile, '--header-file', ctx.cwd, ctx.io.in);
+    try {
+      captured = parseCapturedRequest(raw);
+    } catch (err) {
+      throw usageError(`--header-file: ${flags.headerFile} is not a captured HTTP request: ${(err as Error).message}`);
+    }
+    if (signature === undefined) {
+      const { findSignatureHeader } = await import('../../webhook/signature.js');
+      const found = findSignatureHeader(captured.headers);
+      if (found) {
+        headerName = found.name;
+        signature = found.value;
+      }
+    }
+  }
+
+  let body: Buffer;
+  if (flags.payload !== undefined) body = await readBytes(flags.payload, '--payload', ctx.cwd, ctx.io.in);
+  else if (captured?.body !== undefined) body = captured.body;
+  else if (!ctx.io.isStdinTTY) body = await readBytes('-', '--payload', ctx.cwd, ctx.io.in);
+  else throw usageError('no body to verify: pass --payload <file|->, pipe it on stdin, or use a --header-file that includes the body');
+
+  const { diagnose } = await import('../../webhook/explain.js');
+  const verdict = diagnose(token, body, signature, headerName);
+  const notes = captured?.notes ?? [];
+  const json = globals.json === true || !ctx.io.isStdoutTTY;
+  if (verdict.ok) {
+    if (globals.quiet) return;
+    if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName.toLowerCase(), bytes: body.length })}\n`);
+    else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName})\n`);
+    for (const note of notes) ctx.io.err.write(`note: ${note}\n`);
+    return;
+  }
+  if (json && !globals.quiet) {
+    ctx.io.out.write(`${JSON.stringify({ valid: false, reason: verdict.reason, cause: verdict.cause, message: verdict.message, bytes: body.length })}\n`);
+  }
+  throw new CliError('signature', verdict.message, { hints: [...notes, ...hintsFor(verdict.reason, verdict.cause)] });
+}
+
+function hintsFor(reason: string, cause: string | undefined): string[] {
+  if (reason === 'missing') return ['the request carries no X-Smashsend-Signature header: was it captured before the sender signed it?'];
+  if (cause === 'token-or-body') {
+    return [
+      "check the token is this webhook's own (mailroom webhooks get <wh_id> shows it)",
+      'and that the body is the exact bytes received, before any JSON parser touched them',
+    ];
+  }
+  return [];
 }

@@ -1,0 +1,72 @@
+import { verify } from './signature.js';
+
+/**
+ * Why a signature does or does not match: shared by `webhooks listen` (the 401 body and the printed
+ * line) and `webhooks verify` (the explanation under the error). A bare "mismatch" leaves a developer
+ * guessing; most real mismatches come from a body changed in transit in a way we can recognise.
+ */
+export type Verdict =
+  | { ok: true }
+  | { ok: false; reason: 'missing' | 'malformed' | 'mismatch'; cause?: MismatchCause; message: string };
+
+export type MismatchCause = 'reserialised' | 'trailing-whitespace-added' | 'trailing-newline-removed' | 'line-endings' | 'token-whitespace' | 'token-or-body';
+
+const HEX64 = /^[0-9a-f]{64}$/i;
+
+export function diagnose(token: string, body: Uint8Array, signature: string | undefined, headerName = 'X-Smashsend-Signature'): Verdict {
+  if (signature === undefined || signature.trim() === '') {
+    return { ok: false, reason: 'missing', message: `no signature header: expected ${headerName} (or any X-*-Signature)` };
+  }
+  const malformed = malformedReason(signature);
+  if (malformed) return { ok: false, reason: 'malformed', message: `malformed signature: ${malformed}` };
+  if (verify(token, body, signature)) return { ok: true };
+  const cause = mismatchCause(token, Buffer.from(body), signature);
+  return { ok: false, reason: 'mismatch', cause: cause.cause, message: `signature does not match: ${cause.message}` };
+}
+
+function malformedReason(signature: string): string | undefined {
+  const value = signature.trim().replace(/^sha256=/i, '');
+  if (HEX64.test(value)) return undefined;
+  if (/^[0-9a-f]{40}$/i.test(value)) return 'it is 40 hex digits, the length of SHA-1; the service signs with HMAC-SHA256 (64 hex digits)';
+  if (/^[0-9a-f]+$/i.test(value)) return `expected 64 hex digits (HMAC-SHA256), got ${value.length}`;
+  if (/^[A-Za-z0-9+/]{43}=$/.test(value)) return 'it looks like base64; the service sends lowercase hex (64 digits)';
+  return 'expected 64 hex digits (HMAC-SHA256 of the raw body)';
+}
+
+function mismatchCause(token: string, body: Buffer, signature: string): { cause: MismatchCause; message: string } {
+  const matches = (candidate: string | Buffer) => verify(token, candidate, signature);
+  const text = body.toString('utf8');
+  const trimmedToken = token.trim();
+  if (trimmedToken !== token && verify(trimmedToken, body, signature)) {
+    return { cause: 'token-whitespace', message: 'the token has surrounding whitespace (a newline from a file?); it verifies once trimmed' };
+  }
+  const trimmed = text.replace(/\s+$/, '');
+  if (trimmed !== text && matches(trimmed)) {
+    return { cause: 'trailing-whitespace-added', message: 'a trailing newline or whitespace was added to the body after it was signed (an editor, echo or a file save?)' };
+  }
+  if (matches(`${text}\n`)) return { cause: 'trailing-newline-removed', message: 'the body lost its trailing newline after it was signed' };
+  if (text.includes('\r\n') ? matches(text.replace(/\r\n/g, '\n')) : text.includes('\n') && matches(text.replace(/\n/g, '\r\n'))) {
+    return { cause: 'line-endings', message: 'the line endings of the body were changed (CRLF/LF) after it was signed' };
+  }
+  if (reserialisedForms(text).some(matches)) {
+    return {
+      cause: 'reserialised',
+      message: 'the body was re-serialised (parsed and written out again as JSON, e.g. by a proxy or a JSON body parser); verify the raw bytes as received',
+    };
+  }
+  return { cause: 'token-or-body', message: 'wrong token, or the body changed after it was signed' };
+}
+
+/** The body as common JSON writers would re-emit it: compact, and pretty with the usual indents. */
+function reserialisedForms(text: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const forms = new Set([JSON.stringify(value), JSON.stringify(value, null, 2), JSON.stringify(value, null, 4), JSON.stringify(value, null, '\t')]);
+  for (const form of [...forms]) forms.add(`${form}\n`);
+  forms.delete(text);
+  return [...forms];
+}

@@ -1,0 +1,59 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface ForwardResult {
+  url: string;
+  status?: number;
+  error?: string;
+  durationMs: number;
+}
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, not the message; host and
+// content-length are set anew for the next hop.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+/** The end-to-end headers of a received request, ready to send on; names listed in Connection go too. */
+export function forwardableHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const connection = headers.connection;
+  const listed = new Set(
+    (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+    out[lower] = value;
+  }
+  return out;
+}
+
+/**
+ * POSTs the exact body bytes with the given headers to the app under development and reports its
+ * status. Never throws: a refused connection or a time-out is a result to print, not a crash.
+ */
+export function forward(url: string, body: Buffer, headers: Record<string, string | string[]>, options: { method?: string; timeoutMs: number }): Promise<ForwardResult> {
+  const started = performance.now();
+  const done = (r: Omit<ForwardResult, 'url' | 'durationMs'>): ForwardResult => ({ url, ...r, durationMs: Math.round(performance.now() - started) });
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, { method: options.method ?? 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(done({ status: res.statusCode })));
+      res.on('error', (err) => resolve(done({ status: res.statusCode, error: err.message })));
+    });
+    req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(done({ error: describe(err, target) })));
+    req.end(body);
+  });
+}
+
+function describe(err: NodeJS.ErrnoException, target: URL): string {
+  if (err.code === 'ECONNREFUSED') return `connection refused by ${target.host} (is your app running?)`;
+  if (err.code === 'ENOTFOUND') return `cannot resolve ${target.hostname}`;
+  if (err.code === 'ECONNRESET') return `${target.host} closed the connection`;
+  return err.message || String(err.code);
+}

@@ -1,0 +1,156 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { normalizeEnvelope, type NormalizedEvent } from '../schema/index.js';
+import { diagnose, type Verdict } from './explain.js';
+import { findSignatureHeader } from './signature.js';
+
+/**
+ * The local receiver behind `webhooks listen`. node:http rather than fastify: a receiver must see
+ * the raw body bytes of a request on any path before anything parses them, and must refuse an
+ * oversized body while it streams in; plain node:http does both directly and costs nothing to load.
+ */
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  token: string;
+  maxBody: number;
+  /** Called once per POST, in arrival order, after the sender has had its answer. */
+  onDelivery: (delivery: Delivery) => Promise<void> | void;
+}
+
+export interface Delivery {
+  receivedAt: string;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Undefined when the body was refused for its size before it was read. */
+  body: Buffer | undefined;
+  status: number;
+  verified: boolean;
+  /** Why it was refused (401/413/400), for the printed line and the journal. */
+  reason?: string;
+  /** The verifier's reading of a signature failure, for callers that act on the cause. */
+  verdict?: Verdict;
+  event?: NormalizedEvent;
+}
+
+export interface RunningListener {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startListener(options: ListenerOptions): Promise<RunningListener> {
+  let queue: Promise<void> = Promise.resolve();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    void receive(req, res, options).then(
+      (delivery) => {
+        if (!delivery) return;
+        queue = queue.then(() => options.onDelivery(delivery)).catch(() => undefined);
+      },
+      // The sender went away mid-body: there is nobody to answer and nothing to record.
+      () => undefined,
+    );
+  };
+  const server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await queue;
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
+  res.end(text);
+}
+
+function refuse(res: ServerResponse, status: number, error: string, message: string, close = false): void {
+  reply(res, status, { statusCode: status, error, message }, close);
+}
+
+async function receive(req: IncomingMessage, res: ServerResponse, options: ListenerOptions): Promise<Delivery | undefined> {
+  const receivedAt = new Date().toISOString();
+  const base = { receivedAt, method: req.method ?? 'POST', path: req.url ?? '/', headers: req.headers };
+  if (req.method !== 'POST') {
+    res.setHeader('allow', 'POST');
+    refuse(res, 405, 'Method Not Allowed', 'webhook deliveries are POST requests');
+    req.resume();
+    return undefined;
+  }
+
+  const tooLarge = `the body is over the ${options.maxBody}-byte limit (--max-body)`;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > options.maxBody) {
+    refuse(res, 413, 'Payload Too Large', tooLarge, true);
+    req.resume();
+    return { ...base, body: undefined, status: 413, verified: false, reason: tooLarge };
+  }
+  const body = await readLimited(req, options.maxBody);
+  if (body === undefined) {
+    refuse(res, 413, 'Payload Too Large', tooLarge, true);
+    return { ...base, body: undefined, status: 413, verified: false, reason: tooLarge };
+  }
+
+  const found = findSignatureHeader(req.headers);
+  const verdict = diagnose(options.token, body, found?.value, found?.name ?? 'X-Smashsend-Signature');
+  if (!verdict.ok) {
+    refuse(res, 401, 'Unauthorized', verdict.message);
+    return { ...base, body, status: 401, verified: false, reason: verdict.message, verdict };
+  }
+
+  let event: NormalizedEvent | undefined;
+  try {
+    event = normalizeEnvelope(JSON.parse(body.toString('utf8')));
+  } catch {
+    event = undefined;
+  }
+  if (!event) {
+    const reason = 'the signature is valid but the body is not a webhook event (JSON with "event" and "data" or "payload")';
+    refuse(res, 400, 'Bad Request', reason);
+    return { ...base, body, status: 400, verified: true, reason };
+  }
+  reply(res, 200, { received: true, event: event.event });
+  return { ...base, body, status: 200, verified: true, event };
+}
+
+/** The whole body, or undefined as soon as it passes `limit` (the rest is drained and dropped). */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the sender closed the connection before the body ended'));
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import { Chalk } from 'chalk';
+import type { NormalizedEvent } from '../schema/index.js';
+import type { ForwardResult } from './forward.js';
+
+/**
+ * How `listen` and `replay` show each delivery: one readable line on a terminal, one NDJSON record
+ * when piped. Neither ever includes the token.
+ */
+export interface ShownDelivery {
+  receivedAt: string;
+  path: string;
+  status: number;
+  verified: boolean;
+  event?: NormalizedEvent;
+  reason?: string;
+  forward?: ForwardResult;
+  /** Why it was not forwarded although verified (a connection test). */
+  note?: string;
+}
+
+export function deliveryRecord(d: ShownDelivery): Record<string, unknown> {
+  const record: Record<string, unknown> = { receivedAt: d.receivedAt };
+  if (d.event) Object.assign(record, { event: d.event.event, createdAt: d.event.createdAt ?? null });
+  record.verified = d.verified;
+  if (d.status !== 200) Object.assign(record, { status: d.status, path: d.path, reason: d.reason });
+  if (d.event) record.data = d.event.data;
+  if (d.forward) record.forward = d.forward;
+  if (d.note) record.note = d.note;
+  return record;
+}
+
+export function deliveryLine(d: ShownDelivery, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const time = c.dim(d.receivedAt.slice(11, 19));
+  if (d.status !== 200) return `${time}  ${c.red(`${d.status} ✗`)} ${d.reason ?? ''}  ${c.dim(`(${d.path})`)}`;
+  const parts = [time, c.bold(d.event?.event ?? '?')];
+  const who = d.event ? subject(d.event) : undefined;
+  if (who) parts.push(who);
+  parts.push(c.green('verified ✓'));
+  if (d.forward) parts.push(forwardText(d.forward, c));
+  if (d.note) parts.push(c.dim(`(${d.note})`));
+  return parts.join('  ');
+}
+
+export function forwardText(f: ForwardResult, c = new Chalk({ level: 0 })): string {
+  if (f.error !== undefined && f.status === undefined) return c.red(`→ failed: ${f.error}`);
+  const status = f.status ?? 0;
+  const text = `→ ${status} (${f.durationMs} ms)`;
+  return status >= 200 && status < 300 ? c.green(text) : c.red(text);
+}
+
+/** Who the event is about: the contact's address, or the team member who joined. */
+export function subject(event: NormalizedEvent): string | undefined {
+  const data = event.data as { contact?: { email?: unknown }; user?: { email?: unknown; name?: unknown } };
+  if (typeof data.contact?.email === 'string') return data.contact.email;
+  if (typeof data.user?.email === 'string') return typeof data.user.name === 'string' ? `${data.user.name} <${data.user.email}>` : data.user.email;
+  return undefined;
+}
