@@ -1,0 +1,129 @@
+import { CliError, type ErrorKind } from '../errors.js';
+
+/** The error body of api-v1.md, read by hand: error pages from proxies are often not JSON at all. */
+export interface ApiErrorBody {
+  statusCode?: number;
+  error?: string;
+  message?: string;
+  allowedEmails?: string[];
+  allowedDomains?: string[];
+  docsUrl?: string;
+}
+
+export interface ApiErrorInit {
+  status: number;
+  body: unknown;
+  requestId?: string;
+  retryAfterMs?: number;
+  /** What to tell the user after a 401: where their key came from decides the fix. */
+  authHint?: string;
+}
+
+/** A non-2xx answer from the API, after any retries. */
+export class ApiError extends CliError {
+  readonly status: number;
+  readonly body: unknown;
+  readonly detail: ApiErrorBody;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ApiErrorInit) {
+    const detail = readErrorBody(init.body);
+    const { kind, hints } = classify(init.status, detail, init);
+    super(kind, describe(init.status, detail), { hints, requestId: init.requestId });
+    this.status = init.status;
+    this.body = init.body;
+    this.detail = detail;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** The API could not be reached (refused, reset, DNS, TLS) after the retries. */
+export class ConnectionError extends CliError {
+  readonly code: string | undefined;
+  constructor(url: string, code: string | undefined, cause: unknown) {
+    const reason = cause instanceof Error && cause.message ? cause.message : (code ?? 'connection failed');
+    super('network', `could not reach ${url}: ${reason}`, {
+      cause,
+      hints: ['check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)'],
+    });
+    this.code = code;
+  }
+}
+
+/** No complete answer within --timeout. */
+export class TimeoutError extends CliError {
+  readonly timeoutMs: number;
+  constructor(url: string, timeoutMs: number, cause?: unknown) {
+    super('network', `no answer from ${url} within ${timeoutMs} ms`, { cause, hints: ['raise --timeout <ms> if the API is slow'] });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The user cancelled (Ctrl-C) while a request was in flight. */
+export class AbortedError extends CliError {
+  constructor(cause?: unknown) {
+    super('unexpected', 'request cancelled', { cause });
+  }
+}
+
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
+
+export function readErrorBody(body: unknown): ApiErrorBody {
+  if (typeof body === 'string') return body.trim() ? { message: body.trim().slice(0, 200) } : {};
+  if (!body || typeof body !== 'object') return {};
+  const b = body as Record<string, unknown>;
+  const out: ApiErrorBody = {};
+  if (typeof b.statusCode === 'number') out.statusCode = b.statusCode;
+  if (typeof b.error === 'string') out.error = b.error;
+  if (typeof b.message === 'string') out.message = b.message;
+  else if (Array.isArray(b.message)) out.message = b.message.filter((m) => typeof m === 'string').join('; ');
+  const emails = strings(b.allowedEmails);
+  if (emails) out.allowedEmails = emails;
+  const domains = strings(b.allowedDomains);
+  if (domains) out.allowedDomains = domains;
+  if (typeof b.docsUrl === 'string') out.docsUrl = b.docsUrl;
+  return out;
+}
+
+function describe(status: number, d: ApiErrorBody): string {
+  const reason = d.error ?? REASONS[status] ?? 'error';
+  return d.message && d.message !== reason ? `API ${status} ${reason}: ${d.message}` : `API ${status} ${reason}`;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
+  422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway',
+  503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+/**
+ * Status → exit code (design/cli.md). 5xx after retries counts as "network" (6), not "rejected":
+ * the request was fine and may succeed later, which is what a CI retry wrapper needs to know.
+ */
+function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: ErrorKind; hints: string[] } {
+  const hints: string[] = [];
+  if (d.allowedEmails?.length) hints.push(`allowed senders: ${d.allowedEmails.join(', ')}`);
+  if (d.allowedDomains?.length) hints.push(`allowed domains: ${d.allowedDomains.join(', ')}`);
+  if (d.docsUrl) hints.push(`docs: ${d.docsUrl}`);
+  let kind: ErrorKind;
+  if (status === 401) {
+    kind = 'auth';
+    hints.push(init.authHint ?? 'run `mailroom login` to store a valid key');
+  } else if (status === 403) {
+    // The same status means "monthly sending limit" on sends and "no permission" on key endpoints.
+    kind = /limit/i.test(`${d.message ?? ''} ${d.error ?? ''}`) ? 'limit' : 'auth';
+    if (kind === 'auth') hints.push('this key lacks the permission for that operation');
+  } else if (status === 429) {
+    kind = 'limit';
+    if (init.retryAfterMs !== undefined) hints.push(`the API asks to wait ${Math.ceil(init.retryAfterMs / 1000)} s before retrying`);
+  } else if (status >= 500) {
+    kind = 'network';
+    hints.push('the service had a problem; try again later');
+  } else if (status >= 400) {
+    kind = 'rejected';
+  } else {
+    kind = 'unexpected';
+  }
+  return { kind, hints };
+}

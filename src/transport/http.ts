@@ -1,0 +1,112 @@
+import type { Dispatcher } from 'undici';
+import { attempt, type RawResponse } from './attempt.js';
+import { ApiError, ConnectionError, TimeoutError } from './errors.js';
+import type { ApiResponse, RequestOptions, Transport } from './index.js';
+import { redact } from './redact.js';
+import { backoffMs, MAX_RETRY_AFTER_MS, mayRetry, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry.js';
+
+export interface HttpTransportOptions {
+  /** API host root without `/v1` (see config/url.ts). */
+  baseUrl: string;
+  apiKey?: string;
+  dispatcher: Dispatcher;
+  userAgent: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Hint printed under a 401, e.g. "run `mailroom login`". */
+  authHint?: string;
+  /** --verbose sink; every line passes through redact() first. */
+  log?: (line: string) => void;
+  random?: () => number;
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Close the dispatcher with the transport (false when a test shares one MockAgent). */
+  ownsDispatcher?: boolean;
+}
+
+const BODY_LOG_LIMIT = 4_000;
+
+export function createHttpTransport(options: HttpTransportOptions): Transport {
+  const wait = options.wait ?? sleep;
+  const random = options.random ?? Math.random;
+  const log = options.log ? (line: string) => options.log?.(redact(line, [options.apiKey])) : undefined;
+
+  async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
+    const url = buildUrl(options.baseUrl, opts.path, opts.query);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const maxRetries = mayRetry(opts.method, opts.idempotent) ? (opts.maxRetries ?? options.maxRetries) : 0;
+    const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
+
+    for (let n = 0; ; n++) {
+      log?.(`→ ${opts.method} ${url.href}${n > 0 ? ` (retry ${n})` : ''}`);
+      if (body !== undefined) log?.(`  request body: ${clip(body)}`);
+      const started = performance.now();
+      let raw: RawResponse;
+      try {
+        raw = await attempt({ dispatcher: options.dispatcher, url, method: opts.method, headers, body, timeoutMs, signal: opts.signal });
+      } catch (err) {
+        const transient = err instanceof ConnectionError || err instanceof TimeoutError;
+        log?.(`← ${transient ? err.message : String(err)}`);
+        if (!transient || n >= maxRetries) throw err;
+        await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error');
+        continue;
+      }
+      const requestId = header(raw.headers, 'x-request-id');
+      log?.(`← ${raw.status} in ${Math.round(performance.now() - started)} ms${requestId ? ` (request id ${requestId})` : ''}`);
+      if (raw.text) log?.(`  response body: ${clip(raw.text)}`);
+      const parsed = parseBody(raw.text);
+      if (raw.status >= 200 && raw.status < 300) {
+        return { status: raw.status, body: parsed as T, requestId, headers: raw.headers };
+      }
+      const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
+      const retryable = RETRYABLE_STATUSES.has(raw.status) && n < maxRetries && (retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
+      if (!retryable) {
+        throw new ApiError({ status: raw.status, body: parsed, requestId, retryAfterMs, authHint: options.authHint });
+      }
+      await retryAfter(n, retryAfterMs ?? backoffMs(n, random), `HTTP ${raw.status}`, raw.status);
+    }
+
+    async function retryAfter(n: number, delayMs: number, reason: string, status?: number): Promise<void> {
+      log?.(`  retrying in ${delayMs} ms after ${reason}`);
+      opts.onRetry?.({ attempt: n + 1, delayMs, reason, ...(status === undefined ? {} : { status }) });
+      await wait(delayMs, opts.signal);
+    }
+  }
+
+  return {
+    request,
+    async close() {
+      if (options.ownsDispatcher !== false) await options.dispatcher.close();
+    },
+  };
+}
+
+export function buildUrl(baseUrl: string, path: string, query?: RequestOptions['query']): URL {
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  return url;
+}
+
+function header(headers: RawResponse['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** JSON when it parses; otherwise the text (an HTML error page from a proxy), or undefined if empty. */
+function parseBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const clip = (s: string) => (s.length > BODY_LOG_LIMIT ? `${s.slice(0, BODY_LOG_LIMIT)}… (${s.length} chars)` : s);

@@ -1,0 +1,32 @@
+/**
+ * The contract between the API layer and HTTP (team brief, "Transport"). This module holds only
+ * types and error classes, so importing it never loads undici; `createTransport` in src/client.ts
+ * builds the real one (transport/http.ts) on first use.
+ */
+export interface RequestOptions {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Begins with `/v1/`; appended to the base URL. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** A POST is retried only when true (its body carries idempotency keys). */
+  idempotent?: boolean;
+  maxRetries?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string; status?: number }) => void;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  requestId?: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface Transport {
+  request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+export { AbortedError, ApiError, ConnectionError, TimeoutError, type ApiErrorBody } from './errors.js';
