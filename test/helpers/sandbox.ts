@@ -25,3 +25,38 @@ export async function withSandbox(opts: SandboxOptions = {}): Promise<TestSandbo
     deliveries: () => items<DeliveryRecord>(`${sandbox.baseUrl}/_sandbox/deliveries`),
   };
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert wire bodies field by field
+export interface HttpAnswer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  /** The API key to present; `null` sends no Authorization header. Default: the sandbox's key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  /** A raw body sent as is (for malformed JSON and the like). */
+  raw?: string;
+}
+
+/** Real HTTP calls against a sandbox; the body is parsed as JSON when it is JSON. */
+export function client(sandbox: RunningSandbox) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  return async function call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<HttpAnswer<T>> {
+    const key = opts.key === undefined ? sandbox.apiKey : opts.key;
+    const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }) };
+    const payload = opts.raw ?? (body === undefined ? undefined : JSON.stringify(body));
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${sandbox.baseUrl}${path}`, { method, headers: { ...headers, ...opts.headers }, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+}
