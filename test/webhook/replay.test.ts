@@ -1,0 +1,80 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeBody, entryBody, journalHeaders, JournalWriter, readJournal, type JournalEntry } from '../../src/webhook/journal.js';
+import { parseSince, replayRequest, selectEntries } from '../../src/webhook/replay.js';
+import { sign } from '../../src/webhook/signature.js';
+
+const entry = (over: Partial<JournalEntry>): JournalEntry => ({
+  receivedAt: '2026-11-22T08:00:00.000Z',
+  method: 'POST',
+  path: '/',
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  status: 200,
+  verified: true,
+  event: 'CONTACT_CREATED',
+  ...over,
+});
+
+describe('journal', () => {
+  it('round-trips bodies exactly, base64 when they are not UTF-8', () => {
+    const text = Buffer.from('{"name":"Zoë"}');
+    expect(encodeBody(text)).toEqual({ body: '{"name":"Zoë"}' });
+    const binary = Buffer.from([0x7b, 0xff, 0x7d]);
+    const enc = encodeBody(binary);
+    expect(enc.bodyEncoding).toBe('base64');
+    expect(entryBody(entry(enc))!.equals(binary)).toBe(true);
+  });
+
+  it('redacts credentials a proxy may add but keeps the signature', () => {
+    expect(journalHeaders({ authorization: 'Bearer sk_live_x', cookie: 'c', 'x-smashsend-signature': 'abc', skipped: undefined })).toEqual({
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      'x-smashsend-signature': 'abc',
+    });
+  });
+
+  it('appends in order and reads back; names the bad line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-journal-'));
+    const path = join(dir, 'j.ndjson');
+    const writer = new JournalWriter(path);
+    void writer.append(entry({ event: 'CONTACT_CREATED' }));
+    void writer.append(entry({ event: 'CONTACT_DELETED' }));
+    expect(await writer.flush()).toBeUndefined();
+    expect((await readJournal(path)).map((e) => e.event)).toEqual(['CONTACT_CREATED', 'CONTACT_DELETED']);
+    await writeFile(path, `${await readFile(path, 'utf8')}not json\n`);
+    await expect(readJournal(path)).rejects.toThrow('line 3');
+  });
+});
+
+describe('replay selection', () => {
+  it('keeps accepted deliveries in order, filtered by event and time; skips refusals and connection tests', () => {
+    const entries = [
+      entry({ receivedAt: '2026-11-22T07:00:00.000Z', event: 'CONTACT_CREATED' }),
+      entry({ status: 401, verified: false, event: undefined }),
+      entry({ receivedAt: '2026-11-22T08:30:00.000Z', event: 'TESTING_CONNECTION' }),
+      entry({ receivedAt: '2026-11-22T08:31:00.000Z', event: 'CONTACT_DELETED' }),
+      entry({ receivedAt: '2026-11-22T08:32:00.000Z', event: 'CONTACT_CREATED' }),
+    ];
+    expect(selectEntries(entries, {}).map((e) => e.receivedAt)).toEqual(['2026-11-22T07:00:00.000Z', '2026-11-22T08:31:00.000Z', '2026-11-22T08:32:00.000Z']);
+    expect(selectEntries(entries, { event: 'CONTACT_CREATED' })).toHaveLength(2);
+    expect(selectEntries(entries, { since: new Date('2026-11-22T08:00:00Z') }).map((e) => e.event)).toEqual(['CONTACT_DELETED', 'CONTACT_CREATED']);
+  });
+
+  it('parses --since as ISO or a span back from now', () => {
+    const now = new Date('2026-11-22T10:00:00.000Z');
+    expect(parseSince('1h', now).toISOString()).toBe('2026-11-22T09:00:00.000Z');
+    expect(parseSince('-30m', now).toISOString()).toBe('2026-11-22T09:30:00.000Z');
+    expect(parseSince('2026-11-21T00:00:00Z', now).toISOString()).toBe('2026-11-21T00:00:00.000Z');
+    expect(() => parseSince('yesterday', now)).toThrow(/--since/);
+  });
+
+  it('re-signs the exact body under the original signature header name, dropping hop-by-hop headers', () => {
+    const body = '{"event":"CONTACT_CREATED"}';
+    const { body: out, headers } = replayRequest(entry({ body, headers: { host: 'x', 'content-length': '3', 'x-acme-signature': 'old', 'user-agent': 'ua' } }), 'wht_new');
+    expect(out.toString()).toBe(body);
+    expect(headers).toEqual({ 'x-acme-signature': sign('wht_new', body), 'user-agent': 'ua' });
+  });
+});
