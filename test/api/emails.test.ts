@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sendBatch, sendEmail } from '../../src/api/emails.js';
+import { isCliError } from '../../src/errors.js';
+import { expectedHeaders, mockApi } from './mock.js';
+
+let api: ReturnType<typeof mockApi>;
+beforeEach(() => {
+  api = mockApi();
+});
+afterEach(async () => {
+  api.agent.assertNoPendingInterceptors();
+  await api.close();
+});
+
+const raw = { from: 'ops@example.com', to: 'a@example.com', subject: 'Hi', html: '<p>Hi</p>', idempotencyKey: 'k1' };
+const result = { id: 'trs_1', messageId: 'm_1', status: 'SENT', to: 'a@example.com', type: 'raw', from: 'ops@example.com', subject: 'Hi' };
+
+describe('sendEmail', () => {
+  it('POSTs the email to /v1/emails with auth, JSON and user agent, and returns the result', async () => {
+    api.answer('POST', '/v1/emails', 200, { email: result });
+    const out = await sendEmail(api.transport, raw);
+    expect(api.seen).toHaveLength(1);
+    expect(api.seen[0]).toMatchObject({ method: 'POST', path: '/v1/emails', body: raw });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(true));
+    expect(out).toEqual({ email: result, requestId: 'req_1' });
+  });
+
+  it('tolerates a result without from/subject/type and with a newer status', async () => {
+    api.answer('POST', '/v1/emails', 200, { email: { id: 'trs_2', messageId: 'm', status: 'SCHEDULED', to: 'a@example.com', warning: 'w' } });
+    expect((await sendEmail(api.transport, raw)).email.status).toBe('SCHEDULED');
+  });
+
+  it('turns a body that breaks the contract into exit 1 with the request id', async () => {
+    api.answer('POST', '/v1/emails', 200, { email: { status: 'SENT' } });
+    const err = await sendEmail(api.transport, raw).catch((e: unknown) => e);
+    expect(isCliError(err) && err.kind).toBe('unexpected');
+    expect((err as Error).message).toMatch(/^unexpected send response from the API: /);
+    expect((err as { requestId?: string }).requestId).toBe('req_1');
+  });
+
+  it('maps a 400 to a rejected error carrying the API message', async () => {
+    api.answer('POST', '/v1/emails', 400, { statusCode: 400, error: 'Bad Request', message: 'Sender not verified', allowedEmails: ['ops@acme.test'], allowedDomains: [], docsUrl: 'https://d' });
+    const err = await sendEmail(api.transport, raw).catch((e: unknown) => e);
+    expect(isCliError(err) && err.exitCode).toBe(4);
+  });
+});
+
+describe('sendBatch', () => {
+  it('POSTs { emails } to /v1/emails/batch and returns successful, failed and the request id', async () => {
+    const templated = { template: 'welcome', to: 'b@example.com', variables: {}, idempotencyKey: 'k2' };
+    api.answer('POST', '/v1/emails/batch', 200, {
+      emails: { successful: [result], failed: [{ index: 1, statusCode: 400, error: 'Bad Request', message: 'Unknown template', docsUrl: 'x' }] },
+    });
+    const out = await sendBatch(api.transport, [raw, templated]);
+    expect(api.seen[0]).toMatchObject({ method: 'POST', path: '/v1/emails/batch', body: { emails: [raw, templated] } });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(true));
+    expect(out).toEqual({
+      successful: [result],
+      failed: [{ index: 1, statusCode: 400, error: 'Bad Request', message: 'Unknown template', docsUrl: 'x' }],
+      requestId: 'req_1',
+    });
+  });
+
+  it('keeps failed entries of an unknown shape instead of dropping them', async () => {
+    api.answer('POST', '/v1/emails/batch', 200, { emails: { successful: [], failed: ['boom', { reason: 'x' }] } });
+    const out = await sendBatch(api.transport, [raw, raw]);
+    expect(out.failed).toEqual([
+      { message: 'boom' },
+      { reason: 'x', index: undefined, statusCode: undefined, error: undefined, message: '{"reason":"x"}' },
+    ]);
+  });
+});
+
+describe('retries of sends (POST retried only with idempotency keys)', () => {
+  it('retries a keyed send after a 503 with the same body and key', async () => {
+    const { createHttpTransport } = await import('../../src/transport/http.js');
+    const t = createHttpTransport({ baseUrl: 'https://api.example.test', apiKey: 'sk_live_x', dispatcher: api.agent, userAgent: 'ua', timeoutMs: 5000, maxRetries: 2, ownsDispatcher: false, wait: async () => {} });
+    api.answer('POST', '/v1/emails', 503, { statusCode: 503, error: 'Service Unavailable', message: 'try later' });
+    api.answer('POST', '/v1/emails', 200, { email: result });
+    const retries: number[] = [];
+    await sendEmail(t, raw, { onRetry: (i) => retries.push(i.status ?? 0) });
+    expect(api.seen.map((s) => (s.body as { idempotencyKey: string }).idempotencyKey)).toEqual(['k1', 'k1']);
+    expect(retries).toEqual([503]);
+  });
+
+  it('does not retry a batch when one email lacks a key', async () => {
+    const { createHttpTransport } = await import('../../src/transport/http.js');
+    const t = createHttpTransport({ baseUrl: 'https://api.example.test', apiKey: 'sk_live_x', dispatcher: api.agent, userAgent: 'ua', timeoutMs: 5000, maxRetries: 2, ownsDispatcher: false, wait: async () => {} });
+    api.answer('POST', '/v1/emails/batch', 503, { statusCode: 503, error: 'Service Unavailable', message: 'try later' });
+    const { idempotencyKey: _drop, ...unkeyed } = raw;
+    const err = await sendBatch(t, [raw, unkeyed]).catch((e: unknown) => e);
+    expect(isCliError(err)).toBe(true);
+    expect(api.seen).toHaveLength(1);
+  });
+});

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../src/api/webhooks.js';
+import { expectedHeaders, mockApi } from './mock.js';
+
+let api: ReturnType<typeof mockApi>;
+beforeEach(() => {
+  api = mockApi();
+});
+afterEach(async () => {
+  api.agent.assertNoPendingInterceptors();
+  await api.close();
+});
+
+const hook = (extra: Record<string, unknown> = {}) => ({
+  id: 'wh_1',
+  url: 'https://hooks.example.com/in',
+  events: ['CONTACT_CREATED'],
+  token: 'wht_secrettoken123456',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  ...extra,
+});
+
+describe('webhook endpoints', () => {
+  it('listWebhooks: GET /v1/webhooks, the spec page or a flat array', async () => {
+    const { token: _t, ...item } = hook();
+    api.answer('GET', '/v1/webhooks', 200, { webhooks: { items: [item], hasMore: false } });
+    expect(await listWebhooks(api.transport)).toEqual([item]);
+    expect(api.seen[0]).toMatchObject({ method: 'GET', path: '/v1/webhooks', body: undefined });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
+    api.answer('GET', '/v1/webhooks', 200, { webhooks: [item, { ...item, id: 'wh_2', status: 'PAUSED' }] });
+    expect((await listWebhooks(api.transport)).map((w) => w.id)).toEqual(['wh_1', 'wh_2']);
+  });
+
+  it('getWebhook: GET /v1/webhooks/{id}', async () => {
+    api.answer('GET', '/v1/webhooks/wh_1', 200, { webhook: hook() });
+    expect(await getWebhook(api.transport, 'wh_1')).toEqual(hook());
+    expect(api.seen[0]).toMatchObject({ method: 'GET', path: '/v1/webhooks/wh_1' });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
+  });
+
+  it('createWebhook: POST { url, events, token? }', async () => {
+    api.answer('POST', '/v1/webhooks', 200, { webhook: hook() });
+    const body = { url: 'https://hooks.example.com/in', events: ['CONTACT_CREATED' as const], token: 'wht_secrettoken123456' };
+    expect((await createWebhook(api.transport, body)).token).toBe('wht_secrettoken123456');
+    expect(api.seen[0]).toMatchObject({ method: 'POST', path: '/v1/webhooks', body });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(true));
+  });
+
+  it('updateWebhook: POST { events } to /v1/webhooks/{id}', async () => {
+    api.answer('POST', '/v1/webhooks/wh_1', 200, { webhook: hook({ events: ['CONTACT_DELETED', 'CONTACT_UPDATED'] }) });
+    await updateWebhook(api.transport, 'wh_1', { events: ['CONTACT_DELETED', 'CONTACT_UPDATED'] });
+    expect(api.seen[0]).toMatchObject({ method: 'POST', path: '/v1/webhooks/wh_1', body: { events: ['CONTACT_DELETED', 'CONTACT_UPDATED'] } });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(true));
+  });
+
+  it('deleteWebhook: DELETE /v1/webhooks/{id}', async () => {
+    api.answer('DELETE', '/v1/webhooks/wh_1', 200, { webhook: hook(), isDeleted: true });
+    expect((await deleteWebhook(api.transport, 'wh_1')).id).toBe('wh_1');
+    expect(api.seen[0]).toMatchObject({ method: 'DELETE', path: '/v1/webhooks/wh_1', body: undefined });
+    expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
+  });
+});
