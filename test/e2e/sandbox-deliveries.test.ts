@@ -1,0 +1,216 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback that answers with the next planned status (200 when none). */
+async function receiver(plan: number[] = []) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = plan.shift() ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+const hmac = (token: string, body: string) => createHmac('sha256', token).update(body).digest('hex');
+const raw = (over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: 'ada@customer.test', subject: 'Hi', html: '<p>Hi</p>', ...over });
+
+let sb: TestSandbox;
+let call: ReturnType<typeof client>;
+let rx: Awaited<ReturnType<typeof receiver>>;
+
+beforeAll(async () => {
+  sb = await withSandbox({ config: { deliveries: { retryDelaysMs: [50, 50], timeoutMs: 2000 } } });
+  call = client(sb);
+});
+afterAll(() => sb.close());
+beforeEach(async () => {
+  await call('POST', '/_sandbox/reset');
+  for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
+});
+afterEach(() => rx?.close());
+
+async function subscribe(events: string[], token?: string) {
+  const res = await call('POST', '/v1/webhooks', { url: rx.url, events, ...(token ? { token } : {}) });
+  expect(res.status).toBe(200);
+  return res.body.webhook as { id: string; token: string };
+}
+
+describe('signed deliveries', () => {
+  test('a send to a new recipient delivers CONTACT_CREATED, signed so an independent HMAC verifies', async () => {
+    rx = await receiver();
+    const hook = await subscribe(['CONTACT_CREATED']);
+    const sent = await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada', lastName: 'Lovelace', plan: 'pro' } }));
+    expect(sent.status).toBe(200);
+    await expect.poll(() => rx.received.length).toBe(1);
+
+    const [delivery] = rx.received;
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(delivery!.headers['x-smashsend-signature']).toBe(hmac(hook.token, delivery!.body));
+    const env = JSON.parse(delivery!.body);
+    expect(env).toEqual({
+      event: 'CONTACT_CREATED',
+      createdAt: expect.any(String),
+      data: {
+        contact: {
+          id: expect.stringMatching(/^ctc_/),
+          email: 'ada@customer.test',
+          properties: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@customer.test', status: 'SUBSCRIBED', plan: 'pro' },
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          workspaceId: sb.workspaceId,
+        },
+      },
+    });
+    await expect.poll(() => sb.deliveries()).toEqual([
+      { webhookId: hook.id, event: 'CONTACT_CREATED', url: rx.url, attempt: 1, statusCode: 200, durationMs: expect.any(Number), createdAt: expect.any(String) },
+    ]);
+  });
+
+  test('a known recipient with new contactProperties delivers CONTACT_UPDATED; the same again delivers nothing', async () => {
+    rx = await receiver();
+    await subscribe(['CONTACT_CREATED', 'CONTACT_UPDATED'], 'wht_chosenToken123');
+    await call('POST', '/v1/emails', raw());
+    await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada' } }));
+    await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada' } }));
+    await expect.poll(() => rx.received.length).toBe(2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(rx.received.map((r) => JSON.parse(r.body).event)).toEqual(['CONTACT_CREATED', 'CONTACT_UPDATED']);
+    for (const r of rx.received) expect(r.headers['x-smashsend-signature']).toBe(hmac('wht_chosenToken123', r.body));
+    expect(JSON.parse(rx.received[1]!.body).data.contact.properties.firstName).toBe('Ada');
+  });
+
+  test('only subscribed webhooks receive an event', async () => {
+    rx = await receiver();
+    await subscribe(['CONTACT_DELETED']);
+    await call('POST', '/v1/emails', raw());
+    await new Promise((r) => setTimeout(r, 150));
+    expect(rx.received).toEqual([]);
+    expect(await sb.deliveries()).toEqual([]);
+  });
+
+  test('a failed delivery is retried with backoff and every attempt is recorded', async () => {
+    rx = await receiver([500, 503]);
+    const hook = await subscribe(['CONTACT_CREATED']);
+    await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+    await expect.poll(() => rx.received.length).toBe(3);
+    expect(new Set(rx.received.map((r) => r.body)).size).toBe(1);
+    const log = await sb.deliveries();
+    expect(log.map((d) => [d.webhookId, d.attempt, d.statusCode])).toEqual([
+      [hook.id, 1, 500],
+      [hook.id, 2, 503],
+      [hook.id, 3, 200],
+    ]);
+    expect(log[0]!.error).toContain('500');
+    expect(log[2]!.error).toBeUndefined();
+  });
+
+  test('an unreachable receiver is retried as configured, then given up, with the connection error recorded', async () => {
+    rx = await receiver();
+    await rx.close();
+    await subscribe(['CONTACT_CREATED']);
+    await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+    await expect.poll(async () => (await sb.deliveries()).length).toBe(3);
+    await new Promise((r) => setTimeout(r, 150));
+    const log = await sb.deliveries();
+    expect(log).toHaveLength(3);
+    expect(log.map((d) => d.attempt)).toEqual([1, 2, 3]);
+    expect(log[0]!.statusCode).toBeUndefined();
+    expect(log[0]!.error).toMatch(/ECONNREFUSED/);
+  });
+
+  test('deliveries never slow the API answer', async () => {
+    // A receiver that never answers within the test: the send must still answer at once.
+    const slow = createServer(() => undefined);
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    rx = { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, received: [], close: async () => void slow.closeAllConnections() };
+    await subscribe(['CONTACT_CREATED']);
+    const started = Date.now();
+    const res = await call('POST', '/v1/emails', raw({ to: 'fast@customer.test' }));
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(500);
+    slow.closeAllConnections();
+    slow.close();
+  });
+});
+
+describe('POST /_sandbox/events', () => {
+  test.each([
+    'CONTACT_CREATED',
+    'CONTACT_UPDATED',
+    'CONTACT_UNSUBSCRIBED',
+    'CONTACT_RESUBSCRIBED',
+    'CONTACT_DELETED',
+  ])('%s answers and delivers the envelope with a realistic contact', async (event) => {
+    rx = await receiver();
+    const hook = await subscribe([event]);
+    const res = await call('POST', '/_sandbox/events', { event, email: 'grace@customer.test' });
+    expect(res.status).toBe(200);
+    expect(res.body.event).toEqual({
+      event,
+      createdAt: expect.any(String),
+      data: {
+        contact: {
+          id: expect.stringMatching(/^ctc_/),
+          email: 'grace@customer.test',
+          properties: {
+            firstName: expect.any(String),
+            lastName: expect.any(String),
+            email: 'grace@customer.test',
+            status: event === 'CONTACT_UNSUBSCRIBED' ? 'UNSUBSCRIBED' : 'SUBSCRIBED',
+          },
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          workspaceId: sb.workspaceId,
+        },
+      },
+    });
+    await expect.poll(() => rx.received.length).toBe(1);
+    expect(JSON.parse(rx.received[0]!.body)).toEqual(res.body.event);
+    expect(rx.received[0]!.headers['x-smashsend-signature']).toBe(hmac(hook.token, rx.received[0]!.body));
+  });
+
+  test('WORKSPACE_TEAM_MEMBER_JOINED carries workspace and user', async () => {
+    const res = await call('POST', '/_sandbox/events', { event: 'WORKSPACE_TEAM_MEMBER_JOINED' });
+    expect(res.status).toBe(200);
+    expect(res.body.event).toEqual({
+      event: 'WORKSPACE_TEAM_MEMBER_JOINED',
+      createdAt: expect.any(String),
+      data: {
+        workspace: { id: sb.workspaceId, name: expect.any(String) },
+        user: { id: expect.stringMatching(/^usr_/), email: expect.stringContaining('@'), name: expect.any(String) },
+      },
+    });
+  });
+
+  test('an unsubscribe then resubscribe changes the stored contact a send created', async () => {
+    await call('POST', '/v1/emails', raw({ to: 'lin@customer.test', contactProperties: { firstName: 'Lin' } }));
+    const unsub = await call('POST', '/_sandbox/events', { event: 'CONTACT_UNSUBSCRIBED', email: 'lin@customer.test' });
+    expect(unsub.body.event.data.contact.properties).toMatchObject({ firstName: 'Lin', status: 'UNSUBSCRIBED' });
+    const resub = await call('POST', '/_sandbox/events', { event: 'CONTACT_RESUBSCRIBED', email: 'lin@customer.test' });
+    expect(resub.body.event.data.contact.id).toBe(unsub.body.event.data.contact.id);
+    expect(resub.body.event.data.contact.properties.status).toBe('SUBSCRIBED');
+  });
+
+  test('an unknown event, a bad address or an unknown field answers 400 with the error body', async () => {
+    for (const body of [{ event: 'NOPE' }, {}, { event: 'CONTACT_CREATED', email: 'nope' }, { event: 'CONTACT_CREATED', extra: 1 }]) {
+      const res = await call('POST', '/_sandbox/events', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.any(String) });
+    }
+  });
+});
