@@ -1,0 +1,40 @@
+import type { Dispatcher } from 'undici';
+import type { Context } from './context.js';
+import { authHint, requireApiKey, resolveSettings, type Globals, type Settings } from './config/settings.js';
+import type { Transport } from './transport/index.js';
+import { VERSION } from './version.js';
+
+export interface TransportOverrides {
+  /** Tests pass a MockAgent; otherwise one keep-alive Agent (or proxy agent) per transport. */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * The one authenticated transport a command uses. Lazy on purpose: the undici parts load only
+ * when a command really talks to the API.
+ */
+export async function createTransport(ctx: Context, settings: Settings, overrides: TransportOverrides = {}): Promise<Transport> {
+  const apiKey = requireApiKey(settings);
+  const [{ createHttpTransport }, { createDispatcher }] = await Promise.all([import('./transport/http.js'), import('./transport/agent.js')]);
+  const dispatcher = overrides.dispatcher ?? (await createDispatcher(settings.baseUrl.value, ctx.env));
+  return createHttpTransport({
+    baseUrl: settings.baseUrl.value,
+    apiKey,
+    dispatcher,
+    ownsDispatcher: overrides.dispatcher === undefined,
+    userAgent: `mailroom/${VERSION}`,
+    timeoutMs: settings.timeoutMs.value,
+    maxRetries: settings.maxRetries.value,
+    authHint: authHint(settings),
+    ...(settings.verbose ? { log: (line: string) => void ctx.io.err.write(`${line}\n`) } : {}),
+  });
+}
+
+/** Settings and a ready transport in one call, the usual first line of an API command's action. */
+export async function connect(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): Promise<{ settings: Settings; transport: Transport }> {
+  const settings = resolveSettings(ctx, globals);
+  const transport = await createTransport(ctx, settings, overrides);
+  return { settings, transport };
+}
+
+export { requireWorkspace } from './config/settings.js';

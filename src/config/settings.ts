@@ -1,0 +1,115 @@
+import type { Context, GlobalOptions } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { readStoredConfig, type StoredProfile } from './file.js';
+import { configFile } from './paths.js';
+import { sandboxSession } from './sandbox-session.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
+
+/** Global flags as parsed, plus the issue-3 `--sandbox` switch. */
+export type Globals = GlobalOptions & { sandbox?: boolean };
+
+export type Source = 'flag' | 'env' | 'profile' | 'sandbox' | 'default';
+
+/** A value and where it came from, for `config list`, `check` and the hint after a 401. */
+export interface Setting<T> {
+  value: T;
+  source: Source;
+  /** The flag, variable or profile it came from: `--api-key`, `SMASHSEND_API_KEY`, `profile work`. */
+  origin: string;
+}
+
+export interface Settings {
+  profile: Setting<string>;
+  /** Whether the chosen profile exists in the store. */
+  profileExists: boolean;
+  apiKey: Setting<string> | undefined;
+  baseUrl: Setting<string>;
+  workspace: Setting<string> | undefined;
+  timeoutMs: Setting<number>;
+  maxRetries: Setting<number>;
+  verbose: boolean;
+  configFile: string;
+}
+
+export const DEFAULT_PROFILE = 'default';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RETRIES = 3;
+
+type Env = Readonly<Record<string, string | undefined>>;
+const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
+
+/** flag > environment > profile in the store > default, for every setting (design/cli.md). */
+export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Settings {
+  const { env } = ctx;
+  const file = configFile(env);
+  const profile: Setting<string> = globals.profile
+    ? { value: globals.profile, source: 'flag', origin: '--profile' }
+    : fromEnv(env, 'MAILROOM_PROFILE')
+      ? { value: env.MAILROOM_PROFILE as string, source: 'env', origin: 'MAILROOM_PROFILE' }
+      : { value: DEFAULT_PROFILE, source: 'default', origin: 'default' };
+  const stored: StoredProfile | undefined = readStoredConfig(file).profiles[profile.value];
+  const inProfile = `profile ${profile.value}`;
+
+  const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined): Setting<string> | undefined => {
+    if (flag !== undefined && flag !== '') return { value: flag, source: 'flag', origin: flagName };
+    for (const name of envNames) {
+      const v = fromEnv(env, name);
+      if (v !== undefined) return { value: v, source: 'env', origin: name };
+    }
+    if (storedValue) return { value: storedValue, source: 'profile', origin: inProfile };
+    return undefined;
+  };
+
+  let apiKey = pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
+  const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl);
+  let baseUrl: Setting<string> = rawBase
+    ? { ...rawBase, value: normalizeBaseUrl(rawBase.value, rawBase.origin) }
+    : { value: DEFAULT_BASE_URL, source: 'default', origin: 'default' };
+  let workspace = pick(globals.workspace, '--workspace', ['MAILROOM_WORKSPACE'], stored?.workspace);
+
+  // `--sandbox` means "this one command talks to a throw-away local API": it wins over everything.
+  const sandbox = globals.sandbox ? sandboxSession() : undefined;
+  if (sandbox) {
+    apiKey = { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' };
+    baseUrl = { value: sandbox.baseUrl, source: 'sandbox', origin: '--sandbox' };
+    workspace = { value: sandbox.workspaceId, source: 'sandbox', origin: '--sandbox' };
+  }
+
+  return {
+    profile,
+    profileExists: stored !== undefined,
+    apiKey,
+    baseUrl,
+    workspace,
+    timeoutMs: globals.timeout !== undefined ? { value: globals.timeout, source: 'flag', origin: '--timeout' } : { value: DEFAULT_TIMEOUT_MS, source: 'default', origin: 'default' },
+    maxRetries: globals.maxRetries !== undefined ? { value: globals.maxRetries, source: 'flag', origin: '--max-retries' } : { value: DEFAULT_MAX_RETRIES, source: 'default', origin: 'default' },
+    verbose: Boolean(globals.verbose) || env.MAILROOM_DEBUG === '1',
+    configFile: file,
+  };
+}
+
+/** How to fix a rejected key depends on where it came from. */
+export function authHint(settings: Settings): string {
+  const key = settings.apiKey;
+  const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+  if (!key || key.source === 'profile') return `run \`mailroom login${profileFlag}\` to store a valid key`;
+  if (key.source === 'flag') return 'check the key given with --api-key';
+  if (key.source === 'env') return `check ${key.origin} (it overrides the stored profile)`;
+  return 'the sandbox rejected its own key: report this as a bug';
+}
+
+export function requireApiKey(settings: Settings): string {
+  if (settings.apiKey) return settings.apiKey.value;
+  const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+  const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
+  throw new CliError('auth', where, {
+    hints: [`run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`],
+  });
+}
+
+export function requireWorkspace(settings: Settings): string {
+  if (settings.workspace) return settings.workspace.value;
+  throw usageError('no workspace given', [
+    'pass --workspace <wrk_id>, set MAILROOM_WORKSPACE, or store one: `mailroom config set workspace <wrk_id>`',
+  ]);
+}

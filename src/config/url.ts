@@ -1,0 +1,23 @@
+import { usageError } from '../errors.js';
+
+export const DEFAULT_BASE_URL = 'https://api.smashsend.com';
+
+/**
+ * The API host root, without `/v1`: the service's own pages write the base both ways, so accept
+ * `https://api.smashsend.com` and `https://api.smashsend.com/v1/` alike and never send `/v1/v1`.
+ */
+export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    throw usageError(`${origin}: "${input}" is not a URL`, ['give the API host root, e.g. https://api.smashsend.com']);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw usageError(`${origin}: "${input}" must be an http(s) URL`);
+  }
+  if (url.username || url.password) throw usageError(`${origin}: put credentials in --api-key or the store, not in the URL`);
+  if (url.search || url.hash) throw usageError(`${origin}: "${input}" must not carry a query or fragment`);
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${url.origin}${path}`;
+}
