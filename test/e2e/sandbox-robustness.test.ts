@@ -1,0 +1,204 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+const raw = (over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: 'ada@customer.test', subject: 'Hi', html: '<p>Hi</p>', ...over });
+
+/** One request on a fresh connection; resolves with the status or the socket error's code. */
+function rawRequest(base: string, path: string, body: string, headers: Record<string, string>): Promise<{ status?: number; error?: string; text?: string }> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${base}${path}`, { method: 'POST', headers, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+    req.end(body);
+  });
+}
+
+describe('bad input never crashes the server', () => {
+  let sb: TestSandbox;
+  let call: ReturnType<typeof client>;
+  beforeAll(async () => {
+    sb = await withSandbox();
+    call = client(sb);
+  });
+  afterAll(() => sb.close());
+
+  test('malformed JSON answers 400 with the spec body', async () => {
+    const res = await call('POST', '/v1/emails', undefined, { raw: '{"from": "a@example.com",' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('Malformed JSON'), docsUrl: expect.any(String) });
+    const keys = await call('POST', `/v1/workspaces/${sb.workspaceId}/api-keys`, undefined, { raw: 'nope' });
+    expect(keys.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('Malformed JSON') });
+  });
+
+  test('a wrong content type answers 415 with the spec body', async () => {
+    const res = await call('POST', '/v1/emails', undefined, { raw: JSON.stringify(raw()), headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ statusCode: 415, error: 'Unsupported Media Type', message: expect.stringContaining('application/json') });
+  });
+
+  test('wrong types and unknown fields answer 400 naming the field', async () => {
+    const types = await call('POST', '/v1/emails', raw({ settings: { trackClicks: 'yes' } }));
+    expect(types.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('settings.trackClicks') });
+    const unknown = await call('POST', '/v1/webhooks', { url: 'http://x.test/', events: ['CONTACT_CREATED'], secret: 'x' });
+    expect(unknown.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('secret') });
+  });
+
+  test('an oversized body answers 413: over 1 MiB for a single send, over 10 MiB for a batch', async () => {
+    const single = await call('POST', '/v1/emails', raw({ html: 'x'.repeat(1024 * 1024) }));
+    expect(single.status).toBe(413);
+    expect(single.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: expect.stringContaining('1048576') });
+    const bigButAllowedBatch = await call('POST', '/v1/emails/batch', { emails: [raw({ html: 'x'.repeat(2 * 1024 * 1024) })] });
+    expect(bigButAllowedBatch.status).toBe(200);
+    const tooBigBatch = await call('POST', '/v1/emails/batch', { emails: [raw({ html: 'x'.repeat(11 * 1024 * 1024) })] });
+    expect(tooBigBatch.status).toBe(413);
+    expect(tooBigBatch.body.message).toContain('10485760');
+  });
+
+  test('unknown routes answer 404 with the spec body', async () => {
+    const res = await call('GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'No route GET /v1/nothing-here' });
+    expect((await call('PUT', '/v1/emails', raw())).status).toBe(404);
+  });
+
+  test('a request without Content-Type or body, a lying Content-Length: answers, then keeps serving', async () => {
+    const nobody = await call('POST', '/v1/emails');
+    expect(nobody.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    const lying = await rawRequest(sb.baseUrl, '/v1/emails', '{}', { 'content-type': 'application/json', 'content-length': '1', authorization: `Bearer ${sb.apiKey}` });
+    expect(lying.status).toBe(400);
+    expect(JSON.parse(lying.text!)).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect((await call('POST', '/v1/emails', raw())).status).toBe(200);
+  });
+
+  test('the HTML inbox escapes everything and never runs an email’s scripts', async () => {
+    const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+    const sent = await call('POST', '/v1/emails', raw({ subject: `<script>alert("s")</script>`, html: evil }));
+    const list = await fetch(`${sb.baseUrl}/`);
+    expect(list.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const listHtml = await list.text();
+    expect(listHtml).not.toContain('<script>');
+    expect(listHtml).toContain('&lt;script&gt;alert(&quot;s&quot;)&lt;/script&gt;');
+    const one = await fetch(`${sb.baseUrl}/inbox/${sent.body.email.id}`);
+    const html = await one.text();
+    expect(one.headers.get('content-type')).toContain('text/html');
+    expect(one.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('<iframe sandbox="" ');
+    expect(html).toContain('srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"');
+  });
+});
+
+describe('fault injection (on /v1 only)', () => {
+  test('errorRate 1 answers 503 with the spec body; /_sandbox still works', async () => {
+    const sb = await withSandbox({ config: { faults: { errorRate: 1 } } });
+    try {
+      const call = client(sb);
+      const res = await call('POST', '/v1/emails', raw());
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: expect.stringContaining('fault') });
+      expect(await sb.emails()).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  test('dropRate 1 closes the connection before any work', async () => {
+    const sb = await withSandbox({ config: { faults: { dropRate: 1 } } });
+    try {
+      const res = await rawRequest(sb.baseUrl, '/v1/emails', JSON.stringify(raw()), { 'content-type': 'application/json', authorization: `Bearer ${sb.apiKey}` });
+      expect(res.status).toBeUndefined();
+      expect(res.error).toMatch(/ECONNRESET|socket hang up/);
+      expect(await sb.emails()).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  test('lostRate 1 does the work but never answers: the email is in the inbox', async () => {
+    const sb = await withSandbox({ config: { faults: { lostRate: 1 } } });
+    try {
+      const res = await rawRequest(sb.baseUrl, '/v1/emails', JSON.stringify(raw({ idempotencyKey: 'lost-1' })), {
+        'content-type': 'application/json',
+        authorization: `Bearer ${sb.apiKey}`,
+      });
+      expect(res.status).toBeUndefined();
+      expect(res.error).toMatch(/ECONNRESET|socket hang up/);
+      const inbox = await sb.emails();
+      expect(inbox).toHaveLength(1);
+      expect(inbox[0]!.idempotencyKey).toBe('lost-1');
+    } finally {
+      await sb.close();
+    }
+  });
+
+  test('latencyMs delays /v1 answers, not /_sandbox ones', async () => {
+    const sb = await withSandbox({ config: { faults: { latencyMs: 300 } } });
+    try {
+      const call = client(sb);
+      let started = Date.now();
+      expect((await call('GET', '/v1/api-keys/check')).status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+      started = Date.now();
+      await sb.emails();
+      expect(Date.now() - started).toBeLessThan(280);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('--data persistence', () => {
+  test('keys, webhooks, emails, idempotency and the workspace survive a restart; the file is written atomically', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    const dataFile = join(dir, 'state.json');
+    try {
+      const first = await startSandbox({ quiet: true, dataFile });
+      const call1 = client(first);
+      const created = (await call1('POST', `/v1/workspaces/${first.workspaceId}/api-keys`, { displayName: 'kept', role: 'API_USER' })).body.apiKey;
+      const hook = (await call1('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['CONTACT_CREATED'] })).body.webhook;
+      const sent = (await call1('POST', '/v1/emails', raw({ idempotencyKey: 'persist-1' }))).body.email;
+      await first.close();
+      expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      const mode = (await import('node:fs')).statSync(dataFile).mode & 0o777;
+      expect(mode).toBe(0o600);
+
+      const second = await startSandbox({ quiet: true, dataFile });
+      try {
+        const call2 = client(second);
+        expect(second.workspaceId).toBe(first.workspaceId);
+        expect(second.apiKey).toBe(first.apiKey);
+        expect((await call2('GET', '/v1/api-keys/check', undefined, { key: created.secretKey })).body.displayName).toBe('kept');
+        expect((await call2('GET', `/v1/webhooks/${hook.id}`)).body.webhook.token).toBe(hook.token);
+        const inbox = (await call2('GET', '/_sandbox/emails')).body.items;
+        expect(inbox.map((e: { id: string }) => e.id)).toEqual([sent.id]);
+        expect((await call2('POST', '/v1/emails', raw({ idempotencyKey: 'persist-1' }))).body.email).toEqual(sent);
+        expect((await call2('GET', '/_sandbox/emails')).body.items).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a data file that is not the sandbox’s is refused with one clear line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    try {
+      const bad = join(dir, 'bad.json');
+      await writeFile(bad, '{"hello": 1}');
+      await expect(startSandbox({ quiet: true, dataFile: bad })).rejects.toThrow(/not a mailroom sandbox data file/);
+      expect(await readFile(bad, 'utf8')).toBe('{"hello": 1}');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
