@@ -1,0 +1,123 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { usageError } from '../errors.js';
+import { readCsvItems } from './csv.js';
+import { readJsonItems, type InputItem } from './json-stream.js';
+import { readNdjsonItems } from './ndjson.js';
+
+export const FORMATS = ['json', 'ndjson', 'csv'] as const;
+export type InputFormat = (typeof FORMATS)[number];
+
+const BY_EXTENSION: Record<string, InputFormat> = { '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' };
+/** How much of the input detection may look at before deciding. */
+const PEEK_LIMIT = 64 * 1024;
+
+export interface InputSource {
+  /** The file's absolute path, or undefined for stdin. */
+  path: string | undefined;
+  /** Bytes in the file (undefined for stdin), for progress estimates. */
+  size: number | undefined;
+  stream: Readable;
+}
+
+/** Bytes consumed so far; read by the progress display. */
+export interface ReadCounter {
+  bytes: number;
+}
+
+/** Opens `<file|->`: a file relative to cwd, or stdin when `-` or omitted and stdin is piped. */
+export async function openSource(spec: string | undefined, cwd: string, stdin: Readable, stdinIsTTY: boolean): Promise<InputSource> {
+  if (spec === undefined || spec === '-') {
+    if (stdinIsTTY) throw usageError('no input: give a file, or pipe emails into stdin', ['mailroom batch emails.ndjson', 'generate-emails | mailroom batch -']);
+    return { path: undefined, size: undefined, stream: stdin };
+  }
+  const path = resolve(cwd, spec);
+  let size: number;
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) throw usageError(`cannot read ${spec}: is a directory`);
+    size = s.size;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    throw usageError(`cannot read ${spec}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code}`);
+  }
+  return { path, size, stream: createReadStream(path, { highWaterMark: 256 * 1024 }) };
+}
+
+/** Decodes a byte stream to text chunks, counting bytes as they are consumed. */
+async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) break;
+    const chunk = next.value;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    counter.bytes += buf.length;
+    const text = decoder.write(buf);
+    if (text) yield text;
+  }
+  const tail = decoder.end();
+  if (tail) yield tail;
+}
+
+async function* prepend(head: string, rest: AsyncIterator<string>): AsyncGenerator<string> {
+  if (head) yield head;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+/**
+ * Decides the format: `--format` if given, else the file extension, else the content: `[` is a JSON
+ * array; `{` is NDJSON when the first line is a complete object (without an `emails` array),
+ * otherwise a pretty-printed `{ "emails": [...] }`; anything else is CSV.
+ */
+export function detectFormat(forced: InputFormat | undefined, path: string | undefined, head: string): InputFormat {
+  if (forced) return forced;
+  const byExt = path ? BY_EXTENSION[extname(path).toLowerCase()] : undefined;
+  if (byExt) return byExt;
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('[')) return 'json';
+  if (text.startsWith('{')) {
+    const nl = text.indexOf('\n');
+    const first = nl === -1 ? text : text.slice(0, nl);
+    try {
+      const value = JSON.parse(first) as Record<string, unknown>;
+      return Array.isArray(value.emails) ? 'json' : 'ndjson';
+    } catch {
+      return 'json';
+    }
+  }
+  return 'csv';
+}
+
+export interface OpenedInput {
+  format: InputFormat;
+  items: AsyncGenerator<InputItem>;
+  counter: ReadCounter;
+}
+
+/** Peeks at the start of the source, picks the format and returns its item stream. */
+export async function readInput(source: InputSource, forced: InputFormat | undefined): Promise<OpenedInput> {
+  const counter: ReadCounter = { bytes: 0 };
+  const text = decode(source.stream[Symbol.asyncIterator](), counter);
+  let head = '';
+  while (head.length < PEEK_LIMIT) {
+    const next = await text.next();
+    if (next.done) break;
+    head += next.value;
+    const trimmed = head.trimStart();
+    // Enough to decide: a first character that is not `{`, or a whole first line.
+    if (trimmed !== '' && (!trimmed.startsWith('{') || trimmed.includes('\n'))) break;
+  }
+  const format = detectFormat(forced, source.path, head);
+  const chunks = prepend(head, text);
+  const items = format === 'json' ? readJsonItems(chunks) : format === 'ndjson' ? readNdjsonItems(chunks) : readCsvItems(chunks);
+  return { format, items, counter };
+}

@@ -1,0 +1,80 @@
+import { isCliError } from '../errors.js';
+import { describeIssues, parseEmailRequest, type EmailRequest } from '../schema/index.js';
+import type { InputItem } from './json-stream.js';
+import { checkSchedule } from './time.js';
+
+/** Values from `batch` flags, applied to every entry that lacks them. */
+export interface EntryDefaults {
+  from?: string;
+  subject?: string;
+  template?: string;
+  html?: string;
+  groupBy?: string;
+  /** Already parsed to a UTC ISO string. */
+  sendAt?: string;
+}
+
+export interface ValidEntry {
+  ok: true;
+  index: number;
+  line: number;
+  email: EmailRequest;
+}
+
+export interface InvalidEntry {
+  ok: false;
+  index: number;
+  line: number;
+  error: string;
+  /** The entry with defaults applied, when it was an object: what `--failed` writes back. */
+  entry?: Record<string, unknown>;
+}
+
+export type PreparedEntry = ValidEntry | InvalidEntry;
+
+/**
+ * Turns one input item into the email to send: annotation fields (`_error`, `_index`, ... as written
+ * by `--failed`) dropped, defaults applied, checked against the wire schema and the scheduling
+ * horizon, and given the run's idempotency key unless it carries its own.
+ */
+export function prepareEntry(item: InputItem, index: number, defaults: EntryDefaults, keyFor: (index: number) => string, now: Date): PreparedEntry {
+  const { line } = item;
+  if (item.error !== undefined) return { ok: false, index, line, error: item.error };
+  const value = item.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, index, line, error: `an email must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
+  }
+  const entry = withDefaults(value as Record<string, unknown>, defaults);
+  const parsed = parseEmailRequest(entry);
+  if (!parsed.ok) return { ok: false, index, line, error: describeIssues(parsed.issues), entry };
+  const email = parsed.email;
+  if (email.sendAt !== undefined) {
+    try {
+      checkSchedule(new Date(email.sendAt), now, 'sendAt');
+    } catch (err) {
+      if (!isCliError(err)) throw err;
+      return { ok: false, index, line, error: err.message, entry };
+    }
+  }
+  email.idempotencyKey ??= keyFor(index);
+  return { ok: true, index, line, email };
+}
+
+function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<string, unknown> {
+  const entry: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (!key.startsWith('_')) entry[key] = value[key];
+  if (entry.template === undefined && entry.html === undefined) {
+    if (d.template !== undefined) entry.template = d.template;
+    else if (d.html !== undefined) entry.html = d.html;
+  }
+  if (entry.template !== undefined) {
+    // The service's invalid-payload message lists variables as required (service-facts.md).
+    entry.variables ??= {};
+  } else {
+    if (d.from !== undefined) entry.from ??= d.from;
+    if (d.subject !== undefined) entry.subject ??= d.subject;
+  }
+  if (d.groupBy !== undefined) entry.groupBy ??= d.groupBy;
+  if (d.sendAt !== undefined) entry.sendAt ??= d.sendAt;
+  return entry;
+}
