@@ -1,0 +1,62 @@
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { IO } from '../../src/context.js';
+import { mask, outputMode, printJson, printKeyValues, printTable } from '../../src/output/index.js';
+
+function fakeIO(tty: boolean, color = false): IO & { text(): string } {
+  const out = new PassThrough();
+  let buf = '';
+  out.on('data', (d: Buffer) => (buf += d.toString()));
+  return { out, err: new PassThrough(), in: new PassThrough(), isStdoutTTY: tty, isStderrTTY: tty, isStdinTTY: tty, color, text: () => buf };
+}
+
+describe('outputMode', () => {
+  it('is a table on a terminal, JSON when piped or with --json, and carries -q', () => {
+    expect(outputMode({ io: fakeIO(true, true) }, {})).toEqual({ format: 'table', quiet: false, color: true });
+    expect(outputMode({ io: fakeIO(false) }, {})).toEqual({ format: 'json', quiet: false, color: false });
+    expect(outputMode({ io: fakeIO(true, true) }, { json: true, quiet: true })).toEqual({ format: 'json', quiet: true, color: false });
+  });
+});
+
+describe('printers', () => {
+  it('prints JSON with a trailing newline', () => {
+    const io = fakeIO(false);
+    printJson({ io }, [{ id: 'aki_1' }]);
+    expect(io.text()).toBe('[\n  {\n    "id": "aki_1"\n  }\n]\n');
+  });
+
+  it('prints an aligned borderless table without colour codes when colour is off', async () => {
+    const io = fakeIO(true, false);
+    await printTable({ io }, [{ id: 'aki_1', name: 'ci', tags: ['a', 'b'] }, { id: 'aki_22', name: undefined, tags: [] }], [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'NAME', value: (r) => r.name },
+      { header: 'TAGS', value: (r) => r.tags.join(', ') },
+    ]);
+    expect(io.text()).toBe('ID      NAME  TAGS\naki_1   ci    a, b\naki_22  -     -\n');
+  });
+
+  it('says so when a list is empty', async () => {
+    const io = fakeIO(true);
+    await printTable({ io }, [], [{ header: 'ID', value: () => 'x' }], 'no API keys');
+    expect(io.text()).toBe('no API keys\n');
+  });
+
+  it('colours headers and labels only when io.color is on', async () => {
+    const io = fakeIO(true, true);
+    await printKeyValues({ io }, [['status', 'SUCCEED'], ['role', 'API_USER'], ['skipped', undefined]]);
+    expect(io.text()).toContain('\u001b[');
+    expect(stripVTControlCharacters(io.text())).toBe('status  SUCCEED\nrole    API_USER\n');
+  });
+});
+
+describe('mask', () => {
+  it.each([
+    ['sk_live_0123456789abcdefWXYZ', 'sk_live_…WXYZ'],
+    ['wht_0123456789abcdef9876', 'wht_…9876'],
+    ['sk_live_short', 'sk_live_…'],
+    ['plainsecretvalue1234', '…1234'],
+  ])('%s → %s', (secret, masked) => {
+    expect(mask(secret)).toBe(masked);
+  });
+});
