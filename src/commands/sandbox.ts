@@ -82,7 +82,7 @@ function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals<GlobalOptions>();
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
 export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Context): Promise<void> {
@@ -103,11 +103,10 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     config.faults = faults;
 
     const host = opts.host ?? '127.0.0.1';
-    if (!LOOPBACK.has(host)) say(`mailroom: warning: listening on ${host}: other machines may reach this sandbox and its API key`);
+    if (!isLoopback(host)) say(`mailroom: warning: listening on ${host}: other machines may reach this sandbox and its API key`);
     const port = opts.port ?? SANDBOX_DEFAULT_PORT;
     const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
 
-    if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
     say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
     say(`  workspace  ${sandbox.workspaceId}`);
     say(`  API key    ${sandbox.apiKey}`);
@@ -117,6 +116,8 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     say('Point mailroom (or any script) at it:');
     say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey}`);
     say('Press Ctrl-C to stop.');
+    // Last, so a script that waits for this line finds the sandbox ready and its banner written.
+    if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
 
     await untilStopped(ctx.signal);
     await sandbox.close();
@@ -160,7 +161,8 @@ export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<vo
   } catch {
     throw usageError(`invalid base URL ${base}`);
   }
-  const { request } = await import('undici');
+  // undici is CommonJS: its bundled chunk exposes only a default export.
+  const { request } = (await import('undici')).default;
   let res;
   try {
     res = await request(url, {

@@ -1,0 +1,207 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const BIN = resolve(import.meta.dirname, '../../bin/mailroom.js');
+
+interface Ready {
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
+}
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  ready: Ready;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `mailroom sandbox ... --json` and resolves with the one JSON line it prints when ready. */
+function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${err}`)), 20_000);
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolvePromise({ child, ready: JSON.parse(out.split('\n')[0]!) as Ready, stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    void exited.then((code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', MAILROOM_BASE_URL: '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe('mailroom sandbox --json', () => {
+  let sandbox: Running;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
+    sandbox = await startCli(['--api-key', 'sk_live_cliTestKey0001', '--data', join(dir, 'state.json')]);
+  });
+  afterAll(async () => {
+    if (sandbox.child.exitCode === null) sandbox.child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('prints exactly one JSON line with baseUrl, apiKey and workspaceId; usage on stderr', async () => {
+    const lines = sandbox.stdout().split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(Object.keys(JSON.parse(lines[0]!)).sort()).toEqual(['apiKey', 'baseUrl', 'workspaceId']);
+    expect(sandbox.ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sandbox.ready.apiKey).toBe('sk_live_cliTestKey0001');
+    expect(sandbox.ready.workspaceId).toMatch(/^wrk_/);
+    await expect.poll(() => sandbox.stderr()).toContain(`export MAILROOM_BASE_URL=${sandbox.ready.baseUrl} MAILROOM_API_KEY=sk_live_cliTestKey0001`);
+  });
+
+  test('the printed key works against the printed URL', async () => {
+    const res = await fetch(`${sandbox.ready.baseUrl}/v1/api-keys/check`, { headers: { authorization: `Bearer ${sandbox.ready.apiKey}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'SUCCEED', displayName: 'Sandbox key', role: 'API_USER' });
+  });
+
+  test('sandbox trigger fires an event that a subscribed receiver gets, signed; prints the envelope as JSON when piped', async () => {
+    const bodies: { sig: string | undefined; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        bodies.push({ sig: req.headers['x-smashsend-signature'] as string | undefined, body });
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const hookRes = await fetch(`${sandbox.ready.baseUrl}/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.ready.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, events: ['CONTACT_UNSUBSCRIBED'] }),
+      });
+      const { webhook } = (await hookRes.json()) as { webhook: { token: string } };
+
+      const res = await run(['sandbox', 'trigger', 'CONTACT_UNSUBSCRIBED', '--email', 'ada@customer.test'], { MAILROOM_BASE_URL: sandbox.ready.baseUrl });
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const envelope = JSON.parse(res.stdout);
+      expect(envelope).toMatchObject({ event: 'CONTACT_UNSUBSCRIBED', data: { contact: { email: 'ada@customer.test', properties: { status: 'UNSUBSCRIBED' } } } });
+
+      await expect.poll(() => bodies.length).toBe(1);
+      expect(JSON.parse(bodies[0]!.body)).toEqual(envelope);
+      expect(bodies[0]!.sig).toBe(createHmac('sha256', webhook.token).update(bodies[0]!.body).digest('hex'));
+    } finally {
+      server.close();
+    }
+  });
+
+  test('--base-url wins over MAILROOM_BASE_URL for trigger', async () => {
+    const res = await run(['sandbox', 'trigger', 'WORKSPACE_TEAM_MEMBER_JOINED', '--base-url', sandbox.ready.baseUrl], { MAILROOM_BASE_URL: 'http://127.0.0.1:1' });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout).data.workspace.id).toBe(sandbox.ready.workspaceId);
+  });
+
+  test('SIGTERM stops it with exit 0 and the state saved to --data', async () => {
+    await fetch(`${sandbox.ready.baseUrl}/v1/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.ready.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'a@example.com', to: 'b@customer.test', subject: 'kept', html: '<p>x</p>' }),
+    });
+    sandbox.child.kill('SIGTERM');
+    expect(await sandbox.exited).toBe(0);
+    const saved = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8'));
+    expect(saved.workspace.id).toBe(sandbox.ready.workspaceId);
+    expect(saved.emails.map((e: { subject: string }) => e.subject)).toEqual(['kept']);
+
+    const again = await startCli(['--data', join(dir, 'state.json')]);
+    try {
+      expect(again.ready.workspaceId).toBe(sandbox.ready.workspaceId);
+      expect(again.ready.apiKey).toBe('sk_live_cliTestKey0001');
+    } finally {
+      again.child.kill('SIGINT');
+      expect(await again.exited).toBe(0);
+    }
+  });
+});
+
+describe('mailroom sandbox: bad input', () => {
+  test('an unknown event exits 2 before any request', async () => {
+    const res = await run(['sandbox', 'trigger', 'CONTACT_EXPLODED', '--base-url', 'http://127.0.0.1:1']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^mailroom: unknown event CONTACT_EXPLODED\n/);
+  });
+
+  test('no sandbox at the address exits 6 with one line and a hint', async () => {
+    const res = await run(['sandbox', 'trigger', 'CONTACT_CREATED', '--base-url', 'http://127.0.0.1:1']);
+    expect(res.code).toBe(6);
+    expect(res.stderr).toContain('cannot reach a sandbox at http://127.0.0.1:1');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('a bad config file exits 2 with one line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
+    try {
+      const file = join(dir, 'config.json');
+      await writeFile(file, JSON.stringify({ rateLimit: 'fast', colour: 'red' }));
+      const res = await run(['sandbox', '--port', '0', '--config', file]);
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('rateLimit');
+      await writeFile(file, '{nope');
+      const notJson = await run(['sandbox', '--port', '0', '--config', file]);
+      expect(notJson.code).toBe(2);
+      expect(notJson.stderr).toContain('not valid JSON');
+      const missing = await run(['sandbox', '--port', '0', '--config', join(dir, 'missing.json')]);
+      expect(missing.code).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('config keys from the file apply and flags override them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
+    try {
+      const file = join(dir, 'config.json');
+      await writeFile(file, JSON.stringify({ verifiedDomains: ['acme.test'], faults: { errorRate: 1 } }));
+      const sb = await startCli(['--config', file, '--error-rate', '0']);
+      try {
+        const send = (from: string) =>
+          fetch(`${sb.ready.baseUrl}/v1/emails`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${sb.ready.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ from, to: 'b@customer.test', subject: 's', html: 'h' }),
+          });
+        expect((await send('a@acme.test')).status).toBe(200);
+        expect((await send('a@example.com')).status).toBe(400);
+      } finally {
+        sb.child.kill('SIGTERM');
+        expect(await sb.exited).toBe(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+});
