@@ -1,4 +1,4 @@
-import { Chalk } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type { NormalizedEvent } from '../schema/index.js';
 import type { ForwardResult } from './forward.js';
 
@@ -29,8 +29,8 @@ export function deliveryRecord(d: ShownDelivery): Record<string, unknown> {
   return record;
 }
 
-export function deliveryLine(d: ShownDelivery, color: boolean): string {
-  const c = new Chalk({ level: color ? 1 : 0 });
+/** `c` is the command's palette (output/color.ts), so --no-color and NO_COLOR are honoured. */
+export function deliveryLine(d: ShownDelivery, c: ChalkInstance): string {
   const time = c.dim(d.receivedAt.slice(11, 19));
   if (d.status !== 200) return `${time}  ${c.red(`${d.status} ✗`)} ${d.reason ?? ''}  ${c.dim(`(${d.path})`)}`;
   const parts = [time, c.bold(d.event?.event ?? '?')];
@@ -42,7 +42,7 @@ export function deliveryLine(d: ShownDelivery, color: boolean): string {
   return parts.join('  ');
 }
 
-export function forwardText(f: ForwardResult, c = new Chalk({ level: 0 })): string {
+function forwardText(f: ForwardResult, c: ChalkInstance): string {
   if (f.error !== undefined && f.status === undefined) return c.red(`→ failed: ${f.error}`);
   const status = f.status ?? 0;
   const text = `→ ${status} (${f.durationMs} ms)`;

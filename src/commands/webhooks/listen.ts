@@ -1,13 +1,149 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { Option } from 'commander';
+import type { Context, GlobalOptions } from '../../context.js';
+import { CliError, usageError } from '../../errors.js';
+import { parseIntegerOption } from '../../program.js';
+import type { ForwardResult } from '../../webhook/forward.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface WebhooksListenOptions {
+  port: number;
+  host: string;
+  token?: string;
+  webhook?: string;
+  forwardTo?: string;
+  events?: string;
+  journal?: string;
+  maxBody: number;
+}
+
+const DEFAULT_PORT = 4242;
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('listen')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'webhooks listen is not built yet');
+    .description('receive webhook deliveries locally: verify, print, journal and forward them to your app')
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_PORT).argParser(parseIntegerOption('--port', 0, 65535)))
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN)')
+    .option('--webhook <wh_id>', "fetch the signing token of this webhook from the API (needs an API key)")
+    .option('--forward-to <url>', 'POST each verified delivery, byte for byte with its headers, to your app')
+    .option('--events <E,...>', 'print and forward only these events (others are still answered 200 and journalled)')
+    .option('--journal <file>', 'append every request received to this NDJSON file (for webhooks replay)')
+    .addOption(new Option('--max-body <bytes>', 'refuse bodies over this size with 413').default(DEFAULT_MAX_BODY).argParser(parseIntegerOption('--max-body', 1)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks listen --webhook wh_123 --forward-to http://localhost:3000/webhooks
+  $ MAILROOM_WEBHOOK_TOKEN=wht_… mailroom webhooks listen --port 0 --journal deliveries.ndjson
+  $ mailroom webhooks listen --token "$TOKEN" --events CONTACT_CREATED,CONTACT_DELETED | jq .data
+
+Each POST, on any path: the body is read raw (413 over --max-body), its X-Smashsend-Signature (or any
+X-*-Signature) checked in constant time against the token; 200 when valid, 401 when the signature is
+missing or wrong, with the likely cause (wrong token, or a body re-serialised on the way).
+TESTING_CONNECTION is answered 200 and printed, never forwarded. Lines go to stdout: readable on a
+terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --json the first stdout line
+is {"ready":true,"url":…}. Ctrl-C stops it.`,
+    )
+    .action(async (flags: WebhooksListenOptions, cmd: Command) => {
+      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
     });
+}
+
+export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  const { tokenFrom, TOKEN_ENV } = await import('../../webhook/token.js');
+  const { EVENT_NAMES, EXTRA_EVENT_NAMES, hasPrefix } = await import('../../schema/index.js');
+  if (flags.token !== undefined && flags.webhook !== undefined) throw usageError('use --token or --webhook, not both');
+  if (flags.webhook !== undefined && !hasPrefix('webhook', flags.webhook)) throw usageError(`--webhook: "${flags.webhook}" is not a webhook id (wh_…)`);
+  const forwardTo = flags.forwardTo === undefined ? undefined : checkUrl(flags.forwardTo);
+  const known = new Set<string>([...EVENT_NAMES, ...EXTRA_EVENT_NAMES]);
+  const only = flags.events === undefined ? undefined : new Set(flags.events.split(',').map((e) => e.trim()).filter(Boolean));
+  for (const e of only ?? []) if (!known.has(e)) throw usageError(`--events: unknown event "${e}"`, [`valid events: ${EVENT_NAMES.join(', ')}`]);
+
+  let token = flags.webhook === undefined ? tokenFrom(flags.token, ctx.env) : undefined;
+  if (flags.webhook !== undefined) token = await fetchToken(flags.webhook, globals, ctx);
+  if (token === undefined) throw usageError(`listen needs the signing token to verify deliveries: --token <wht_…>, --webhook <wh_id>, or ${TOKEN_ENV}`);
+
+  const { startListener } = await import('../../webhook/listener.js');
+  const { forward, forwardableHeaders } = await import('../../webhook/forward.js');
+  const { JournalWriter, journalHeaders, encodeBody } = await import('../../webhook/journal.js');
+  const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
+  const journal = flags.journal === undefined ? undefined : new JournalWriter(flags.journal);
+  const { outputMode, palette } = await import('../../output/index.js');
+  const mode = outputMode(ctx, globals);
+  const colors = await palette(mode.color);
+  const timeoutMs = globals.timeout ?? 30_000;
+  let received = 0;
+
+  const listener = await startListener({
+    host: flags.host,
+    port: flags.port,
+    token,
+    maxBody: flags.maxBody,
+    onDelivery: async (d) => {
+      received += 1;
+      await journal?.append({
+        receivedAt: d.receivedAt,
+        method: d.method,
+        path: d.path,
+        headers: journalHeaders(d.headers),
+        ...(d.body === undefined ? {} : encodeBody(d.body)),
+        status: d.status,
+        verified: d.verified,
+        ...(d.event ? { event: d.event.event } : {}),
+        ...(d.reason ? { reason: d.reason } : {}),
+      });
+      if (d.event && only && !only.has(d.event.event)) return;
+      const shown = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason };
+      let note: string | undefined;
+      let forwarded: ForwardResult | undefined;
+      if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') note = 'connection test; not forwarded';
+      else if (d.status === 200 && forwardTo && d.body) forwarded = await forward(forwardTo, d.body, forwardableHeaders(d.headers), { timeoutMs });
+      const line = { ...shown, forward: forwarded, note };
+      if (mode.quiet) return;
+      ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(line))}\n` : `${deliveryLine(line, colors)}\n`);
+    },
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw usageError(`--port: ${flags.host}:${flags.port} is already in use`, ['pick another port, or --port 0 for a free one']);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw usageError(`--host: cannot listen on ${flags.host}`);
+    throw new CliError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
+  });
+
+  if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
+  if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}) })}\n`);
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await listener.close();
+  const failure = await journal?.flush();
+  if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
+  if (failure) throw new CliError('unexpected', `could not write the journal ${flags.journal}: ${failure.message}`);
+}
+
+function checkUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usageError(`--forward-to: "${value}" is not a URL (e.g. http://localhost:3000/webhooks)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--forward-to: "${value}" must be an http:// or https:// URL`);
+  return url.toString();
+}
+
+/** `--webhook`: the token comes from GET /v1/webhooks/{id}, so it never has to be pasted anywhere. */
+async function fetchToken(id: string, globals: GlobalOptions, ctx: Context): Promise<string> {
+  const { connect } = await import('../../client.js');
+  const { getWebhook } = await import('../../api/webhooks.js');
+  const { transport } = await connect(ctx, globals);
+  try {
+    const webhook = await getWebhook(transport, id, { signal: ctx.signal });
+    if (!webhook.token) throw new CliError('unexpected', `the API returned webhook ${id} without its token; pass --token instead`);
+    return webhook.token;
+  } finally {
+    await transport.close();
+  }
 }

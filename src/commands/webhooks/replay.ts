@@ -59,7 +59,9 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
     if (!globals.quiet) ctx.io.err.write(`Nothing to replay: no accepted deliveries in ${flags.journal} match\n`);
     return;
   }
-  const json = globals.json === true || !ctx.io.isStdoutTTY;
+  const { outputMode, palette } = await import('../../output/index.js');
+  const mode = outputMode(ctx, globals);
+  const colors = await palette(mode.color);
   let failed = 0;
   let sent = 0;
   for (const entry of entries) {
@@ -77,7 +79,7 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
       event = undefined;
     }
     const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event, forward: result };
-    ctx.io.out.write(json ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, ctx.io.color)}\n`);
+    ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
   }
   if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${entries.length} deliver${entries.length === 1 ? 'y' : 'ies'} to ${flags.forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
   if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed deliveries failed`, { hints: ['see the lines above for what your app answered'] });

@@ -75,7 +75,8 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   const { diagnose } = await import('../../webhook/explain.js');
   const verdict = diagnose(token, body, signature, headerName);
   const notes = captured?.notes ?? [];
-  const json = globals.json === true || !ctx.io.isStdoutTTY;
+  const { outputMode } = await import('../../output/index.js');
+  const json = outputMode(ctx, globals).format === 'json';
   if (verdict.ok) {
     if (globals.quiet) return;
     if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName.toLowerCase(), bytes: body.length })}\n`);

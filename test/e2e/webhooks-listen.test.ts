@@ -1,0 +1,210 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
+
+const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Checked here with node:crypto directly, not with mailroom's code. */
+  signatureValid: boolean;
+}
+
+/** The developer's app: records each request and checks its signature independently. */
+async function startApp(token: string): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const expected = createHmac('sha256', token).update(body).digest();
+      const got = Buffer.from(String(req.headers['x-smashsend-signature'] ?? ''), 'hex');
+      const signatureValid = got.length === expected.length && timingSafeEqual(got, expected);
+      received.push({ path: req.url ?? '', headers: req.headers, body, signatureValid });
+      res.writeHead(signatureValid ? 200 : 400).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/mailroom`, received, server };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+async function api<T>(sandbox: TestSandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sandbox.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(res.status, `${method} ${path}`).toBeLessThan(300);
+  return (await res.json()) as T;
+}
+
+const closeServer = (s: Server) => new Promise<void>((r) => s.close(() => r()));
+
+describe('webhooks listen: sandbox deliveries for all six events', () => {
+  let sandbox: TestSandbox;
+  let app: Awaited<ReturnType<typeof startApp>>;
+  let listen: CliProcess;
+  const token = 'wht_e2eListenToken7Hq2Lx9';
+  const journal = join(mkdtempSync(join(tmpdir(), 'mailroom-listen-')), 'deliveries.ndjson');
+
+  beforeAll(async () => {
+    sandbox = await withSandbox();
+    app = await startApp(token);
+  });
+  afterAll(async () => {
+    await listen?.stop();
+    await closeServer(app.server);
+    await sandbox.close();
+  });
+
+  it('receives, verifies, prints, journals and forwards byte for byte each event', async () => {
+    const port = await freePort();
+    const { webhook } = await api<{ webhook: { id: string; token: string } }>(sandbox, 'POST', '/v1/webhooks', {
+      url: `http://127.0.0.1:${port}/hooks/mailroom`,
+      events: [...EVENTS],
+      token,
+    });
+    listen = startCli(
+      ['webhooks', 'listen', '--webhook', webhook.id, '--port', String(port), '--forward-to', app.url, '--journal', journal, '--json'],
+      cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl }),
+    );
+    const ready = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { ready: boolean; url: string };
+    expect(ready).toEqual({ ready: true, url: `http://127.0.0.1:${port}`, forwardTo: app.url });
+    await expect.poll(() => listen.stderr()).toContain(`Ready: listening on http://127.0.0.1:${port} (forwarding to ${app.url})`);
+
+    const sent: string[] = [];
+    for (const [i, event] of EVENTS.entries()) {
+      const email = `person${i}@example.com`;
+      const { event: envelope } = await api<{ event: Record<string, unknown> }>(sandbox, 'POST', '/_sandbox/events', { event, email });
+      sent.push(JSON.stringify(envelope));
+      // One at a time, so the order the app sees is the order they were fired.
+      const line = JSON.parse(await listen.waitForLine((l) => l.includes(`"event":"${event}"`))) as Record<string, unknown>;
+      expect(line).toMatchObject({ event, createdAt: envelope.createdAt, verified: true, data: envelope.data, forward: { url: app.url, status: 200 } });
+      const who = event === 'WORKSPACE_TEAM_MEMBER_JOINED' ? (line.data as { user: { email: string } }).user : (line.data as { contact: { email: string } }).contact;
+      expect(who.email).toBe(email);
+    }
+
+    expect(app.received.map((r) => r.body.toString())).toEqual(sent);
+    for (const r of app.received) {
+      expect(r.signatureValid).toBe(true);
+      expect(r.path).toBe('/webhooks/mailroom');
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['content-length']).toBe(String(r.body.length));
+    }
+
+    const deliveries = await sandbox.deliveries();
+    expect(deliveries.map((d) => [d.event, d.statusCode])).toEqual(EVENTS.map((e) => [e, 200]));
+
+    const stopped = await listen.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toContain('Stopped: 6 requests received');
+    const text = readFileSync(journal, 'utf8');
+    const entries = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries.map((e) => [e.event, e.status, e.verified, e.path, e.body])).toEqual(EVENTS.map((e, i) => [e, 200, true, '/hooks/mailroom', sent[i]]));
+    for (const e of entries) expect((e.headers as Record<string, string>)['x-smashsend-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(text + stopped.stdout + stopped.stderr).not.toContain(token);
+  });
+});
+
+describe('webhooks listen: refusals, filters and forwarding failures', () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  let listen: CliProcess;
+  const token = 'wht_e2eRefusalToken3Kd8';
+  const sign = (body: string, key = token) => createHmac('sha256', key).update(body).digest('hex');
+  const valid = JSON.stringify({ event: 'CONTACT_CREATED', createdAt: '2026-11-22T08:00:00.000Z', data: { contact: { id: 'ctc_1', email: 'ada@example.com' } } });
+
+  beforeAll(async () => {
+    app = await startApp(token);
+    listen = startCli(['webhooks', 'listen', '--port', '0', '--max-body', '2048', '--forward-to', app.url, '--events', 'CONTACT_CREATED,CONTACT_DELETED', '--json'], cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }));
+  });
+  afterAll(async () => {
+    await listen.stop();
+    await closeServer(app.server);
+  });
+
+  async function post(url: string, body: string, headers: Record<string, string>) {
+    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    return { status: res.status, body: (await res.json()) as { message?: string } };
+  }
+
+  it('refuses tampered, wrong-token, unsigned and oversized deliveries (401/401/401/413), saying why, and keeps serving', async () => {
+    const { url } = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { url: string };
+    const tampered = await post(`${url}/a`, valid.replace('ada@', 'eve@'), { 'X-Smashsend-Signature': sign(valid) });
+    expect(tampered).toEqual({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'signature does not match: wrong token, or the body changed after it was signed' } });
+    const wrongToken = await post(`${url}/b`, valid, { 'X-Smashsend-Signature': sign(valid, 'wht_notTheRightOne') });
+    expect(wrongToken.status).toBe(401);
+    expect(wrongToken.body.message).toContain('wrong token');
+    const unsigned = await post(`${url}/c`, valid, {});
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body.message).toBe('no signature header: expected X-Smashsend-Signature (or any X-*-Signature)');
+    const big = JSON.stringify({ event: 'CONTACT_CREATED', createdAt: '2026-11-22T08:00:00.000Z', data: { pad: 'x'.repeat(4096) } });
+    const oversized = await post(`${url}/d`, big, { 'X-Smashsend-Signature': sign(big) });
+    expect(oversized.status).toBe(413);
+    expect(oversized.body.message).toBe('the body is over the 2048-byte limit (--max-body)');
+    const pretty = JSON.stringify(JSON.parse(valid), null, 2);
+    const reserialised = await post(`${url}/e`, pretty, { 'X-Smashsend-Signature': sign(valid) });
+    expect(reserialised.status).toBe(401);
+    expect(reserialised.body.message).toContain('the body was re-serialised');
+
+    const ok = await post(`${url}/f`, valid, { 'X-Smashsend-Signature': sign(valid) });
+    expect(ok.status).toBe(200);
+    const okLine = await listen.waitForLine((l) => l.includes('"event":"CONTACT_CREATED"'));
+    expect(JSON.parse(okLine)).toMatchObject({ verified: true, forward: { status: 200 } });
+
+    const refusals = listen.lines.filter((l) => l.includes('"verified":false')).map((l) => JSON.parse(l) as { status: number; path: string; reason: string });
+    expect(refusals.map((r) => [r.status, r.path])).toEqual([
+      [401, '/a'],
+      [401, '/b'],
+      [401, '/c'],
+      [413, '/d'],
+      [401, '/e'],
+    ]);
+    expect(refusals[2]!.reason).toContain('no signature header');
+    // Only the valid one reached the app.
+    expect(app.received.map((r) => r.path)).toEqual(['/webhooks/mailroom']);
+  });
+
+  it('answers events outside --events with 200 without printing or forwarding them; answers TESTING_CONNECTION without forwarding', async () => {
+    const { url } = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { url: string };
+    const before = app.received.length;
+    const updated = JSON.stringify({ event: 'CONTACT_UPDATED', createdAt: '2026-11-22T08:00:01.000Z', data: { contact: { email: 'x@example.com' } } });
+    expect((await post(url, updated, { 'X-Smashsend-Signature': sign(updated) })).status).toBe(200);
+    const test = JSON.stringify({ event: 'TESTING_CONNECTION', payload: {}, timestamp: 1763798400000, version: 1 });
+    expect((await post(url, test, { 'X-Smashsend-Signature': sign(test) })).status).toBe(200);
+    const deleted = JSON.stringify({ event: 'CONTACT_DELETED', createdAt: '2026-11-22T08:00:02.000Z', data: { contact: { email: 'y@example.com' } } });
+    expect((await post(url, deleted, { 'X-Smashsend-Signature': sign(deleted) })).status).toBe(200);
+    await listen.waitForLine((l) => l.includes('"event":"CONTACT_DELETED"'));
+    expect(listen.lines.some((l) => l.includes('CONTACT_UPDATED'))).toBe(false);
+    expect(app.received.slice(before).map((r) => r.body.toString())).toEqual([deleted]);
+  });
+
+  it('reports an app that is down in the printed line, and keeps listening', async () => {
+    await closeServer(app.server);
+    const { url } = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { url: string };
+    const body = JSON.stringify({ event: 'CONTACT_CREATED', createdAt: '2026-11-22T08:00:03.000Z', data: { contact: { email: 'down@example.com' } } });
+    expect((await post(url, body, { 'X-Smashsend-Signature': sign(body) })).status).toBe(200);
+    const line = JSON.parse(await listen.waitForLine((l) => l.includes('down@example.com'))) as { forward: { error: string; status?: number } };
+    expect(line.forward.status).toBeUndefined();
+    expect(line.forward.error).toMatch(/^connection refused by 127\.0\.0\.1:\d+ \(is your app running\?\)$/);
+    const stopped = await listen.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout + stopped.stderr).not.toContain(token);
+  });
+});
