@@ -1,0 +1,116 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { cliEnv, runOnce, startCli } from '../webhook/helpers/cli-process.js';
+
+const token = 'wht_e2eReplayToken5Vb1';
+const FIRED = ['CONTACT_CREATED', 'CONTACT_UNSUBSCRIBED', 'WORKSPACE_TEAM_MEMBER_JOINED', 'CONTACT_DELETED'] as const;
+
+/** The developer's app; `status` decides what it answers. Checks signatures with node:crypto. */
+async function startApp(status: (n: number) => number) {
+  const received: { body: string; path: string; signatureValid: boolean }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const expected = createHmac('sha256', token).update(body).digest();
+      const got = Buffer.from(String(req.headers['x-smashsend-signature'] ?? ''), 'hex');
+      received.push({ body: body.toString(), path: req.url ?? '', signatureValid: got.length === 32 && timingSafeEqual(got, expected) });
+      res.writeHead(status(received.length)).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe('webhooks replay', () => {
+  let sandbox: TestSandbox;
+  const journal = join(mkdtempSync(join(tmpdir(), 'mailroom-replay-')), 'journal.ndjson');
+  const sent: string[] = [];
+
+  beforeAll(async () => {
+    sandbox = await withSandbox();
+    const listen = startCli(['webhooks', 'listen', '--port', '0', '--journal', journal, '--json'], cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }));
+    const { url } = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { url: string };
+    const created = await fetch(`${sandbox.baseUrl}/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${url}/in`, events: [...FIRED], token }),
+    });
+    expect(created.status).toBeLessThan(300);
+    for (const [i, event] of FIRED.entries()) {
+      const res = await fetch(`${sandbox.baseUrl}/_sandbox/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event, email: `r${i}@example.com` }) });
+      sent.push(JSON.stringify(((await res.json()) as { event: unknown }).event));
+      await listen.waitForLine((l) => l.includes(`"event":"${event}"`));
+      // A forged request lands in the journal too, refused; replay must skip it.
+      if (i === 1) expect((await fetch(`${url}/forged`, { method: 'POST', body: '{"event":"CONTACT_DELETED","createdAt":"x","data":{}}' })).status).toBe(401);
+    }
+    await listen.waitForLine((l) => l.includes('"status":401'));
+    expect((await listen.stop()).code).toBe(0);
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('re-delivers exactly the accepted journalled events, in order, with valid signatures', async () => {
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(FIRED.length + 1);
+    const app = await startApp(() => 200);
+    try {
+      const res = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url], cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }));
+      expect(res.code).toBe(0);
+      expect(app.received.map((r) => r.body)).toEqual(sent);
+      expect(app.received.every((r) => r.signatureValid)).toBe(true);
+      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; forward: { status: number } });
+      expect(lines.map((l) => [l.event, l.forward.status])).toEqual(FIRED.map((e) => [e, 200]));
+      expect(res.stderr).toBe(`Replayed 4 of 4 deliveries to ${app.url}: 4 ok, 0 failed\n`);
+      expect(res.stdout + res.stderr).not.toContain(token);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('filters by --event and --since', async () => {
+    const app = await startApp(() => 200);
+    try {
+      const one = await runOnce(['webhooks', 'replay', '--journal', journal, '--event', 'CONTACT_DELETED', '--forward-to', app.url, '--token', token], cliEnv());
+      expect(one.code).toBe(0);
+      expect(app.received.map((r) => r.body)).toEqual([sent[3]]);
+      const none = await runOnce(['webhooks', 'replay', '--journal', journal, '--since', '2099-01-01T00:00:00Z', '--forward-to', app.url, '--token', token], cliEnv());
+      expect(none.code).toBe(0);
+      expect(none.stderr).toContain('Nothing to replay');
+      const recent = await runOnce(['webhooks', 'replay', '--journal', journal, '--since', '1h', '--forward-to', app.url, '--token', token], cliEnv());
+      expect(recent.code).toBe(0);
+      expect(app.received).toHaveLength(1 + FIRED.length);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('tries every delivery and exits 7 when the app refuses some', async () => {
+    const app = await startApp((n) => (n === 2 ? 500 : 200));
+    try {
+      const res = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url, '--token', token], cliEnv());
+      expect(res.code).toBe(7);
+      expect(app.received).toHaveLength(FIRED.length);
+      expect(res.stderr).toContain('mailroom: 1 of 4 replayed deliveries failed');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('exits 2 without a token, and on a missing journal', async () => {
+    const noToken = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', 'http://127.0.0.1:9/x'], cliEnv());
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain('MAILROOM_WEBHOOK_TOKEN');
+    const missing = await runOnce(['webhooks', 'replay', '--journal', `${journal}.nope`, '--forward-to', 'http://127.0.0.1:9/x', '--token', token], cliEnv());
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no such file/);
+  });
+});
