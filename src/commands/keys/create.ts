@@ -1,13 +1,53 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import type { Context, GlobalOptions } from '../../context.js';
+import { usageError } from '../../errors.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface KeysCreateOptions {
+  name: string;
+  role: string;
+  saveAs?: string;
+}
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('create')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'keys create is not built yet');
-    });
+    .description('create an API key; its secret is shown once')
+    .requiredOption('--name <displayName>', 'a name for the key')
+    .option('--role <role>', 'role of the key', 'API_USER')
+    .option('--save-as <profile>', 'also store the new key in this profile')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom keys create --name deploy-bot
+  $ mailroom keys create --name ci --save-as ci     # stored in profile "ci"; use with --profile ci
+
+The full secret is printed once (stdout) and cannot be retrieved again; secrets of existing keys are always masked.`,
+    )
+    .action(async (opts: KeysCreateOptions, cmd: Command) => run(opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
+}
+
+export async function run(opts: KeysCreateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  if (globals.quiet && !opts.saveAs) throw usageError('-q would discard the new secret: add --save-as <profile> or drop -q');
+  const [{ createKeyRequestSchema, describeIssues }, shared] = await Promise.all([import('../../schema/index.js'), import('./shared.js')]);
+  const body = createKeyRequestSchema.safeParse({ displayName: opts.name, role: opts.role });
+  if (!body.success) throw usageError(`invalid key: ${describeIssues(body.error.issues).replace(/^displayName/, 'name (--name)').replace(/^role: .*/, `role (--role): must be one of API_USER, EDITOR, VIEWER`)}`);
+  await shared.checkProfileName(opts.saveAs);
+  const { resolveSettings } = await import('../../config/settings.js');
+  const settings = resolveSettings(ctx, globals);
+  const workspaceId = shared.workspaceOf(settings);
+  const { createTransport } = await import('../../client.js');
+  const transport = await createTransport(ctx, settings);
+  try {
+    const { createKey } = await import('../../api/apiKeys.js');
+    const key = await createKey(transport, workspaceId, body.data, { signal: ctx.signal });
+    if (opts.saveAs && key.secretKey) await shared.saveToProfile(ctx, settings, opts.saveAs, key.secretKey, workspaceId);
+    await shared.printKey(ctx, globals, key, 'full');
+    if (!globals.quiet) {
+      ctx.io.err.write(`${shared.ONCE_WARNING}\n`);
+      if (opts.saveAs) ctx.io.err.write(`Saved in profile "${opts.saveAs}" (use --profile ${opts.saveAs}).\n`);
+    }
+  } finally {
+    await transport.close();
+  }
 }

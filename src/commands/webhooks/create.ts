@@ -1,13 +1,55 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import type { Context, GlobalOptions } from '../../context.js';
+import { usageError } from '../../errors.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface WebhooksCreateOptions {
+  url: string;
+  event?: string[];
+  token?: string;
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('create')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'webhooks create is not built yet');
-    });
+    .description('register a webhook; its signing token is shown once')
+    .requiredOption('--url <url>', 'where deliveries are POSTed (http or https)')
+    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (see `webhooks events`)', collect)
+    .option('--token <token>', 'the signing token to use (default: the API generates one)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks create --url https://example.com/hooks --event CONTACT_CREATED --event CONTACT_UNSUBSCRIBED
+  $ mailroom webhooks create --url http://localhost:8787/ --event CONTACT_CREATED,CONTACT_DELETED --json
+
+The token (wht_...) signs every delivery. It is printed in full only here; list, get, update and
+delete mask it. Keep it with your receiver (mailroom webhooks verify/listen --token).`,
+    )
+    .action(async (opts: WebhooksCreateOptions, cmd: Command) => run(opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
+}
+
+export async function run(opts: WebhooksCreateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  const { parseEvents } = await import('../../input/events.js');
+  const events = parseEvents(opts.event);
+  const { createWebhookRequestSchema, describeIssues } = await import('../../schema/index.js');
+  const body = createWebhookRequestSchema.safeParse({ url: opts.url, events, ...(opts.token === undefined ? {} : { token: opts.token }) });
+  if (!body.success) {
+    const issue = body.error.issues[0]!;
+    const field = String(issue.path[0] ?? '');
+    if (field === 'url') throw usageError(`--url: "${opts.url}" is not an http(s) URL`);
+    if (field === 'token') throw usageError('--token: must be 8 to 256 characters');
+    throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
+  }
+  const { connect } = await import('../../client.js');
+  const { transport } = await connect(ctx, globals);
+  try {
+    const [{ createWebhook }, { printWebhook }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
+    const hook = await createWebhook(transport, body.data, { signal: ctx.signal });
+    await printWebhook(ctx, globals, hook, 'full');
+    if (!globals.quiet && hook.token) ctx.io.err.write('This is the only time the token is shown in full: keep it with your receiver to verify deliveries.\n');
+  } finally {
+    await transport.close();
+  }
 }

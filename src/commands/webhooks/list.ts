@@ -1,13 +1,27 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import type { Context, GlobalOptions } from '../../context.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('list')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'webhooks list is not built yet');
-    });
+    .description("list the workspace's webhooks (tokens are never listed)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks list
+  $ mailroom webhooks list --json | jq -r '.[] | "\\(.id) \\(.url)"'`,
+    )
+    .action(async (_opts: unknown, cmd: Command) => run(cmd.optsWithGlobals<GlobalOptions>(), ctx));
+}
+
+export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
+  const { connect } = await import('../../client.js');
+  const { transport } = await connect(ctx, globals);
+  try {
+    const [{ listWebhooks }, { printWebhooks }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
+    await printWebhooks(ctx, globals, await listWebhooks(transport, { signal: ctx.signal }));
+  } finally {
+    await transport.close();
+  }
 }

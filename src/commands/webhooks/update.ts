@@ -1,13 +1,37 @@
 import type { Command } from 'commander';
-import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import type { Context, GlobalOptions } from '../../context.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface WebhooksUpdateOptions {
+  event?: string[];
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('update')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'webhooks update is not built yet');
-    });
+    .description("replace a webhook's subscribed events")
+    .argument('<wh_id>', 'the webhook')
+    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (replaces the current list)', collect)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks update wh_123 --event CONTACT_CREATED --event CONTACT_DELETED`,
+    )
+    .action(async (id: string, opts: WebhooksUpdateOptions, cmd: Command) => run(id, opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
+}
+
+export async function run(id: string, opts: WebhooksUpdateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  const [{ requireId }, { parseEvents }] = await Promise.all([import('../../input/ids.js'), import('../../input/events.js')]);
+  const webhookId = requireId('webhook', id);
+  const events = parseEvents(opts.event);
+  const { connect } = await import('../../client.js');
+  const { transport } = await connect(ctx, globals);
+  try {
+    const [{ updateWebhook }, { printWebhook }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
+    await printWebhook(ctx, globals, await updateWebhook(transport, webhookId, { events }, { signal: ctx.signal }));
+  } finally {
+    await transport.close();
+  }
 }

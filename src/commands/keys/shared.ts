@@ -1,0 +1,76 @@
+import type { Context, GlobalOptions } from '../../context.js';
+import { usageError } from '../../errors.js';
+import type { Settings } from '../../config/settings.js';
+import type { ApiKey } from '../../schema/api-key.js';
+import { hasPrefix } from '../../schema/ids.js';
+import { mask } from '../../output/mask.js';
+import { viewMode, writeFields, writeJson, writeTable, type Column } from '../../output/records.js';
+
+/**
+ * The workspace of every keys command, in one line naming where it can come from (a bad-input
+ * error is one line), checked for its prefix before anything is sent.
+ */
+export function workspaceOf(settings: Settings): string {
+  const ws = settings.workspace;
+  if (!ws) throw usageError('no workspace: pass --workspace <wrk_id>, set MAILROOM_WORKSPACE, or store one in the profile (mailroom config set workspace <wrk_id>)');
+  if (!hasPrefix('workspace', ws.value)) throw usageError(`workspace "${ws.value}" (from ${ws.origin}) is not a workspace id: expected wrk_...`);
+  return ws.value;
+}
+
+/** Secrets are never shown after creation, even if a server sends them in full. */
+export function maskKey(key: ApiKey): ApiKey {
+  return key.secretKey === undefined || isMasked(key.secretKey) ? key : { ...key, secretKey: mask(key.secretKey) };
+}
+
+/** A server that already masks (`sk_live_…abcd`) keeps its last four characters; masking again would lose them. */
+export const isMasked = (value: string): boolean => /[…*]/.test(value);
+
+const COLUMNS: Column<ApiKey>[] = [
+  { header: 'ID', value: (k) => k.id },
+  { header: 'NAME', value: (k) => k.displayName },
+  { header: 'ROLE', value: (k) => k.role },
+  { header: 'STATUS', value: (k) => k.status },
+  { header: 'SECRET', value: (k) => k.secretKey },
+  { header: 'CREATED', value: (k) => k.createdAt },
+];
+
+export async function printKeys(ctx: Context, globals: GlobalOptions, keys: ApiKey[]): Promise<void> {
+  const masked = keys.map(maskKey);
+  const mode = viewMode(ctx, globals);
+  if (mode === 'json') writeJson(ctx, masked);
+  else if (mode === 'human') await writeTable(ctx, COLUMNS, masked, 'No API keys.');
+}
+
+/** One key; `secret: 'full'` only for the moment a key is created. */
+export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey, secret: 'full' | 'masked' = 'masked'): Promise<void> {
+  const shown = secret === 'full' ? key : maskKey(key);
+  const mode = viewMode(ctx, globals);
+  if (mode === 'json') writeJson(ctx, shown);
+  else if (mode === 'human') {
+    await writeFields(ctx, [
+      ['id', shown.id],
+      ['name', shown.displayName],
+      ['role', shown.role],
+      ['status', shown.status],
+      ['secret', shown.secretKey],
+      ['created', shown.createdAt],
+      ['updated', shown.updatedAt],
+    ]);
+  }
+}
+
+export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
+
+/** Profile names are checked before anything is created, so a bad name never strands a new key. */
+export async function checkProfileName(name: string | undefined): Promise<void> {
+  if (name === undefined) return;
+  const { PROFILE_NAME } = await import('../../config/store.js');
+  if (!PROFILE_NAME.test(name)) throw usageError(`--save-as: "${name}" is not a profile name (letters, digits, _ and -, up to 64)`);
+}
+
+/** Stores a new secret in a profile with the base URL and workspace it belongs to. */
+export async function saveToProfile(ctx: Context, settings: Settings, profile: string, secret: string, workspaceId: string): Promise<void> {
+  const { openStore } = await import('../../config/store.js');
+  const store = await openStore(ctx.env);
+  store.updateProfile(profile, { apiKey: secret, baseUrl: settings.baseUrl.value, workspace: workspaceId });
+}

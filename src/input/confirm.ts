@@ -1,0 +1,20 @@
+import type { Context } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+
+/**
+ * Destructive commands ask on a terminal and refuse without `--yes` when there is none to ask
+ * (design/cli.md): a script must say what it means. The prompt goes to stderr; stdout stays data.
+ */
+export async function confirmOrRefuse(ctx: Context, question: string, what: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  if (!ctx.io.isStdinTTY || !ctx.io.isStderrTTY) throw usageError(`refusing to ${what} without --yes (no terminal to confirm on)`);
+  const { default: confirm } = await import('@inquirer/confirm');
+  let answer: boolean;
+  try {
+    answer = await confirm({ message: question, default: false }, { input: ctx.io.in, output: ctx.io.err, signal: ctx.signal, clearPromptOnDone: false });
+  } catch {
+    // Ctrl-C or a closed stdin: nothing was done.
+    throw new CliError('usage', `cancelled: did not ${what}`);
+  }
+  if (!answer) throw new CliError('usage', `cancelled: did not ${what}`);
+}
