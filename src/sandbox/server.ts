@@ -136,7 +136,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(state, (request.params as Params).webhookId!));
 
   // Inspection and control: no auth, no faults, no rate limit.
-  app.get('/_sandbox/emails', async () => ({ items: state.emails }));
+  // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply.
+  app.get('/_sandbox/emails', async (request) => {
+    const limit = (request.query as Record<string, string | undefined>).limit;
+    if (limit === undefined) return { items: state.emails, total: state.emails.length };
+    if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
+    const n = Number(limit);
+    return { items: n === 0 ? [] : state.emails.slice(-n), total: state.emails.length };
+  });
   app.get('/_sandbox/emails/:id', async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);
     if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);

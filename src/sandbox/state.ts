@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { ID_PREFIX, type IdKind } from '../schema/index.js';
 
 export type Scalar = string | number | boolean | null;
@@ -98,12 +98,19 @@ export interface Snapshot {
 }
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+// Random bytes are drawn in blocks: one crypto call per id costs more than the rest of a send.
+const pool = Buffer.alloc(8192);
+let poolOffset = pool.length;
 
 /** Random base62 string; ids are opaque to clients, so only uniqueness matters. */
 export function randomToken(length: number): string {
-  const bytes = randomBytes(length);
+  if (poolOffset + length > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % 62];
+  for (let i = 0; i < length; i++) out += ALPHABET[pool[poolOffset + i]! % 62];
+  poolOffset += length;
   return out;
 }
 

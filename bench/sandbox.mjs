@@ -1,0 +1,85 @@
+// Throughput of the sandbox: concurrent batch requests of 50 emails over undici, as a client
+// benchmark would drive it. Run after `npm run build`:  node bench/sandbox.mjs [seconds] [concurrency]
+// Prints emails accepted per second and whether the inbox holds exactly the accepted emails.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const seconds = Number(process.argv[2] ?? 5);
+const concurrency = Number(process.argv[3] ?? 8);
+const TARGET = 5000;
+const bin = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
+
+const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+let line = '';
+for await (const chunk of child.stdout) {
+  line += chunk;
+  if (line.includes('\n')) break;
+}
+const { baseUrl, apiKey } = JSON.parse(line);
+const agent = new Agent({ connections: concurrency, pipelining: 1 });
+
+let seq = 0;
+function batchBody() {
+  const emails = [];
+  for (let i = 0; i < 50; i++) {
+    const n = seq++;
+    emails.push({
+      from: 'Bench <bench@example.com>',
+      to: `user${n}@customer.test`,
+      subject: `Order ${n} shipped`,
+      html: `<h1>Hi user ${n}</h1><p>Your order <b>#${n}</b> is on its way. <a href="https://example.com/t/${n}">Track it</a>.</p>`,
+      idempotencyKey: `bench-${n}`,
+    });
+  }
+  return JSON.stringify({ emails });
+}
+
+async function post(body) {
+  const res = await request(`${baseUrl}/v1/emails/batch`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body,
+  });
+  const json = await res.body.json();
+  if (res.statusCode !== 200) throw new Error(`batch answered ${res.statusCode}: ${JSON.stringify(json)}`);
+  return json.emails;
+}
+
+// Warm up (JIT, connections), then reset so the count covers only the measured run.
+await Promise.all(Array.from({ length: concurrency }, () => post(batchBody())));
+await request(`${baseUrl}/_sandbox/reset`, { method: 'POST', dispatcher: agent }).then((r) => r.body.dump());
+
+let accepted = 0;
+let failed = 0;
+let requests = 0;
+const deadline = performance.now() + seconds * 1000;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (performance.now() < deadline) {
+      const body = batchBody();
+      const result = await post(body);
+      accepted += result.successful.length;
+      failed += result.failed.length;
+      requests += 1;
+    }
+  }),
+);
+const elapsed = (performance.now() - started) / 1000;
+
+const inboxRes = await request(`${baseUrl}/_sandbox/emails?limit=0`, { dispatcher: agent });
+const { total } = await inboxRes.body.json();
+
+child.kill('SIGTERM');
+await once(child, 'exit');
+await agent.close();
+
+const rate = accepted / elapsed;
+console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s`);
+console.log(`  emails accepted/s : ${Math.round(rate)} (target ${TARGET}; ratio ${(rate / TARGET).toFixed(2)}x)`);
+console.log(`  failed entries    : ${failed}`);
+console.log(`  inbox == accepted : ${total === accepted} (inbox ${total}, accepted ${accepted})`);
+process.exitCode = total === accepted && failed === 0 ? 0 : 1;
