@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
+import { cliEnv, runOnce, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
 
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
 
@@ -45,16 +45,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function api<T>(sandbox: TestSandbox, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sandbox.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status, `${method} ${path}`).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
 const closeServer = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 describe('webhooks listen: sandbox deliveries for all six events', () => {
@@ -76,14 +66,13 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
 
   it('receives, verifies, prints, journals and forwards byte for byte each event', async () => {
     const port = await freePort();
-    const { webhook } = await api<{ webhook: { id: string; token: string } }>(sandbox, 'POST', '/v1/webhooks', {
-      url: `http://127.0.0.1:${port}/hooks/mailroom`,
-      events: [...EVENTS],
-      token,
-    });
+    const env = cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl });
+    const created = await runOnce(['webhooks', 'create', '--url', `http://127.0.0.1:${port}/hooks/mailroom`, '--event', EVENTS.join(','), '--token', token, '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const webhook = JSON.parse(created.stdout) as { id: string };
     listen = startCli(
       ['webhooks', 'listen', '--webhook', webhook.id, '--port', String(port), '--forward-to', app.url, '--journal', journal, '--json'],
-      cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl }),
+      env,
     );
     const ready = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { ready: boolean; url: string };
     expect(ready).toEqual({ ready: true, url: `http://127.0.0.1:${port}`, forwardTo: app.url });
@@ -92,7 +81,9 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     const sent: string[] = [];
     for (const [i, event] of EVENTS.entries()) {
       const email = `person${i}@example.com`;
-      const { event: envelope } = await api<{ event: Record<string, unknown> }>(sandbox, 'POST', '/_sandbox/events', { event, email });
+      const trigger = await runOnce(['sandbox', 'trigger', event, '--email', email, '--json'], env);
+      expect(trigger.code, trigger.stderr).toBe(0);
+      const envelope = JSON.parse(trigger.stdout) as { createdAt: string; data: unknown };
       sent.push(JSON.stringify(envelope));
       // One at a time, so the order the app sees is the order they were fired.
       const line = JSON.parse(await listen.waitForLine((l) => l.includes(`"event":"${event}"`))) as Record<string, unknown>;
