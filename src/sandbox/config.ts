@@ -88,6 +88,7 @@ function issuesLine(issues: readonly z.core.$ZodIssue[]): string {
     .map((i) => {
       const path = i.path.map(String).join('.');
       if (i.code === 'unrecognized_keys') return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
+      if (i.code === 'invalid_type' && i.input === undefined) return `${path}: required`;
       return path ? `${path}: ${i.message}` : i.message;
     })
     .join('; ');

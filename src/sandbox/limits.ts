@@ -12,16 +12,20 @@ interface Bucket {
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
+  /** At least one request fits, even at a rate below one a second. */
+  private readonly capacity: number;
 
-  constructor(private readonly perSecond: number) {}
+  constructor(private readonly perSecond: number) {
+    this.capacity = Math.max(1, perSecond);
+  }
 
   take(keyId: string, nowMs = Date.now()): void {
     let bucket = this.buckets.get(keyId);
     if (!bucket) {
-      bucket = { tokens: this.perSecond, updated: nowMs };
+      bucket = { tokens: this.capacity, updated: nowMs };
       this.buckets.set(keyId, bucket);
     }
-    bucket.tokens = Math.min(this.perSecond, bucket.tokens + ((nowMs - bucket.updated) / 1000) * this.perSecond);
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + ((nowMs - bucket.updated) / 1000) * this.perSecond);
     bucket.updated = nowMs;
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;

@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'vitest';
+import { HttpError } from '../../src/sandbox/errors.js';
+import { RateLimiter } from '../../src/sandbox/limits.js';
+
+function rejection(fn: () => void): HttpError {
+  try {
+    fn();
+  } catch (err) {
+    return err as HttpError;
+  }
+  throw new Error('expected a 429');
+}
+
+describe('RateLimiter', () => {
+  test('lets a burst of the rate through, then answers 429 with the spec body and Retry-After', () => {
+    const limiter = new RateLimiter(3);
+    for (let i = 0; i < 3; i++) limiter.take('aki_a', 1000);
+    const err = rejection(() => limiter.take('aki_a', 1000));
+    expect(err).toBeInstanceOf(HttpError);
+    expect(err.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringContaining('3 requests per second') });
+    expect(err.headers['retry-after']).toBe('1');
+  });
+
+  test('refills at the rate and counts keys apart', () => {
+    const limiter = new RateLimiter(2);
+    limiter.take('aki_a', 0);
+    limiter.take('aki_a', 0);
+    expect(() => limiter.take('aki_a', 0)).toThrow(HttpError);
+    limiter.take('aki_b', 0);
+    limiter.take('aki_a', 500);
+    expect(() => limiter.take('aki_a', 500)).toThrow(HttpError);
+  });
+
+  test('a slow rate asks for more than one second', () => {
+    const limiter = new RateLimiter(0.25);
+    limiter.take('aki_a', 0);
+    expect(rejection(() => limiter.take('aki_a', 0)).headers['retry-after']).toBe('4');
+  });
+
+  test('reset forgets every bucket', () => {
+    const limiter = new RateLimiter(1);
+    limiter.take('aki_a', 0);
+    limiter.reset();
+    expect(() => limiter.take('aki_a', 0)).not.toThrow();
+  });
+});

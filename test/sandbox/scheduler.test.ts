@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { Scheduler } from '../../src/sandbox/scheduler.js';
+import type { InboxEmail } from '../../src/sandbox/state.js';
+
+const email = (sendAt: Date): InboxEmail => ({
+  id: 'trs_x',
+  messageId: 'm',
+  status: 'SCHEDULED',
+  type: 'raw',
+  to: 'a@b.test',
+  html: '',
+  text: '',
+  settings: { trackClicks: true, trackOpens: false },
+  sendAt: sendAt.toISOString(),
+  createdAt: new Date().toISOString(),
+});
+
+beforeEach(() => vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') }));
+afterEach(() => vi.useRealTimers());
+
+describe('Scheduler', () => {
+  test('moves each email to SENT when its sendAt comes, earliest first', () => {
+    const delivered = vi.fn();
+    const s = new Scheduler(delivered);
+    const later = email(new Date('2026-01-01T00:10:00Z'));
+    const sooner = email(new Date('2026-01-01T00:01:00Z'));
+    s.add(later);
+    s.add(sooner);
+    vi.advanceTimersByTime(59_000);
+    expect([sooner.status, later.status]).toEqual(['SCHEDULED', 'SCHEDULED']);
+    vi.advanceTimersByTime(1_000);
+    expect([sooner.status, later.status]).toEqual(['SENT', 'SCHEDULED']);
+    expect(delivered).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(9 * 60_000);
+    expect(later.status).toBe('SENT');
+    s.stop();
+  });
+
+  test('a sendAt 89 days ahead (beyond a Node timer’s range) is not sent early', () => {
+    const s = new Scheduler(() => undefined);
+    const far = email(new Date(Date.now() + 89 * 86_400_000));
+    s.add(far);
+    vi.advanceTimersByTime(88 * 86_400_000);
+    expect(far.status).toBe('SCHEDULED');
+    vi.advanceTimersByTime(86_400_000 + 3_600_000);
+    expect(far.status).toBe('SENT');
+    s.stop();
+  });
+
+  test('clear forgets pending emails', () => {
+    const s = new Scheduler(() => undefined);
+    const e = email(new Date(Date.now() + 1000));
+    s.add(e);
+    s.clear();
+    vi.advanceTimersByTime(5000);
+    expect(e.status).toBe('SCHEDULED');
+  });
+});
