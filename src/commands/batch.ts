@@ -1,13 +1,142 @@
-import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
+import { Option, type Command } from 'commander';
+import type { Context, GlobalOptions } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { parseIntegerOption } from '../program.js';
+import type { BatchSummary } from '../batch/run.js';
+import type { SendBatch } from '../batch/sender.js';
+import type { EntryDefaults } from '../input/entries.js';
+import type { Transport } from '../transport/index.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface BatchFlags {
+  format?: 'json' | 'ndjson' | 'csv';
+  from?: string;
+  subject?: string;
+  template?: string;
+  htmlFile?: string;
+  groupBy?: string;
+  sendAt?: string;
+  concurrency: number;
+  size: number;
+  report?: string;
+  failed?: string;
+  resume?: string;
+  dryRun?: boolean;
+}
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('batch')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'batch is not built yet');
+    .argument('[file]', 'emails as a JSON array, { "emails": [...] }, NDJSON or CSV; "-" or omitted reads piped stdin')
+    .description('send many emails through POST /v1/emails/batch, each exactly once, resumable')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension or the content)').choices(['json', 'ndjson', 'csv']))
+    .option('--from <address>', 'default sender for raw entries without one')
+    .option('--subject <text>', 'default subject for raw entries without one')
+    .option('--template <name>', 'default template for entries with neither template nor html')
+    .option('--html-file <path>', 'default HTML body (read once) for entries with neither template nor html')
+    .option('--group-by <id>', 'default analytics grouping')
+    .option('--send-at <time>', 'default schedule: ISO 8601 with a zone, or +30m, +2h, +3d')
+    .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(parseIntegerOption('--concurrency', 1, 64)))
+    .addOption(new Option('--size <n>', 'emails per request (1..50)').default(50).argParser(parseIntegerOption('--size', 1, 50)))
+    .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? }')
+    .option('--failed <file>', 'write the failed entries as NDJSON, ready to fix and feed back in')
+    .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
+    .option('--dry-run', 'validate every entry locally; send nothing')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom batch emails.ndjson --report report.ndjson --failed failed.ndjson
+  $ mailroom batch contacts.csv --template welcome --concurrency 8
+  $ generate-emails | mailroom batch - --from ops@example.com --subject "Hello"
+  $ mailroom batch emails.json --resume ~/.local/state/mailroom/batches/1a2b3c4d5e6f.journal
+
+Every entry gets an idempotency key fixed for the run (mr-<runId>-<index>) unless it has its own,
+so retries and --resume never send an email twice. A journal is always written (path in the summary).
+Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 limits, 6 network,
+130 interrupted (resume with --resume <journal>).`,
+    )
+    .action(async (file: string | undefined, flags: BatchFlags, cmd: Command) => {
+      await run(file, flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
     });
+}
+
+export async function run(file: string | undefined, flags: BatchFlags, globals: GlobalOptions, ctx: Context): Promise<void> {
+  if (flags.template !== undefined && flags.htmlFile !== undefined) {
+    throw usageError('--template and --html-file cannot be combined: an entry is either templated or raw');
+  }
+  if (flags.htmlFile === '-' && (file === undefined || file === '-')) {
+    throw usageError('--html-file - would read stdin, which already carries the emails');
+  }
+  const defaults: EntryDefaults = {};
+  if (flags.from !== undefined) defaults.from = flags.from;
+  if (flags.subject !== undefined) defaults.subject = flags.subject;
+  if (flags.template !== undefined) defaults.template = flags.template;
+  if (flags.groupBy !== undefined) defaults.groupBy = flags.groupBy;
+  if (flags.htmlFile !== undefined) {
+    const { readSource } = await import('../input/sources.js');
+    defaults.html = await readSource(flags.htmlFile, '--html-file', ctx.cwd, ctx.io.in);
+  }
+  if (flags.sendAt !== undefined) {
+    const { parseSendAt } = await import('../input/time.js');
+    defaults.sendAt = parseSendAt(flags.sendAt);
+  }
+
+  const [{ runBatch }, { batchJournalDir }, { outputMode }] = await Promise.all([
+    import('../batch/run.js'),
+    import('../batch/paths.js'),
+    import('../output/mode.js'),
+  ]);
+  const mode = outputMode(ctx, globals);
+  let transport: Transport | undefined;
+  let send: SendBatch | undefined;
+  if (!flags.dryRun) {
+    const [{ connect }, { sendBatch }] = await Promise.all([import('../client.js'), import('../api/emails.js')]);
+    transport = (await connect(ctx, globals)).transport;
+    const t = transport;
+    // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
+    send = (emails, onRetry) => sendBatch(t, emails, { onRetry });
+  }
+  const bar = ctx.io.isStderrTTY && !mode.quiet && !flags.dryRun ? await (await import('../output/progress.js')).createProgressBar(ctx.io) : undefined;
+  let summary: BatchSummary;
+  try {
+    summary = await runBatch(ctx, {
+      input: file,
+      format: flags.format,
+      defaults,
+      size: flags.size,
+      concurrency: flags.concurrency,
+      report: flags.report,
+      failed: flags.failed,
+      resume: flags.resume,
+      dryRun: Boolean(flags.dryRun),
+      journalDir: batchJournalDir(ctx.env),
+      send,
+      onProgress: bar ? (p) => bar.update(p) : undefined,
+    });
+  } finally {
+    bar?.stop();
+    await transport?.close();
+  }
+
+  const { printSummary, summaryJson } = await import('../batch/summary.js');
+  if (mode.format === 'json' && !mode.quiet) ctx.io.out.write(`${JSON.stringify(summaryJson(summary))}\n`);
+  if (!mode.quiet && !globals.json) printSummary(ctx.io.err, summary, file);
+
+  if (summary.fatal) throw summary.fatal;
+  if (summary.interrupted) {
+    // 128 + SIGINT, as shells report it; the summary above says how to resume.
+    process.exitCode = 130;
+    return;
+  }
+  if (summary.dryRun) {
+    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${summary.total} entries are invalid; nothing was sent`);
+    return;
+  }
+  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`none of the ${summary.total} entries is valid; nothing was sent`);
+  if (summary.failed > 0) {
+    const hints: string[] = [];
+    if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);
+    if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
+    throw new CliError('partial', `${summary.failed} of ${summary.total} emails failed`, { hints });
+  }
 }

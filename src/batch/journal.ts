@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { usageError } from '../errors.js';
+
+/** First line of a journal: what run it belongs to and which input it was made from. */
+export interface JournalHeader {
+  mailroom: 'batch-journal';
+  v: 1;
+  runId: string;
+  createdAt: string;
+  /** The input file's absolute path, or "-" for stdin. */
+  input: string;
+  /** `sha256:<hex>` of the input file's bytes; null for stdin, which cannot be read twice. */
+  fingerprint: string | null;
+  bytes: number | null;
+  size: number;
+  /** Flag defaults that shape the emails (html as a hash): a resume must give the same. */
+  defaults?: Record<string, string | undefined>;
+}
+
+/** Entries the API accepted, one record per answered request: [index, id, status]. */
+export interface OkRecord {
+  ok: Array<[number, string, string]>;
+}
+
+/** An entry the API refused; the entry is kept so a resume can rewrite `--failed` without it. */
+export interface FailRecord {
+  fail: number;
+  line: number;
+  error: string;
+  statusCode?: number;
+  entry: Record<string, unknown>;
+}
+
+export const DONE_OK = 1;
+export const DONE_FAILED = 2;
+
+/** Entry states by input index, a byte each: memory stays small for millions of entries. */
+export class DoneSet {
+  private bytes = new Uint8Array(1024);
+  count = 0;
+
+  mark(index: number, state: number): void {
+    if (index >= this.bytes.length) {
+      let size = this.bytes.length;
+      while (size <= index) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    if (this.bytes[index] === 0) this.count += 1;
+    this.bytes[index] = state;
+  }
+
+  get(index: number): number {
+    return index < this.bytes.length ? this.bytes[index]! : 0;
+  }
+}
+
+export const newRunId = (): string => randomBytes(6).toString('hex');
+
+/** How often, at most, appended records are forced to disk (a kill -9 never loses a written line). */
+const FSYNC_EVERY_MS = 1000;
+
+/**
+ * The append-only journal. Each record is written with one write(2) as soon as its request is
+ * answered, so a kill -9 keeps every answered record (the page cache survives the process); fsync
+ * runs at the safe points: after the header (before any idempotency key is used), about once a
+ * second, and at the end, so a machine crash loses at most a second of records, which a resume
+ * resends under the same keys.
+ */
+export class Journal {
+  private lastSync = Date.now();
+  private dirty = false;
+
+  private constructor(
+    readonly path: string,
+    private fd: number,
+  ) {}
+
+  static create(path: string, header: JournalHeader): Journal {
+    mkdirSync(dirname(path), { recursive: true });
+    const fd = openSync(path, 'wx', 0o600);
+    const journal = new Journal(path, fd);
+    writeSync(fd, `${JSON.stringify(header)}\n`);
+    fsyncSync(fd);
+    syncDirectory(dirname(path));
+    return journal;
+  }
+
+  /** Reopens a loaded journal for appending, cutting a torn last line first. */
+  static reopen(path: string, validBytes: number): Journal {
+    const fd = openSync(path, 'r+');
+    ftruncateSync(fd, validBytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    return new Journal(path, openSync(path, 'a'));
+  }
+
+  append(record: OkRecord | FailRecord): void {
+    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    this.dirty = true;
+    if (Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
+  }
+
+  sync(): void {
+    if (!this.dirty) return;
+    fsyncSync(this.fd);
+    this.dirty = false;
+    this.lastSync = Date.now();
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    this.sync();
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on a directory; the file itself is synced.
+  }
+}
+
+/** The header alone, read before anything else so a mismatch is refused before any file is touched. */
+export async function readJournalHeader(path: string): Promise<JournalHeader> {
+  let first = '';
+  try {
+    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 16 * 1024 })) {
+      first += chunk as string;
+      if (first.includes('\n') || first.length > 1024 * 1024) break;
+    }
+  } catch (err) {
+    throw usageError(`--resume ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  const nl = first.indexOf('\n');
+  let header: Partial<JournalHeader> | undefined;
+  try {
+    header = JSON.parse(nl === -1 ? first : first.slice(0, nl)) as Partial<JournalHeader>;
+  } catch {
+    header = undefined;
+  }
+  if (nl === -1 || header?.mailroom !== 'batch-journal' || header.v !== 1 || typeof header.runId !== 'string') {
+    throw usageError(`--resume ${path}: not a mailroom batch journal`);
+  }
+  return header as JournalHeader;
+}
+
+export interface LoadedJournal {
+  header: JournalHeader;
+  done: DoneSet;
+  /** Bytes up to the end of the last complete record: the rest is a torn write to cut. */
+  validBytes: number;
+}
+
+/**
+ * Reads a journal line by line (memory holds one line and the DoneSet), handing each record to
+ * `onRecord` (to rewrite the report). A last line without its newline or not parseable is a write
+ * torn by a kill: ignored and cut. A bad line anywhere else means the file is not ours.
+ */
+export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void): Promise<LoadedJournal> {
+  const done = new DoneSet();
+  let header: JournalHeader | undefined;
+  let validBytes = 0;
+  let lineNo = 0;
+  let pendingError: string | undefined;
+  let rest = Buffer.alloc(0);
+  const handle = (raw: Buffer) => {
+    lineNo += 1;
+    if (pendingError) throw usageError(`--resume ${path}: line ${lineNo - 1} is damaged (${pendingError}); this is not a journal mailroom can resume`);
+    let record: unknown;
+    try {
+      record = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      pendingError = err instanceof Error ? err.message : String(err);
+      return;
+    }
+    if (!header) {
+      const h = record as Partial<JournalHeader>;
+      if (h.mailroom !== 'batch-journal' || h.v !== 1 || typeof h.runId !== 'string') {
+        throw usageError(`--resume ${path}: not a mailroom batch journal`);
+      }
+      header = h as JournalHeader;
+    } else if (isOk(record)) {
+      for (const [index] of record.ok) done.mark(index, DONE_OK);
+      onRecord(record);
+    } else if (isFail(record)) {
+      done.mark(record.fail, DONE_FAILED);
+      onRecord(record);
+    } else {
+      pendingError = 'unknown record';
+      return;
+    }
+    validBytes += raw.length + 1;
+  };
+  let stream;
+  try {
+    stream = createReadStream(path);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let nl = buf.indexOf(0x0a);
+      while (nl !== -1) {
+        handle(buf.subarray(0, nl));
+        buf = buf.subarray(nl + 1);
+        nl = buf.indexOf(0x0a);
+      }
+      rest = Buffer.from(buf);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw usageError(`--resume ${path}: cannot read it (${code})`);
+    throw err;
+  }
+  // A torn last line (no newline, or a partial record) is dropped: its request is resent.
+  if (!header) throw usageError(`--resume ${path}: the journal has no header line; it is not a journal mailroom can resume`);
+  return { header, done, validBytes };
+}
+
+function isOk(r: unknown): r is OkRecord {
+  return typeof r === 'object' && r !== null && Array.isArray((r as OkRecord).ok);
+}
+
+function isFail(r: unknown): r is FailRecord {
+  return typeof r === 'object' && r !== null && typeof (r as FailRecord).fail === 'number';
+}

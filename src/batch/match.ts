@@ -1,0 +1,64 @@
+import type { BatchFailureEntry } from '../api/emails.js';
+import type { EmailRequest, EmailResult } from '../schema/index.js';
+
+export interface MatchedBatch {
+  successful: Array<{ pos: number; result: EmailResult }>;
+  failed: Array<{ pos: number; failure: BatchFailureEntry }>;
+  /** Positions the answer gave no usable result for: neither a success nor a failure we could place. */
+  unknown: number[];
+}
+
+const sameAddress = (a: unknown, b: string) => typeof a === 'string' && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Places a batch answer back onto the request's positions. The spec does not show the shape of a
+ * `failed` entry, so a failure is placed by its `index`, else by its `idempotencyKey`, else by a
+ * `to` that only one unplaced entry has. Successes come in request order without the failures
+ * (spec); each is checked against its entry's `to`, and a position whose result is missing or does
+ * not fit is left unknown: the caller resends it with the same idempotency key, which is safe.
+ */
+export function matchBatch(emails: readonly EmailRequest[], answer: { successful: readonly EmailResult[]; failed: readonly BatchFailureEntry[] }): MatchedBatch {
+  const taken = new Array<boolean>(emails.length).fill(false);
+  const failed: MatchedBatch['failed'] = [];
+  for (const failure of answer.failed) {
+    const pos = placeFailure(emails, taken, failure);
+    if (pos === undefined) continue;
+    taken[pos] = true;
+    failed.push({ pos, failure });
+  }
+  const successful: MatchedBatch['successful'] = [];
+  const unknown: number[] = [];
+  let r = 0;
+  for (let pos = 0; pos < emails.length; pos++) {
+    if (taken[pos]) continue;
+    const result = answer.successful[r];
+    if (result !== undefined && sameAddress(result.to, emails[pos]!.to)) {
+      successful.push({ pos, result });
+      r += 1;
+    } else {
+      unknown.push(pos);
+    }
+  }
+  return { successful, failed, unknown };
+}
+
+function placeFailure(emails: readonly EmailRequest[], taken: boolean[], f: BatchFailureEntry): number | undefined {
+  const free = (pos: number) => pos >= 0 && pos < emails.length && !taken[pos];
+  if (typeof f.index === 'number' && Number.isInteger(f.index) && free(f.index)) return f.index;
+  const key = typeof f.idempotencyKey === 'string' ? f.idempotencyKey : undefined;
+  if (key !== undefined) {
+    const pos = emails.findIndex((e, i) => !taken[i] && e.idempotencyKey === key);
+    if (pos !== -1) return pos;
+  }
+  const to = typeof f.to === 'string' ? f.to : typeof (f.email as { to?: unknown } | undefined)?.to === 'string' ? (f.email as { to: string }).to : undefined;
+  if (to !== undefined) {
+    let found: number | undefined;
+    for (let i = 0; i < emails.length; i++) {
+      if (taken[i] || !sameAddress(to, emails[i]!.to)) continue;
+      if (found !== undefined) return undefined;
+      found = i;
+    }
+    return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/** Where an entry ended up, as `--report` writes it (one line per input entry). */
+export interface ReportLine {
+  index: number;
+  line?: number;
+  id?: string;
+  status?: string;
+  error?: string;
+  statusCode?: number;
+}
+
+const FLUSH_AT = 64 * 1024;
+
+/** An NDJSON file written through a small buffer: one write(2) per 64 KiB, not per line. */
+export class NdjsonWriter {
+  private buffer = '';
+  private fd: number;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w', 0o600);
+  }
+
+  write(value: unknown): void {
+    this.buffer += `${JSON.stringify(value)}\n`;
+    if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  flush(): void {
+    if (this.buffer === '') return;
+    writeSync(this.fd, this.buffer);
+    this.buffer = '';
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    this.flush();
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/**
+ * A failed entry as `--failed` writes it: the email as it would be sent, plus `_index`, `_line` and
+ * `_error`. The reader drops fields starting with `_`, so the file can be fed straight back in.
+ */
+export function failedLine(entry: Record<string, unknown> | undefined, index: number, line: number, error: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...entry };
+  out._index = index;
+  out._line = line;
+  out._error = error;
+  return out;
+}

@@ -1,0 +1,359 @@
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { openSource, readInput, type InputFormat } from '../input/detect.js';
+import { prepareEntry, type EntryDefaults, type InvalidEntry, type ValidEntry } from '../input/entries.js';
+import type { InputItem } from '../input/json-stream.js';
+import type { EmailResult } from '../schema/index.js';
+import { fingerprintFile } from './fingerprint.js';
+import { DONE_OK, DoneSet, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
+import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
+import { BatchSender, type SendBatch } from './sender.js';
+
+export interface BatchRunOptions {
+  /** `<file|->`; undefined reads piped stdin. */
+  input: string | undefined;
+  format?: InputFormat;
+  defaults: EntryDefaults;
+  size: number;
+  concurrency: number;
+  report?: string;
+  failed?: string;
+  resume?: string;
+  dryRun: boolean;
+  /** Directory of journals when --resume does not name one. */
+  journalDir: string;
+  /** Required unless dryRun. */
+  send?: SendBatch;
+  onProgress?: (progress: BatchProgress) => void;
+  now?: () => Date;
+}
+
+/** Live counts, for the progress bar. */
+export interface BatchProgress {
+  read: number;
+  sent: number;
+  failed: number;
+  skipped: number;
+  bytesRead: number;
+  /** Input size in bytes, when it is a file. */
+  bytesTotal: number | undefined;
+  startedAt: number;
+  concurrency: number;
+}
+
+export interface EntryError {
+  index: number;
+  line: number;
+  error: string;
+}
+
+export interface BatchSummary {
+  total: number;
+  sent: number;
+  failed: number;
+  /** Of `failed`: entries that failed local validation (never sent). */
+  invalid: number;
+  /** Of `failed`: entries given up on after retries; the API may have them, a resume settles them. */
+  uncertain: number;
+  /** Sent by an earlier run of the same journal. */
+  skipped: number;
+  /** Read but not sent because the run stopped (Ctrl-C or a fatal error). */
+  unsent: number;
+  durationMs: number;
+  emailsPerSecond: number;
+  runId: string;
+  journal: string | null;
+  report?: string;
+  failedFile?: string;
+  dryRun: boolean;
+  interrupted: boolean;
+  /** The first few entry errors, for the summary. */
+  errors: EntryError[];
+  /** Set when the run stopped early: what stopped it (its exit code wins). */
+  fatal?: CliError;
+  /** True when a journal was resumed. */
+  resumed: boolean;
+}
+
+const FIRST_ERRORS = 10;
+
+export const idempotencyKeyFor = (runId: string, index: number): string => `mr-${runId}-${index}`;
+
+/** What the journal pins besides the input: flags that change the emails sent under each key. */
+function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
+  return {
+    from: d.from,
+    subject: d.subject,
+    template: d.template,
+    html: d.html === undefined ? undefined : createHash('sha256').update(d.html).digest('hex').slice(0, 16),
+    groupBy: d.groupBy,
+  };
+}
+
+/**
+ * One `mailroom batch` run: reads the input as a stream, validates each entry, sends the valid
+ * ones in chunks, and records where every entry ended up (journal, report, failed file, counts).
+ */
+export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchSummary> {
+  const startedAt = Date.now();
+  const now = o.now ?? (() => new Date());
+  const source = await openSource(o.input, ctx.cwd, ctx.io.in, ctx.io.isStdinTTY);
+  const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
+  const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
+  const digest = defaultsDigest(o.defaults);
+
+  let header: JournalHeader | undefined;
+  if (resuming) {
+    header = await readJournalHeader(resumePath);
+    await checkSameRun(ctx, header, source.path, digest, resumePath);
+  } else if (!o.dryRun) {
+    header = {
+      mailroom: 'batch-journal',
+      v: 1,
+      runId: newRunId(),
+      createdAt: new Date(startedAt).toISOString(),
+      input: source.path ?? '-',
+      fingerprint: source.path ? await fingerprintFile(source.path) : null,
+      bytes: source.size ?? null,
+      size: o.size,
+      defaults: digest,
+    };
+  }
+  const runId = header?.runId ?? newRunId();
+
+  const report = o.report ? new NdjsonWriter(resolve(ctx.cwd, o.report)) : undefined;
+  const failedFile = o.failed ? new NdjsonWriter(resolve(ctx.cwd, o.failed)) : undefined;
+  const summary: BatchSummary = {
+    total: 0,
+    sent: 0,
+    failed: 0,
+    invalid: 0,
+    uncertain: 0,
+    skipped: 0,
+    unsent: 0,
+    durationMs: 0,
+    emailsPerSecond: 0,
+    runId,
+    journal: null,
+    dryRun: o.dryRun,
+    interrupted: false,
+    errors: [],
+    resumed: resuming,
+  };
+  if (report) summary.report = report.path;
+  if (failedFile) summary.failedFile = failedFile.path;
+  const noteError = (e: EntryError) => {
+    if (summary.errors.length < FIRST_ERRORS) summary.errors.push(e);
+  };
+
+  let done = new DoneSet();
+  let journal: Journal | undefined;
+  try {
+    if (resuming) {
+      const loaded = await loadJournal(resumePath, (record) => {
+        if ('ok' in record) {
+          for (const [index, id, status] of record.ok) report?.write({ index, id, status } satisfies ReportLine);
+        } else {
+          report?.write({ index: record.fail, line: record.line, error: record.error, statusCode: record.statusCode } satisfies ReportLine);
+          failedFile?.write(failedLine(record.entry, record.fail, record.line, record.error));
+          noteError({ index: record.fail, line: record.line, error: record.error });
+        }
+      });
+      done = loaded.done;
+      if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
+    } else if (header) {
+      journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header);
+    }
+    summary.journal = journal?.path ?? null;
+
+    const input = await readInput(source, o.format);
+    const keyFor = (index: number) => idempotencyKeyFor(runId, index);
+    const progress: BatchProgress = {
+      read: 0,
+      sent: 0,
+      failed: 0,
+      skipped: 0,
+      bytesRead: 0,
+      bytesTotal: source.size,
+      startedAt,
+      concurrency: o.concurrency,
+    };
+    const tick = () => {
+      progress.read = summary.total;
+      progress.sent = summary.sent;
+      progress.failed = summary.failed;
+      progress.skipped = summary.skipped;
+      progress.bytesRead = input.counter.bytes;
+      o.onProgress?.(progress);
+    };
+
+    const onInvalid = (e: InvalidEntry) => {
+      summary.failed += 1;
+      summary.invalid += 1;
+      report?.write({ index: e.index, line: e.line, error: e.error } satisfies ReportLine);
+      failedFile?.write(failedLine(e.entry, e.index, e.line, e.error));
+      noteError(e);
+    };
+    const onDone = (state: number) => {
+      if (state === DONE_OK) summary.skipped += 1;
+      else summary.failed += 1;
+    };
+    const chunks = chunkEntries(input.items, o.size, summary, done, onDone, onInvalid, (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()));
+
+    if (o.dryRun || !o.send) {
+      for await (const _chunk of chunks) tick();
+    } else {
+      const outcome = await sendAll(o, ctx.signal, chunks, {
+        journal,
+        report,
+        failedFile,
+        summary,
+        keyFor,
+        noteError,
+        tick,
+        setConcurrency: (n) => (progress.concurrency = n),
+      });
+      if (outcome.fatal) summary.fatal = outcome.fatal;
+      summary.interrupted = ctx.signal.aborted && !outcome.finished;
+    }
+    tick();
+  } catch (err) {
+    // Bad input found while reading (a broken JSON structure, a CSV quote): stop, keep what was done.
+    if (err instanceof CliError) summary.fatal = err;
+    else throw err;
+  } finally {
+    journal?.close();
+    report?.close();
+    failedFile?.close();
+  }
+  summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped;
+  summary.durationMs = Date.now() - startedAt;
+  summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
+  return summary;
+}
+
+/** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */
+async function checkSameRun(ctx: Context, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
+  if (header.fingerprint && path) {
+    const now = await fingerprintFile(path);
+    if (now !== header.fingerprint) {
+      throw usageError(`--resume ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
+        'a journal resumes only the same input; start a new run (without --resume) for a different file',
+      ]);
+    }
+  } else {
+    ctx.io.err.write(`mailroom: warning: cannot check that this input is the one the journal was made from (${header.input}); entries are matched by position\n`);
+  }
+  if (JSON.stringify(header.defaults ?? {}) !== JSON.stringify(digest)) {
+    throw usageError(`--resume ${journalPath}: --from, --subject, --template, --html-file or --group-by differ from the run being resumed`, [
+      'give the same defaults as the interrupted run',
+    ]);
+  }
+}
+
+/** Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass. */
+async function* chunkEntries(
+  items: AsyncIterable<InputItem>,
+  size: number,
+  summary: BatchSummary,
+  done: DoneSet,
+  onDone: (state: number) => void,
+  onInvalid: (e: InvalidEntry) => void,
+  prepare: (item: InputItem, index: number) => ValidEntry | InvalidEntry,
+): AsyncGenerator<ValidEntry[]> {
+  let chunk: ValidEntry[] = [];
+  for await (const item of items) {
+    const index = summary.total;
+    summary.total += 1;
+    const state = done.get(index);
+    if (state !== 0) {
+      onDone(state);
+      continue;
+    }
+    const entry = prepare(item, index);
+    if (!entry.ok) {
+      onInvalid(entry);
+      continue;
+    }
+    chunk.push(entry);
+    if (chunk.length >= size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+interface Sinks {
+  journal: Journal | undefined;
+  report: NdjsonWriter | undefined;
+  failedFile: NdjsonWriter | undefined;
+  summary: BatchSummary;
+  keyFor: (index: number) => string;
+  noteError: (e: EntryError) => void;
+  tick: () => void;
+  setConcurrency: (n: number) => void;
+}
+
+async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGenerator<ValidEntry[]>, s: Sinks) {
+  const { summary, report, failedFile, journal } = s;
+  // Successes of one answer are journaled as one record, written once the answer is fully handled.
+  let okBatch: OkRecord['ok'] = [];
+  const flushOk = () => {
+    if (okBatch.length === 0) return;
+    journal?.append({ ok: okBatch });
+    okBatch = [];
+  };
+  const emailOf = (e: ValidEntry, keepKey: boolean): Record<string, unknown> => {
+    const email = { ...e.email } as Record<string, unknown>;
+    if (!keepKey && email.idempotencyKey === s.keyFor(e.index)) delete email.idempotencyKey;
+    return email;
+  };
+  const sender: BatchSender = new BatchSender({
+    send: o.send!,
+    concurrency: o.concurrency,
+    signal,
+    events: {
+      sent(e: ValidEntry, result: EmailResult) {
+        if (okBatch.length === 0) queueMicrotask(flushOk);
+        const id = result.id ?? result.messageId ?? '';
+        okBatch.push([e.index, id, String(result.status)]);
+        report?.write({ index: e.index, id, status: String(result.status) } satisfies ReportLine);
+        summary.sent += 1;
+        s.tick();
+      },
+      rejected(e, failure) {
+        const entry = emailOf(e, false);
+        journal?.append({ fail: e.index, line: e.line, error: failure.error, ...(failure.statusCode ? { statusCode: failure.statusCode } : {}), entry });
+        report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine);
+        failedFile?.write(failedLine(entry, e.index, e.line, failure.error));
+        summary.failed += 1;
+        s.noteError({ index: e.index, line: e.line, error: failure.error });
+        s.tick();
+      },
+      uncertain(e, reason) {
+        // Not journaled: a resume resends it under the same key, which the API deduplicates.
+        report?.write({ index: e.index, line: e.line, error: reason } satisfies ReportLine);
+        failedFile?.write(failedLine(emailOf(e, true), e.index, e.line, reason));
+        summary.failed += 1;
+        summary.uncertain += 1;
+        s.noteError({ index: e.index, line: e.line, error: reason });
+        s.tick();
+      },
+      unsent() {
+        // Counted at the end: every entry read and not settled.
+      },
+      retried() {
+        s.setConcurrency(sender.concurrency);
+      },
+    },
+  });
+  try {
+    return await sender.run(chunks);
+  } finally {
+    flushOk();
+  }
+}

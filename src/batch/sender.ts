@@ -1,0 +1,256 @@
+import type { BatchFailureEntry, BatchResult } from '../api/emails.js';
+import { CliError, isCliError } from '../errors.js';
+import type { ValidEntry } from '../input/entries.js';
+import type { EmailRequest, EmailResult } from '../schema/index.js';
+import type { RequestOptions } from '../transport/index.js';
+import { matchBatch } from './match.js';
+import { ConcurrencyWindow } from './window.js';
+
+export type OnRetry = NonNullable<RequestOptions['onRetry']>;
+/** One POST /v1/emails/batch (sendBatch over the shared transport, or a fake in tests). */
+export type SendBatch = (emails: EmailRequest[], onRetry: OnRetry) => Promise<Pick<BatchResult, 'successful' | 'failed'>>;
+
+/** Where each entry ends up. Every entry handed to the sender reaches exactly one of these. */
+export interface SenderEvents {
+  sent(entry: ValidEntry, result: EmailResult): void;
+  /** The API refused the entry (its own failure, or a 400 for a request holding only it). */
+  rejected(entry: ValidEntry, failure: { error: string; statusCode?: number }): void;
+  /** Gave up after retries: the API may or may not have it; a resume resends it with the same key. */
+  uncertain(entry: ValidEntry, reason: string): void;
+  /** Never attempted to the end: Ctrl-C or a fatal error stopped the run first. */
+  unsent(entry: ValidEntry): void;
+  retried?(info: { reason: string; status?: number; delayMs: number }): void;
+}
+
+export interface SenderOptions {
+  send: SendBatch;
+  concurrency: number;
+  events: SenderEvents;
+  /** Ctrl-C: stop starting requests; those in flight settle. */
+  signal: AbortSignal;
+  /** Attempts of one request on transient failures (5xx, connection errors) before giving up on it. */
+  maxAttempts?: number;
+  /** Rounds of resending entries a 2xx answer said nothing about. */
+  maxUnknownRounds?: number;
+  /** Backoff base between attempts, ms. */
+  backoffMs?: number;
+  random?: () => number;
+}
+
+export interface SenderOutcome {
+  /** The input ran out and every chunk was settled. */
+  finished: boolean;
+  /** What stopped the run: bad credentials, the monthly limit, the API unreachable, broken input. */
+  fatal?: CliError;
+}
+
+/** A Retry-After longer than this stops the run (exit 5) rather than stalling it silently. */
+const MAX_PAUSE_MS = 5 * 60_000;
+const MAX_RATE_LIMITED = 30;
+
+type Verdict = 'fatal' | 'split' | 'rate' | 'transient';
+
+/**
+ * Keeps up to `concurrency` batch requests in flight (fewer while the API answers 429), settles
+ * every entry of every chunk, and stops cleanly on Ctrl-C or on an error no retry can fix.
+ * Retrying is always safe: every entry carries an idempotency key fixed for the run.
+ */
+export class BatchSender {
+  private readonly window: ConcurrencyWindow;
+  private pausedUntil = 0;
+  private fatal: CliError | undefined;
+  private consecutiveFailures = 0;
+  private readonly breakerLimit: number;
+  private readonly maxAttempts: number;
+  private readonly maxUnknownRounds: number;
+  private readonly backoffMs: number;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: SenderOptions) {
+    this.window = new ConcurrencyWindow(opts.concurrency);
+    this.maxAttempts = opts.maxAttempts ?? 6;
+    this.maxUnknownRounds = opts.maxUnknownRounds ?? 5;
+    this.backoffMs = opts.backoffMs ?? 500;
+    this.random = opts.random ?? Math.random;
+    // Many requests failing in a row with nothing getting through: the API is down, stop.
+    this.breakerLimit = Math.max(8, 3 * opts.concurrency);
+  }
+
+  get concurrency(): number {
+    return this.window.current;
+  }
+
+  async run(chunks: AsyncIterator<ValidEntry[]>): Promise<SenderOutcome> {
+    const inflight = new Set<Promise<void>>();
+    let finished = false;
+    while (!this.stopped()) {
+      if (inflight.size >= this.window.current) {
+        await Promise.race(inflight);
+        continue;
+      }
+      await this.waitForPause();
+      if (this.stopped()) break;
+      let next: IteratorResult<ValidEntry[]>;
+      try {
+        next = await chunks.next();
+      } catch (err) {
+        // The input broke half-way (a JSON syntax error, an unreadable file): stop like Ctrl-C.
+        this.fatal ??= isCliError(err) ? err : new CliError('unexpected', `reading the input failed: ${String(err)}`, { cause: err });
+        break;
+      }
+      if (next.done) {
+        finished = true;
+        break;
+      }
+      const task = this.settle(next.value).finally(() => inflight.delete(task));
+      inflight.add(task);
+    }
+    await Promise.all(inflight);
+    return { finished: finished && !this.fatal, fatal: this.fatal };
+  }
+
+  private stopped(): boolean {
+    return this.opts.signal.aborted || this.fatal !== undefined;
+  }
+
+  /** Sends one chunk until each of its entries is sent, rejected, given up on, or left for a resume. */
+  private async settle(entries: ValidEntry[]): Promise<void> {
+    const { events } = this.opts;
+    let pending = entries;
+    let attempts = 0;
+    let rateLimited = 0;
+    let unknownRounds = 0;
+    while (pending.length > 0) {
+      if (this.fatal || (this.opts.signal.aborted && (attempts > 0 || unknownRounds > 0 || rateLimited > 0))) {
+        for (const e of pending) events.unsent(e);
+        return;
+      }
+      await this.waitForPause();
+      let answer: Pick<BatchResult, 'successful' | 'failed'>;
+      try {
+        answer = await this.opts.send(
+          pending.map((e) => e.email),
+          (info) => this.onTransportRetry(info),
+        );
+      } catch (err) {
+        const verdict = classify(err);
+        const message = err instanceof Error ? err.message : String(err);
+        if (verdict === 'fatal') {
+          this.fatal ??= err as CliError;
+          continue;
+        }
+        if (verdict === 'split') {
+          // A 400 for the whole request: split it until the entry the API objects to stands alone.
+          if (pending.length > 1) {
+            const mid = Math.ceil(pending.length / 2);
+            await this.settle(pending.slice(0, mid));
+            await this.settle(pending.slice(mid));
+          } else {
+            events.rejected(pending[0]!, { error: message, statusCode: (err as { status?: number }).status });
+          }
+          return;
+        }
+        if (verdict === 'rate') {
+          this.window.rateLimited();
+          rateLimited += 1;
+          const wait = (err as { retryAfterMs?: number }).retryAfterMs ?? this.backoff(rateLimited);
+          if (wait > MAX_PAUSE_MS || rateLimited > MAX_RATE_LIMITED) {
+            this.fatal ??= err as CliError;
+            continue;
+          }
+          this.pause(wait);
+          events.retried?.({ reason: 'rate limited (429)', status: 429, delayMs: wait });
+          continue;
+        }
+        attempts += 1;
+        this.consecutiveFailures += 1;
+        if (this.consecutiveFailures >= this.breakerLimit) {
+          this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
+          continue;
+        }
+        if (attempts >= this.maxAttempts) {
+          for (const e of pending) events.uncertain(e, `gave up after ${attempts} attempts: ${message}`);
+          return;
+        }
+        const delay = this.backoff(attempts);
+        events.retried?.({ reason: message, status: (err as { status?: number }).status, delayMs: delay });
+        await this.sleep(delay);
+        continue;
+      }
+      this.window.succeeded();
+      this.consecutiveFailures = 0;
+      const emails = pending.map((e) => e.email);
+      const matched = matchBatch(emails, answer);
+      for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);
+      for (const { pos, failure } of matched.failed) events.rejected(pending[pos]!, failureReason(failure));
+      pending = matched.unknown.map((pos) => pending[pos]!);
+      if (pending.length === 0) return;
+      unknownRounds += 1;
+      if (unknownRounds > this.maxUnknownRounds) {
+        for (const e of pending) events.uncertain(e, `the API's answers never included this entry (${unknownRounds} tries)`);
+        return;
+      }
+    }
+  }
+
+  private onTransportRetry(info: { delayMs: number; reason: string; status?: number }): void {
+    if (info.status === 429) {
+      this.window.rateLimited();
+      this.pause(info.delayMs);
+    }
+    this.opts.events.retried?.(info);
+  }
+
+  private pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+  }
+
+  private async waitForPause(): Promise<void> {
+    const wait = this.pausedUntil - Date.now();
+    if (wait > 0) await this.sleep(wait);
+  }
+
+  /** Full-jitter exponential backoff, capped at 8 s. */
+  private backoff(attempt: number): number {
+    return Math.floor((0.5 + this.random() / 2) * Math.min(8000, this.backoffMs * 2 ** (attempt - 1)));
+  }
+
+  /** Sleeps, waking early on Ctrl-C. */
+  private sleep(ms: number): Promise<void> {
+    const { signal } = this.opts;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/**
+ * What an error from one batch request means for the run. 401/403 and the monthly limit are the
+ * same for every request (stop); 404 means the URL is wrong (stop); other 4xx are about the
+ * payload (split and retry alone); 429 slows down; 5xx, connection errors, timeouts and a 2xx
+ * body we could not read are worth another attempt.
+ */
+export function classify(err: unknown): Verdict {
+  if (!isCliError(err)) return 'transient';
+  const status = (err as { status?: unknown }).status;
+  if (typeof status === 'number') {
+    if (status === 429) return 'rate';
+    if (status === 404 || status === 401 || status === 403) return 'fatal';
+    if (status >= 400 && status < 500) return 'split';
+    return 'transient';
+  }
+  if (err.kind === 'auth' || err.kind === 'limit' || err.kind === 'usage') return 'fatal';
+  return 'transient';
+}
+
+function failureReason(f: BatchFailureEntry): { error: string; statusCode?: number } {
+  const label = f.error && f.statusCode ? `${f.statusCode} ${f.error}: ` : '';
+  return { error: `${label}${f.message}`, statusCode: f.statusCode };
+}

@@ -1,0 +1,57 @@
+import type { Writable } from 'node:stream';
+import type { BatchSummary } from './run.js';
+
+const n = (v: number) => v.toLocaleString('en-US');
+const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The `--json` summary: one object on stdout. */
+export function summaryJson(s: BatchSummary): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    total: s.total,
+    sent: s.sent,
+    failed: s.failed,
+    skipped: s.skipped,
+    invalid: s.invalid,
+    uncertain: s.uncertain,
+    unsent: s.unsent,
+    durationMs: s.durationMs,
+    emailsPerSecond: s.emailsPerSecond,
+    runId: s.runId,
+    journal: s.journal,
+    dryRun: s.dryRun,
+    interrupted: s.interrupted,
+    resumed: s.resumed,
+    errors: s.errors,
+  };
+  if (s.report) out.report = s.report;
+  if (s.failedFile) out.failedFile = s.failedFile;
+  if (s.fatal) out.error = s.fatal.message;
+  return out;
+}
+
+/** The human summary on stderr: counts, the first errors, where the files are, how to resume. */
+export function printSummary(err: Writable, s: BatchSummary, input: string | undefined): void {
+  const lines: string[] = [];
+  if (s.dryRun) {
+    lines.push(`Dry run: ${n(s.total)} entries, ${n(s.total - s.invalid - s.skipped)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}; nothing sent.`);
+  } else {
+    const secs = (s.durationMs / 1000).toFixed(1);
+    lines.push(
+      `Sent ${n(s.sent)} of ${n(s.total)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${n(s.failed)} failed` +
+        `${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.unsent ? `, ${n(s.unsent)} not sent` : ''}.`,
+    );
+  }
+  if (s.errors.length > 0) {
+    lines.push(s.failed > s.errors.length ? `  first ${s.errors.length} errors:` : '  errors:');
+    for (const e of s.errors) lines.push(`    entry ${e.index} (line ${e.line}): ${e.error}`);
+  }
+  if (s.report) lines.push(`  report: ${s.report}`);
+  if (s.failedFile && s.failed > 0) lines.push(`  failed entries: ${s.failedFile}`);
+  if (s.journal) lines.push(`  journal: ${s.journal}`);
+  const stoppedEarly = s.interrupted || s.fatal !== undefined;
+  if (s.journal && (stoppedEarly || s.uncertain > 0)) {
+    if (s.interrupted) lines.push('  interrupted: requests in flight were settled and journaled; the rest of the input was not sent.');
+    lines.push(`  to finish, run again with the same flags: mailroom batch ${quote(input ?? '-')} --resume ${quote(s.journal)}`);
+  }
+  err.write(`${lines.join('\n')}\n`);
+}
