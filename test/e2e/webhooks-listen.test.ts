@@ -106,11 +106,24 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     const stopped = await listen.stop();
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toContain('Stopped: 6 requests received');
+    expect(stopped.stderr).not.toContain('warning');
     const text = readFileSync(journal, 'utf8');
     const entries = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(entries.map((e) => [e.event, e.status, e.verified, e.path, e.body])).toEqual(EVENTS.map((e, i) => [e, 200, true, '/hooks/mailroom', sent[i]]));
     for (const e of entries) expect((e.headers as Record<string, string>)['x-smashsend-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(text + stopped.stdout + stopped.stderr).not.toContain(token);
+  });
+
+  it('warns when the webhook delivers to another port than the listener, and exits 4 for an unknown webhook', async () => {
+    const env = cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl });
+    const created = await runOnce(['webhooks', 'create', '--url', 'http://127.0.0.1:9/elsewhere', '--event', 'CONTACT_CREATED', '--json'], env);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const other = startCli(['webhooks', 'listen', '--webhook', id, '--port', '0', '--json'], env);
+    const { url } = JSON.parse(await other.waitForLine((l) => l.includes('"ready"'))) as { url: string };
+    const stopped = await other.stop();
+    expect(stopped.stderr).toContain(`warning: webhook ${id} delivers to http://127.0.0.1:9/elsewhere, but this listener is on port ${new URL(url).port}`);
+    const unknown = await runOnce(['webhooks', 'listen', '--webhook', 'wh_doesNotExist1', '--port', '0'], env);
+    expect(unknown.code).toBe(4);
   });
 });
 

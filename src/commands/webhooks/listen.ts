@@ -61,8 +61,8 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   const only = flags.events === undefined ? undefined : new Set(flags.events.split(',').map((e) => e.trim()).filter(Boolean));
   for (const e of only ?? []) if (!known.has(e)) throw usageError(`--events: unknown event "${e}"`, [`valid events: ${EVENT_NAMES.join(', ')}`]);
 
-  let token = flags.webhook === undefined ? tokenFrom(flags.token, ctx.env) : undefined;
-  if (flags.webhook !== undefined) token = await fetchToken(flags.webhook, globals, ctx);
+  const webhook = flags.webhook === undefined ? undefined : await fetchWebhook(flags.webhook, globals, ctx);
+  const token = webhook ? webhook.token : tokenFrom(flags.token, ctx.env);
   if (token === undefined) throw usageError(`listen needs the signing token to verify deliveries: --token <wht_…>, --webhook <wh_id>, or ${TOKEN_ENV}`);
 
   const { startListener } = await import('../../webhook/listener.js');
@@ -111,6 +111,10 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   });
 
   if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
+  if (webhook && !globals.quiet) {
+    const mismatch = deliversElsewhere(webhook.url, listener.url);
+    if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${webhook.url}, ${mismatch}; deliveries will not reach this listener\n`);
+  }
   if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}) })}\n`);
 
   await new Promise<void>((resolve) => {
@@ -134,15 +138,29 @@ function checkUrl(value: string): string {
   return url.toString();
 }
 
+/** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */
+function deliversElsewhere(webhookUrl: string, listenerUrl: string): string | undefined {
+  let target: URL;
+  try {
+    target = new URL(webhookUrl);
+  } catch {
+    return undefined;
+  }
+  const here = new URL(listenerUrl);
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  if (port !== here.port) return `but this listener is on port ${here.port}`;
+  return undefined;
+}
+
 /** `--webhook`: the token comes from GET /v1/webhooks/{id}, so it never has to be pasted anywhere. */
-async function fetchToken(id: string, globals: GlobalOptions, ctx: Context): Promise<string> {
+async function fetchWebhook(id: string, globals: GlobalOptions, ctx: Context): Promise<{ id: string; url: string; token: string }> {
   const { connect } = await import('../../client.js');
   const { getWebhook } = await import('../../api/webhooks.js');
   const { transport } = await connect(ctx, globals);
   try {
     const webhook = await getWebhook(transport, id, { signal: ctx.signal });
     if (!webhook.token) throw new CliError('unexpected', `the API returned webhook ${id} without its token; pass --token instead`);
-    return webhook.token;
+    return { id, url: webhook.url, token: webhook.token };
   } finally {
     await transport.close();
   }
