@@ -212,3 +212,34 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
     expect(stopped.stdout + stopped.stderr).not.toContain(token);
   });
 });
+
+describe('webhooks listen: bad input', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['no token at all', ['--port', '0'], /needs the signing token.*MAILROOM_WEBHOOK_TOKEN/],
+    ['both --token and --webhook', ['--token', 'wht_abcdefgh', '--webhook', 'wh_abc'], /--token or --webhook, not both/],
+    ['a --webhook that is not a wh_ id', ['--webhook', 'abc'], /--webhook: "abc" is not a webhook id/],
+    ['an unknown event in --events', ['--token', 'wht_abcdefgh', '--events', 'CONTACT_CREATED,NOPE'], /--events: unknown event "NOPE"/],
+    ['a --forward-to that is not http(s)', ['--token', 'wht_abcdefgh', '--forward-to', 'ftp://example.com/x'], /--forward-to: .* must be an http/],
+    ['a --max-body of 0', ['--token', 'wht_abcdefgh', '--max-body', '0'], /--max-body must be between 1/],
+    ['a port out of range', ['--token', 'wht_abcdefgh', '--port', '70000'], /--port must be between 0 and 65535/],
+  ];
+  it.each(cases)('%s: exit 2, one line, nothing listening', async (_name, args, message) => {
+    const res = await runOnce(['webhooks', 'listen', ...args], cliEnv());
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr.trim().split('\n')[0]).toMatch(message);
+    expect(res.stderr).not.toContain('Ready');
+  });
+
+  it('a port already in use: exit 2 with what to do', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    try {
+      const res = await runOnce(['webhooks', 'listen', '--token', 'wht_abcdefgh', '--port', String((busy.address() as AddressInfo).port)], cliEnv());
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/is already in use\n {2}pick another port, or --port 0 for a free one/);
+    } finally {
+      await closeServer(busy);
+    }
+  });
+});
