@@ -30,6 +30,7 @@ export function buildProgram(ctx: Context): Command {
     .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY)')
     .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
     .option('--workspace <wrk_id>', 'workspace for keys commands (env MAILROOM_WORKSPACE)')
+    .option('--sandbox', 'run this one command against a throw-away local sandbox (no account needed)')
     .option('--json', 'machine output: JSON on stdout')
     .option('-q, --quiet', 'print nothing on success; exit code only')
     .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')
@@ -48,6 +49,19 @@ Examples:
 
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network, 7 batch partly failed, 8 signature mismatch.`,
   );
+
+  // --sandbox lives exactly as long as the command's action; the session module loads the sandbox lazily.
+  program.hook('preAction', async (_root, action) => {
+    const globals = action.optsWithGlobals<{ sandbox?: boolean; quiet?: boolean }>();
+    if (!globals.sandbox) return;
+    const { openSandboxSession } = await import('./config/sandbox-session.js');
+    await openSandboxSession(ctx, ctx.io.isStderrTTY && !globals.quiet);
+  });
+  program.hook('postAction', async (_root, action) => {
+    if (!action.optsWithGlobals<{ sandbox?: boolean }>().sandbox) return;
+    const { closeSandboxSession } = await import('./config/sandbox-session.js');
+    await closeSandboxSession();
+  });
 
   registerCommands(program, ctx);
   // Sub-commands inherit the error/output handling of the root.

@@ -1,13 +1,75 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
+import { usageError } from '../errors.js';
+import type { Globals } from '../config/settings.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface ApiOptions {
+  data?: string;
+}
+
+const METHODS = ['GET', 'POST', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('api')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'api is not built yet');
+    .description('call any /v1 endpoint with your credentials and print the JSON answer')
+    .argument('<method>', METHODS.join(' | '))
+    .argument('<path>', 'e.g. /v1/webhooks (the /v1 prefix is added when missing)')
+    .option('-d, --data <json|@file|->', 'JSON request body: inline, @file, or - for stdin (POST only)')
+    .addHelpText(
+      'after',
+      `
+Only the body is printed (stdout); a non-2xx answer exits with the usual codes (3 auth, 4 rejected,
+5 limits, 6 network) and the API's message on stderr. A POST is sent once, never retried.
+
+Examples:
+  $ mailroom api GET /v1/api-keys/check
+  $ mailroom api GET webhooks
+  $ mailroom api POST /v1/webhooks --data '{"url":"https://example.com/hook","events":["CONTACT_CREATED"]}'
+  $ mailroom api POST /v1/emails --data @email.json
+  $ mailroom api DELETE /v1/webhooks/wh_123`,
+    )
+    .action(async (method: string, path: string, opts: ApiOptions, cmd: Command) => {
+      await run(ctx, cmd.optsWithGlobals<Globals>(), method, path, opts);
     });
+}
+
+export function apiPath(path: string): string {
+  const p = path.startsWith('/') ? path : `/${path}`;
+  if (/^\/v1(\/|\?|$)/.test(p)) return p;
+  if (/^\/v\d+(\/|$)/.test(p)) throw usageError(`path "${path}": this CLI speaks /v1 only`);
+  return `/v1${p}`;
+}
+
+export async function run(ctx: Context, globals: Globals, rawMethod: string, rawPath: string, opts: ApiOptions): Promise<void> {
+  const method = rawMethod.toUpperCase() as Method;
+  if (!METHODS.includes(method)) throw usageError(`method "${rawMethod}": expected one of ${METHODS.join(', ')}`);
+  const path = apiPath(rawPath);
+  if (/\s/.test(path)) throw usageError(`path "${rawPath}" contains spaces; URL-encode them`);
+  let body: unknown;
+  if (opts.data !== undefined) {
+    if (method !== 'POST') throw usageError(`--data: a ${method} request has no body`);
+    body = await readData(ctx, opts.data);
+  }
+  const { connect } = await import('../client.js');
+  const { transport } = await connect(ctx, globals);
+  try {
+    const res = await transport.request({ method, path, body, signal: ctx.signal });
+    if (globals.quiet) return;
+    const { printJson } = await import('../output/print.js');
+    if (res.body !== undefined) printJson(ctx, res.body);
+  } finally {
+    await transport.close();
+  }
+}
+
+async function readData(ctx: Context, spec: string): Promise<unknown> {
+  const { readSource } = await import('../input/sources.js');
+  const text = spec === '-' ? await readSource('-', '--data', ctx.cwd, ctx.io.in) : spec.startsWith('@') ? await readSource(spec.slice(1), '--data', ctx.cwd, ctx.io.in) : spec;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw usageError(`--data: not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+  }
 }

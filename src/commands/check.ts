@@ -1,13 +1,67 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
+import type { Globals } from '../config/settings.js';
 
-// PLACEHOLDER: replaced by the issue that builds this command.
-export function register(parent: Command, _ctx: Context): void {
+export interface CheckResult {
+  status?: string;
+  displayName?: string;
+  role?: string;
+}
+
+export function register(parent: Command, ctx: Context): void {
   parent
     .command('check')
-    .description('(not built yet)')
-    .action(() => {
-      throw new CliError('unexpected', 'check is not built yet');
+    .description('validate the API key (GET /v1/api-keys/check); exit 0 when valid, 3 when not')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom check                       # status, name, role and where the key came from
+  $ mailroom check -q && ./deploy.sh     # CI: exit code only
+  $ MAILROOM_API_KEY=sk_live_... mailroom check --json
+
+Exit codes: 0 valid, 3 invalid or missing key, 5 rate limited, 6 API unreachable.`,
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      await run(ctx, cmd.optsWithGlobals<Globals>());
     });
+}
+
+/**
+ * Kept lean on purpose (CI runs it before every deploy): no zod, no conf, no api/ layer; the check
+ * result is read by hand, tolerating fields the spec does not list.
+ */
+export async function run(ctx: Context, globals: Globals): Promise<void> {
+  const { connect } = await import('../client.js');
+  const { settings, transport } = await connect(ctx, globals);
+  let body: unknown;
+  try {
+    ({ body } = await transport.request({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal }));
+  } finally {
+    await transport.close();
+  }
+  const result = readCheckResult(body);
+  const [{ outputMode, mask, printJson, printKeyValues }, { describeSource }] = await Promise.all([import('../output/index.js'), import('../config/settings.js')]);
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  const key = settings.apiKey;
+  const keyView = key ? { key: mask(key.value), keySource: key.source, keyOrigin: key.origin } : {};
+  if (mode.format === 'json') {
+    printJson(ctx, { ...result, ...keyView, baseUrl: settings.baseUrl.value });
+    return;
+  }
+  await printKeyValues(ctx, [
+    ['status', result.status],
+    ['name', result.displayName],
+    ['role', result.role],
+    ['key', key ? mask(key.value) : undefined],
+    ['key from', key ? describeSource(key) : undefined],
+    ['api', settings.baseUrl.value],
+  ]);
+}
+
+function readCheckResult(body: unknown): CheckResult & Record<string, unknown> {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { ...b, status: str(b.status), displayName: str(b.displayName), role: str(b.role) };
 }

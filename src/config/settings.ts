@@ -88,6 +88,14 @@ export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Se
   };
 }
 
+/** `environment (MAILROOM_API_KEY)`, `flag (--api-key)`, `profile work`, `sandbox`, `default`. */
+export function describeSource(setting: Pick<Setting<unknown>, 'source' | 'origin'>): string {
+  if (setting.source === 'env') return `environment (${setting.origin})`;
+  if (setting.source === 'flag') return `flag (${setting.origin})`;
+  if (setting.source === 'profile') return setting.origin;
+  return setting.source;
+}
+
 /** How to fix a rejected key depends on where it came from. */
 export function authHint(settings: Settings): string {
   const key = settings.apiKey;
