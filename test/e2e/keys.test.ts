@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { recordingProxy } from '../helpers/recording-proxy.js';
+
+let sandbox: TestSandbox;
+let call: ReturnType<typeof client>;
+let env: Record<string, string>;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  call = client(sandbox);
+  env = { MAILROOM_BASE_URL: sandbox.baseUrl, MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_WORKSPACE: sandbox.workspaceId };
+});
+afterAll(async () => {
+  await sandbox.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+interface Key {
+  id: string;
+  displayName: string;
+  role: string;
+  status: string;
+  secretKey: string;
+}
+
+const keysPath = () => `/v1/workspaces/${sandbox.workspaceId}/api-keys`;
+async function serverKeys(): Promise<Key[]> {
+  const r = await call('GET', `${keysPath()}?limit=100`);
+  return r.body.apiKeys.items;
+}
+async function makeKey(name: string): Promise<Key> {
+  return (await call('POST', keysPath(), { displayName: name, role: 'API_USER' })).body.apiKey;
+}
+const works = async (secret: string) => (await call('GET', '/v1/api-keys/check', undefined, { key: secret })).status === 200;
+const oneLine = (s: string) => s.trimEnd().split('\n').length === 1;
+// A real terminal session carries the prompt's cursor and colour escapes; assertions read the text.
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+describe('keys list', () => {
+  it('piped: a JSON array of the keys, secrets masked', async () => {
+    const r = await runCli(['keys', 'list'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const keys = JSON.parse(r.stdout) as Key[];
+    const ids = (await serverKeys()).map((k) => k.id);
+    expect(keys.map((k) => k.id).sort()).toEqual(ids.slice(0, 15).sort());
+    for (const k of keys) expect(k.secretKey).toMatch(/^sk_live_…[A-Za-z0-9]{0,4}$/);
+    expect(r.stdout).not.toContain(sandbox.apiKey);
+  });
+
+  it('terminal: a table with a header row; --limit 1 warns on stderr that there are more; --all follows every page', async () => {
+    for (const n of [1, 2, 3]) await makeKey(`paging-${n}`);
+    const total = (await serverKeys()).length;
+    const t = await runCli(['keys', 'list', '--no-color'], { env, tty: 'stdout' });
+    expect(t.code).toBe(0);
+    expect(t.stdout.split('\n')[0]).toMatch(/^ID +NAME +ROLE +STATUS +SECRET +CREATED$/);
+    expect(t.stdout).toMatch(/paging-1 +API_USER +ACTIVE +sk_live_…/);
+    expect(t.stdout).not.toContain(sandbox.apiKey);
+
+    const one = await runCli(['keys', 'list', '--limit', '1'], { env });
+    expect(JSON.parse(one.stdout)).toHaveLength(1);
+    expect(one.stderr).toBe('More keys exist: use --all (or a larger --limit) to see them.\n');
+
+    const all = await runCli(['keys', 'list', '--limit', '1', '--all'], { env });
+    expect(all.stderr).toBe('');
+    const listed = JSON.parse(all.stdout) as Key[];
+    expect(listed).toHaveLength(total);
+    expect(new Set(listed.map((k) => k.id)).size).toBe(total);
+  });
+});
+
+describe('keys create', () => {
+  it('piped: the full secret once on stdout, the warning on stderr; the secret works', async () => {
+    const r = await runCli(['keys', 'create', '--name', 'deploy-bot'], { env });
+    expect(r.code).toBe(0);
+    const key = JSON.parse(r.stdout) as Key;
+    expect(key).toMatchObject({ displayName: 'deploy-bot', role: 'API_USER', status: 'ACTIVE' });
+    expect(key.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{20,}$/);
+    expect(r.stderr).toBe('This is the only time the secret is shown: it cannot be retrieved again. Store it now.\n');
+    expect(await works(key.secretKey)).toBe(true);
+    const listed = await runCli(['keys', 'list', '--all'], { env });
+    expect(listed.stdout).toContain(key.id);
+    expect(listed.stdout).not.toContain(key.secretKey);
+  });
+
+  it('terminal: key/value view with the secret', async () => {
+    const r = await runCli(['keys', 'create', '--name', 'tty-key', '--no-color'], { env, tty: 'stdout' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^name +tty-key$/m);
+    expect(r.stdout).toMatch(/^secret +sk_live_[A-Za-z0-9]{20,}$/m);
+    expect(r.stderr).toContain('cannot be retrieved again');
+  });
+
+  it('--save-as stores key, base URL and workspace in a profile that then works on its own', async () => {
+    const configDir = tempConfigDir();
+    dirs.push(configDir);
+    const r = await runCli(['keys', 'create', '--name', 'ci', '--save-as', 'ci', '-q'], { env, configDir });
+    expect(r).toEqual({ stdout: '', stderr: '', code: 0 });
+    const viaProfile = await runCli(['keys', 'list', '--all', '--profile', 'ci'], { configDir });
+    expect(viaProfile.code).toBe(0);
+    expect((JSON.parse(viaProfile.stdout) as Key[]).some((k) => k.displayName === 'ci')).toBe(true);
+  });
+});
+
+describe('keys update and delete', () => {
+  it('update renames a key; the output masks the secret', async () => {
+    const key = await makeKey('old-name');
+    const r = await runCli(['keys', 'update', key.id, '--name', 'new-name', '--role', 'API_USER'], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: key.id, displayName: 'new-name', role: 'API_USER' });
+    expect(JSON.parse(r.stdout).secretKey).toMatch(/^sk_live_…/);
+    expect((await serverKeys()).find((k) => k.id === key.id)?.displayName).toBe('new-name');
+  });
+
+  it('delete --yes: the key is gone and stops working at once', async () => {
+    const key = await makeKey('to-delete');
+    const created = await call('POST', keysPath(), { displayName: 'to-delete-2', role: 'API_USER' });
+    const secret = created.body.apiKey.secretKey as string;
+    const r = await runCli(['keys', 'delete', created.body.apiKey.id, '--yes'], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: created.body.apiKey.id });
+    expect(await works(secret)).toBe(false);
+    expect((await serverKeys()).map((k) => k.id)).toContain(key.id);
+  });
+
+  it('delete without --yes and without a terminal refuses: exit 2, key kept', async () => {
+    const key = await makeKey('kept');
+    const r = await runCli(['keys', 'delete', key.id], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`mailroom: refusing to delete ${key.id} without --yes (no terminal to confirm on)\n`);
+    expect((await serverKeys()).map((k) => k.id)).toContain(key.id);
+  });
+
+  it('delete on a terminal asks; "n" keeps the key (exit 2), "y" deletes it', async () => {
+    const key = await makeKey('asked');
+    const no = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: 'n\r' }] });
+    expect(no.code).toBe(2);
+    expect(plain(no.stdout)).toContain(`Delete API key ${key.id}?`);
+    expect(plain(no.stdout)).toContain(`mailroom: cancelled: did not delete ${key.id}`);
+    expect((await serverKeys()).map((k) => k.id)).toContain(key.id);
+
+    const yes = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: 'y\r' }] });
+    expect(yes.code).toBe(0);
+    expect(plain(yes.stdout)).toMatch(new RegExp(`^id +${key.id}$`, 'm'));
+    expect(plain(yes.stdout)).toContain(`Deleted ${key.id}.`);
+    expect((await serverKeys()).map((k) => k.id)).not.toContain(key.id);
+  });
+
+  it('an unknown key id: exit 4 with the API message', async () => {
+    const r = await runCli(['keys', 'delete', 'aki_doesnotexist', '--yes'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^mailroom: .*not found/);
+  });
+});
+
+describe('keys rotate', () => {
+  it('creates a replacement with the same name and role, verifies it, deletes the old key, saves the new one', async () => {
+    const created = (await call('POST', keysPath(), { displayName: 'rotate-me', role: 'API_USER' })).body.apiKey as Key;
+    const configDir = tempConfigDir();
+    dirs.push(configDir);
+    const r = await runCli(['keys', 'rotate', created.id, '--save-as', 'rotated'], { env, configDir });
+    expect(r.code).toBe(0);
+    const fresh = JSON.parse(r.stdout) as Key;
+    expect(fresh).toMatchObject({ displayName: 'rotate-me', role: 'API_USER' });
+    expect(fresh.id).not.toBe(created.id);
+    expect(r.stderr).toBe(`Rotated ${created.id} → ${fresh.id} ("rotate-me", API_USER); ${created.id} no longer works.\nSaved in profile "rotated".\n`);
+    expect(await works(created.secretKey)).toBe(false);
+    expect(await works(fresh.secretKey)).toBe(true);
+    const ids = (await serverKeys()).map((k) => k.id);
+    expect(ids).toContain(fresh.id);
+    expect(ids).not.toContain(created.id);
+    const viaProfile = await runCli(['keys', 'list', '--all', '--profile', 'rotated'], { configDir });
+    expect(viaProfile.code).toBe(0);
+  });
+
+  it('terminal: shows the new secret once with the warning', async () => {
+    const created = await makeKey('rotate-tty');
+    const r = await runCli(['keys', 'rotate', created.id, '--no-color'], { env, tty: 'stdout' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^secret +sk_live_[A-Za-z0-9]{20,}$/m);
+    expect(r.stderr).toContain('cannot be retrieved again');
+  });
+
+  it('the new key fails its check: the half-made key is deleted, the old key still works, exit 3', async () => {
+    const created = (await call('POST', keysPath(), { displayName: 'check-fails', role: 'API_USER' })).body.apiKey as Key;
+    const before = (await serverKeys()).map((k) => k.id).sort();
+    // The check endpoint answers 401 to anything but the caller's own key: the new key "does not work".
+    const proxy = await recordingProxy(sandbox.baseUrl, (req) =>
+      req.path === '/v1/api-keys/check' && req.authorization !== `Bearer ${sandbox.apiKey}` ? { status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' } } : undefined,
+    );
+    try {
+      const r = await runCli(['keys', 'rotate', created.id], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^mailroom: rotate: the new key aki_\\w+ failed its check: .*Invalid API key`));
+      const newId = /the new key (aki_\w+)/.exec(lines[0]!)![1]!;
+      expect(lines).toContain(`  deleted the new key ${newId} again`);
+      expect(lines).toContain(`  the old key ${created.id} is unchanged and still works`);
+      expect(proxy.seen.map((s) => `${s.method} ${s.path.split('?')[0]}`)).toEqual([
+        `GET ${keysPath()}`,
+        `POST ${keysPath()}`,
+        'GET /v1/api-keys/check',
+        `DELETE ${keysPath()}/${newId}`,
+      ]);
+    } finally {
+      await proxy.close();
+    }
+    expect(await works(created.secretKey)).toBe(true);
+    expect((await serverKeys()).map((k) => k.id).sort()).toEqual(before);
+  });
+
+  it('the old key cannot be deleted: the new key is printed (it works), both keys work, the error says so', async () => {
+    const created = (await call('POST', keysPath(), { displayName: 'delete-fails', role: 'API_USER' })).body.apiKey as Key;
+    const proxy = await recordingProxy(sandbox.baseUrl, (req) =>
+      req.method === 'DELETE' && req.path.endsWith(`/${created.id}`) ? { status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'database unavailable' } } : undefined,
+    );
+    try {
+      const r = await runCli(['keys', 'rotate', created.id, '--max-retries', '0'], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(6);
+      const fresh = JSON.parse(r.stdout) as Key;
+      expect(fresh.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{20,}$/);
+      expect(r.stderr).toMatch(new RegExp(`^mailroom: rotate: the new key ${fresh.id} works, but the old key ${created.id} could not be deleted: .*database unavailable`));
+      expect(r.stderr).toContain(`both keys work now; delete the old one when you can: \`mailroom keys delete ${created.id} --yes\``);
+      expect(r.stderr).toContain('the new secret is printed above (stdout), once');
+      expect(await works(created.secretKey)).toBe(true);
+      expect(await works(fresh.secretKey)).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('an id not in the workspace: exit 4, nothing created', async () => {
+    const before = (await serverKeys()).length;
+    const r = await runCli(['keys', 'rotate', 'aki_notthere'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toBe(`mailroom: rotate: no key aki_notthere in workspace ${sandbox.workspaceId}\n  nothing was changed\n`);
+    expect((await serverKeys()).length).toBe(before);
+  });
+});
+
+describe('keys --help', () => {
+  it('every keys command shows examples', async () => {
+    for (const sub of ['list', 'create', 'update', 'delete', 'rotate']) {
+      const r = await runCli(['keys', sub, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Examples:');
+      expect(r.stdout).toContain(`$ mailroom keys ${sub}`);
+      expect(oneLine(r.stderr) || r.stderr === '').toBe(true);
+    }
+  });
+});
