@@ -35,6 +35,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     scope?: AuthScope;
+    inspection?: boolean;
   }
 }
 
@@ -77,6 +78,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const key = authenticate(state, request.headers.authorization, scope);
     request.apiKey = key;
     limiter?.take(key.id);
+  });
+
+  // The inspection endpoints and the inbox have no auth: they answer loopback callers only, even
+  // when --host exposes /v1 to other machines.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.inspection && !isLoopbackAddress(request.socket.remoteAddress)) {
+      throw new HttpError(403, 'The sandbox inspection endpoints answer loopback callers only');
+    }
   });
 
   app.addHook('onResponse', async (request) => {
@@ -136,41 +145,47 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(state, (request.params as Params).webhookId!));
 
   // Inspection and control: no auth, no faults, no rate limit.
+  const inspect = { config: { inspection: true } };
   // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply.
-  app.get('/_sandbox/emails', async (request) => {
+  app.get('/_sandbox/emails', inspect, async (request) => {
     const limit = (request.query as Record<string, string | undefined>).limit;
     if (limit === undefined) return { items: state.emails, total: state.emails.length };
     if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
     const n = Number(limit);
     return { items: n === 0 ? [] : state.emails.slice(-n), total: state.emails.length };
   });
-  app.get('/_sandbox/emails/:id', async (request) => {
+  app.get('/_sandbox/emails/:id', inspect, async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);
     if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
     return { email };
   });
-  app.get('/_sandbox/deliveries', async () => ({ items: state.deliveries }));
-  app.post('/_sandbox/events', async (request) => {
+  app.get('/_sandbox/deliveries', inspect, async () => ({ items: state.deliveries }));
+  app.post('/_sandbox/events', inspect, async (request) => {
     const { event, email } = parseEventRequest(request.body);
     const envelope = triggerEvent(state, event, email, new Date().toISOString());
     setImmediate(() => deliverer.publish(envelope));
     return { event: envelope };
   });
-  app.post('/_sandbox/reset', async () => {
+  app.post('/_sandbox/reset', inspect, async () => {
     state.reset();
     limiter?.reset();
     deps.reset();
     return { reset: true };
   });
 
-  app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(inboxPage(state)));
-  app.get('/inbox/:id', async (request, reply) => {
+  app.get('/', inspect, async (_request, reply) => reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(inboxPage(state)));
+  app.get('/inbox/:id', inspect, async (request, reply) => {
     const email = state.emailsById.get((request.params as Params).id!);
     if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
     return reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(emailPage(email));
   });
 
   return app;
+}
+
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 function isEmailPath(request: FastifyRequest): boolean {

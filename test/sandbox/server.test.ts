@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { resolveConfig } from '../../src/sandbox/config.js';
+import { Deliverer } from '../../src/sandbox/deliveries.js';
+import { EmailService } from '../../src/sandbox/emails.js';
+import { buildServer } from '../../src/sandbox/server.js';
+import { SandboxState } from '../../src/sandbox/state.js';
+
+let app: FastifyInstance;
+let state: SandboxState;
+let changes = 0;
+
+beforeAll(async () => {
+  state = SandboxState.fresh('sk_live_unit');
+  const config = resolveConfig();
+  const deliverer = new Deliverer(state, config.deliveries);
+  const emails = new EmailService(state, config, { contactChanged: () => undefined, scheduled: () => undefined });
+  app = await buildServer({ state, config, emails, deliverer, changed: () => void changes++, reset: () => undefined, log: () => undefined });
+});
+afterAll(() => app.close());
+
+describe('sandbox server wiring', () => {
+  test('inspection endpoints and the inbox answer loopback callers only', async () => {
+    for (const url of ['/_sandbox/emails', '/_sandbox/deliveries', '/']) {
+      const remote = await app.inject({ url, remoteAddress: '10.1.2.3' });
+      expect(remote.statusCode, url).toBe(403);
+      expect(remote.json()).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringContaining('loopback') });
+      expect((await app.inject({ url, remoteAddress: '127.0.0.1' })).statusCode).toBe(200);
+      expect((await app.inject({ url, remoteAddress: '::ffff:127.0.0.1' })).statusCode).toBe(200);
+    }
+  });
+
+  test('the API itself answers remote callers that hold a key', async () => {
+    const res = await app.inject({ url: '/v1/api-keys/check', remoteAddress: '10.1.2.3', headers: { authorization: 'Bearer sk_live_unit' } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  test('auth runs before the body is read: no key and malformed JSON is a 401', async () => {
+    const res = await app.inject({ method: 'POST', url: '/v1/emails', headers: { 'content-type': 'application/json' }, payload: '{bad' });
+    expect(res.statusCode).toBe(401);
+  });
+
+  test('writes mark the state changed (for --data); reads do not', async () => {
+    const before = changes;
+    await app.inject({ url: '/_sandbox/emails' });
+    expect(changes).toBe(before);
+    await app.inject({ method: 'POST', url: '/_sandbox/reset' });
+    expect(changes).toBe(before + 1);
+  });
+
+  test('?limit on the email list keeps the newest and reports the total', async () => {
+    for (const to of ['a@x.test', 'b@x.test', 'c@x.test']) {
+      await app.inject({
+        method: 'POST',
+        url: '/v1/emails',
+        headers: { authorization: 'Bearer sk_live_unit' },
+        payload: { from: 'a@example.com', to, subject: 's', html: 'h' },
+      });
+    }
+    const res = (await app.inject({ url: '/_sandbox/emails?limit=2' })).json();
+    expect(res.total).toBe(3);
+    expect(res.items.map((e: { to: string }) => e.to)).toEqual(['b@x.test', 'c@x.test']);
+    expect((await app.inject({ url: '/_sandbox/emails?limit=x' })).statusCode).toBe(400);
+  });
+});
