@@ -24,7 +24,8 @@ export function buildProgram(ctx: Context): Command {
     .configureOutput({
       writeOut: (s) => void ctx.io.out.write(s),
       writeErr: (s) => void ctx.io.err.write(s),
-      outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ')),
+      // One line per usage error (design/cli.md): Commander's "Did you mean" goes on the same line.
+      outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)')),
     })
     .option('--profile <name>', 'stored profile to use (env MAILROOM_PROFILE; default "default")')
     .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY)')
