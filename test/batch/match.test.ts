@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { matchBatch } from '../../src/batch/match.js';
+import type { EmailRequest, EmailResult } from '../../src/schema/index.js';
+
+const emails: EmailRequest[] = ['a', 'b', 'c', 'd'].map((n) => ({ from: 'o@example.com', to: `${n}@example.com`, subject: 's', html: 'h', idempotencyKey: `k-${n}` }));
+const result = (to: string): EmailResult => ({ id: `trs_${to}`, messageId: 'm', status: 'SENT', to });
+
+describe('matching a batch answer to the request', () => {
+  it('places failures by index and successes by order', () => {
+    const m = matchBatch(emails, { successful: [result('a@example.com'), result('c@example.com'), result('d@example.com')], failed: [{ index: 1, message: 'bad' }] });
+    expect(m.failed.map((f) => f.pos)).toEqual([1]);
+    expect(m.successful.map((s) => [s.pos, s.result.to])).toEqual([[0, 'a@example.com'], [2, 'c@example.com'], [3, 'd@example.com']]);
+    expect(m.unknown).toEqual([]);
+  });
+
+  it('places a failure without index by idempotencyKey, else by a unique to', () => {
+    const m = matchBatch(emails, { successful: [result('a@example.com'), result('d@example.com')], failed: [{ idempotencyKey: 'k-c', message: 'x' }, { to: 'B@example.com', message: 'y' }] });
+    expect(m.failed.map((f) => f.pos).sort()).toEqual([1, 2]);
+    expect(m.unknown).toEqual([]);
+  });
+
+  it('leaves unknown what the answer does not account for: a missing success, an unplaceable failure', () => {
+    const twins: EmailRequest[] = [emails[0]!, { ...emails[1]!, to: 'a@example.com', idempotencyKey: 'k-a2' }, emails[2]!];
+    const m = matchBatch(twins, { successful: [result('a@example.com')], failed: [{ to: 'a@example.com', message: 'which one?' }, { index: 99, message: 'out of range' }] });
+    expect(m.failed).toEqual([]);
+    expect(m.successful.map((s) => s.pos)).toEqual([0]);
+    expect(m.unknown).toEqual([1, 2]);
+  });
+
+  it('does not pair a success with the wrong entry when one in the middle is missing', () => {
+    const m = matchBatch(emails, { successful: [result('a@example.com'), result('c@example.com'), result('d@example.com')], failed: [] });
+    expect(m.successful.map((s) => [s.pos, s.result.to])).toEqual([[0, 'a@example.com'], [2, 'c@example.com'], [3, 'd@example.com']]);
+    expect(m.unknown).toEqual([1]);
+  });
+});

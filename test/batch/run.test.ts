@@ -1,0 +1,122 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runBatch, type BatchRunOptions } from '../../src/batch/run.js';
+import type { Context } from '../../src/context.js';
+import { fakeApi } from './fake-api.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function ctx(signal = new AbortController().signal): Context & { errText: () => string } {
+  const err = new PassThrough();
+  let text = '';
+  err.on('data', (d) => (text += d));
+  return {
+    io: { out: new PassThrough(), err, in: new PassThrough(), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: true, color: false },
+    env: {},
+    cwd: dir,
+    signal,
+    errText: () => text,
+  };
+}
+
+const readLines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+function writeInput(count: number, bad: number[] = []): string {
+  const lines = Array.from({ length: count }, (_, i) => (bad.includes(i) ? JSON.stringify({ to: `broken-${i}` }) : JSON.stringify({ to: `u${i}@example.com`, html: `<p>${i}</p>` })));
+  const path = join(dir, 'in.ndjson');
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+const base = (over: Partial<BatchRunOptions>): BatchRunOptions => ({
+  input: 'in.ndjson',
+  defaults: { from: 'ops@example.com', subject: 'Hi' },
+  size: 50,
+  concurrency: 4,
+  dryRun: false,
+  journalDir: join(dir, 'journals'),
+  report: 'report.ndjson',
+  failed: 'failed.ndjson',
+  ...over,
+});
+
+describe('runBatch', () => {
+  it('sends the valid entries, reports every entry once, writes failed entries that can be fed back', async () => {
+    writeInput(300, [5, 77]);
+    const api = fakeApi({ reject: (e) => (e.to === 'u9@example.com' ? 'Sender not verified' : undefined) });
+    const s = await runBatch(ctx(), base({ send: api.send }));
+    expect(s).toMatchObject({ total: 300, sent: 297, failed: 3, invalid: 2, skipped: 0, unsent: 0 });
+    const report = readLines(join(dir, 'report.ndjson'));
+    expect(report.map((r) => r.index).sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect(report.find((r) => r.index === 5)).toMatchObject({ line: 6, error: expect.stringMatching(/to: must be an email address/) });
+    expect(report.find((r) => r.index === 9)).toMatchObject({ error: '400 Bad Request: Sender not verified', statusCode: 400 });
+    expect(report.find((r) => r.index === 0)).toMatchObject({ id: expect.stringMatching(/^trs_/), status: 'SENT' });
+    const failed = readLines(join(dir, 'failed.ndjson'));
+    expect(failed.map((f) => f._index).sort()).toEqual([5, 77, 9].sort());
+    // A refused entry goes back without the run's key: fixed and resent, it is a new send.
+    expect(failed.find((f) => f._index === 9)).toEqual({ from: 'ops@example.com', to: 'u9@example.com', subject: 'Hi', html: '<p>9</p>', _index: 9, _line: 10, _error: '400 Bad Request: Sender not verified' });
+    const journal = readLines(s.journal!);
+    expect(journal[0]).toMatchObject({ mailroom: 'batch-journal', runId: s.runId, fingerprint: expect.stringMatching(/^sha256:/) });
+    expect(new Set(api.delivered.map((e) => e.idempotencyKey)).size).toBe(297);
+    expect(api.delivered[0]!.idempotencyKey).toBe(`mr-${s.runId}-0`);
+  });
+
+  it('resumes an interrupted run: skips what the journal holds, reuses its keys, completes the report', async () => {
+    writeInput(1000);
+    const controller = new AbortController();
+    const api = fakeApi({ fault: (call) => (call === 6 ? (controller.abort(), 'ok') : 'ok') });
+    const first = await runBatch(ctx(controller.signal), base({ send: api.send, resume: 'run.journal' }));
+    expect(first.interrupted).toBe(true);
+    expect(first.sent).toBeGreaterThan(0);
+    expect(first.sent).toBeLessThan(1000);
+    // A write torn by kill -9 at the end of the journal is ignored.
+    appendFileSync(join(dir, 'run.journal'), '{"ok":[[999,"trs_x"');
+    const second = await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
+    expect(second).toMatchObject({ resumed: true, runId: first.runId, skipped: first.sent, sent: 1000 - first.sent, failed: 0, unsent: 0 });
+    expect(api.delivered).toHaveLength(1000);
+    expect(new Set(api.delivered.map((e) => e.idempotencyKey)).size).toBe(1000);
+    const report = readLines(join(dir, 'report.ndjson'));
+    expect(report).toHaveLength(1000);
+    expect(new Set(report.map((r) => r.index)).size).toBe(1000);
+    const third = await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
+    expect(third).toMatchObject({ sent: 0, skipped: 1000 });
+  });
+
+  it('refuses to resume with a different input or different defaults, before sending anything', async () => {
+    writeInput(100);
+    const api = fakeApi();
+    await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
+    writeInput(101);
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }))).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/not the file this journal was made from/) });
+    writeInput(100);
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal', defaults: { from: 'x@example.com', subject: 'Hi' } }))).rejects.toMatchObject({ exitCode: 2 });
+    expect(api.delivered).toHaveLength(100);
+  });
+
+  it('dry run validates everything and sends nothing, writes no journal', async () => {
+    writeInput(200, [3]);
+    const s = await runBatch(ctx(), base({ dryRun: true, report: undefined }));
+    expect(s).toMatchObject({ total: 200, invalid: 1, sent: 0, journal: null, errors: [{ index: 3, line: 4 }] });
+  });
+
+  it('stops at a broken JSON structure with what was sent journaled', async () => {
+    const body = Array.from({ length: 120 }, (_, i) => JSON.stringify({ to: `u${i}@example.com`, html: 'x' })).join(',\n');
+    writeFileSync(join(dir, 'in.json'), `[\n${body}\n`);
+    const api = fakeApi();
+    const s = await runBatch(ctx(), base({ input: 'in.json', send: api.send }));
+    expect(s.fatal?.exitCode).toBe(2);
+    expect(s.fatal?.message).toMatch(/not closed/);
+    expect(s.sent).toBe(api.delivered.length);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { BatchSender, type SenderEvents } from '../../src/batch/sender.js';
+import type { ValidEntry } from '../../src/input/entries.js';
+import { entries, fakeApi } from './fake-api.js';
+
+async function* chunks(list: ValidEntry[], size: number): AsyncGenerator<ValidEntry[]> {
+  for (let i = 0; i < list.length; i += size) yield list.slice(i, i + size);
+}
+
+function recorder() {
+  const outcome = new Map<number, string>();
+  const settle = (e: ValidEntry, what: string) => {
+    if (outcome.has(e.index)) throw new Error(`entry ${e.index} settled twice`);
+    outcome.set(e.index, what);
+  };
+  const events: SenderEvents = {
+    sent: (e, r) => settle(e, `sent ${r.id}`),
+    rejected: (e, f) => settle(e, `rejected ${f.error}`),
+    uncertain: (e, why) => settle(e, `uncertain ${why}`),
+    unsent: (e) => settle(e, 'unsent'),
+  };
+  return { outcome, events };
+}
+
+const opts = { backoffMs: 1, concurrency: 4 };
+
+describe('batch sender', () => {
+  it('sends every entry exactly once through 503s, dropped and lost answers, 429s and answers missing an entry', async () => {
+    const faults = ['503', 'drop', 'lost', '429', 'omit-one'] as const;
+    const api = fakeApi({ fault: (call) => (call % 3 === 0 ? faults[(call / 3) % faults.length] : 'ok') });
+    const list = entries(2000);
+    const { outcome, events } = recorder();
+    const sender = new BatchSender({ ...opts, send: api.send, events, signal: new AbortController().signal });
+    const result = await sender.run(chunks(list, 50));
+    expect(result).toEqual({ finished: true, fatal: undefined });
+    expect(outcome.size).toBe(2000);
+    expect([...outcome.values()].every((v) => v.startsWith('sent trs_'))).toBe(true);
+    expect(api.delivered).toHaveLength(2000);
+    expect(new Set(api.delivered.map((e) => e.idempotencyKey)).size).toBe(2000);
+    expect(api.maxInFlight).toBeLessThanOrEqual(4);
+  });
+
+  it('reports entries the API refuses, placed by index or by to', async () => {
+    for (const fault of ['ok', 'no-index'] as const) {
+      const api = fakeApi({ fault: () => fault, reject: (e) => (e.to.startsWith('u1') ? 'Sender not verified' : undefined) });
+      const { outcome, events } = recorder();
+      await new BatchSender({ ...opts, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(30), 10));
+      const rejected = [...outcome].filter(([, v]) => v.startsWith('rejected')).map(([i]) => i).sort((a, b) => a - b);
+      expect(rejected).toEqual([1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+      expect(outcome.get(1)).toBe('rejected 400 Bad Request: Sender not verified');
+      expect(api.delivered).toHaveLength(19);
+    }
+  });
+
+  it('splits a request the API answers 400 as a whole until the offending entry stands alone', async () => {
+    const api = fakeApi({ fault: (_c, emails) => (emails.some((e) => e.to === 'u7@example.com') ? '400' : 'ok') });
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(20), 20));
+    expect(outcome.get(7)).toMatch(/^rejected API 400 Bad Request: Invalid payload/);
+    expect(api.delivered).toHaveLength(19);
+  });
+
+  it('gives up on a request that keeps failing, marks its entries uncertain, and goes on', async () => {
+    const api = fakeApi({ fault: (_c, emails) => (emails[0]!.to === 'u0@example.com' ? '503' : 'ok') });
+    const { outcome, events } = recorder();
+    const r = await new BatchSender({ ...opts, maxAttempts: 3, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(30), 10));
+    expect(r.finished).toBe(true);
+    expect(outcome.get(0)).toMatch(/^uncertain gave up after 3 attempts: API 503/);
+    expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(20);
+  });
+
+  it('stops the run on 401, leaving unsent what it had not settled', async () => {
+    const api = fakeApi({ fault: (call) => (call >= 3 ? '401' : 'ok') });
+    const { outcome, events } = recorder();
+    const r = await new BatchSender({ ...opts, concurrency: 1, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(100), 10));
+    expect(r.finished).toBe(false);
+    expect(r.fatal?.exitCode).toBe(3);
+    expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(20);
+    expect(outcome.get(20)).toBe('unsent');
+    expect(api.calls).toBe(3);
+  });
+
+  it('stops when nothing gets through (the API is down): exit 6', async () => {
+    const api = fakeApi({ fault: () => 'drop' });
+    const { events } = recorder();
+    const r = await new BatchSender({ ...opts, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(500), 50));
+    expect(r.fatal?.exitCode).toBe(6);
+    expect(api.calls).toBeLessThan(40);
+  });
+
+  it('on abort starts no new request but lets those in flight settle', async () => {
+    const controller = new AbortController();
+    const api = fakeApi({ fault: (call) => (call === 5 ? (controller.abort(), 'ok') : 'ok') });
+    const { outcome, events } = recorder();
+    const r = await new BatchSender({ ...opts, send: api.send, events, signal: controller.signal }).run(chunks(entries(1000), 10));
+    expect(r.finished).toBe(false);
+    const sent = [...outcome.values()].filter((v) => v.startsWith('sent')).length;
+    expect(sent).toBe(api.delivered.length);
+    expect(api.calls).toBeLessThanOrEqual(8);
+  });
+
+  it('slows down under 429: fewer requests in flight', async () => {
+    const api = fakeApi({ fault: (call) => (call % 2 === 0 ? '429' : 'ok') });
+    const { outcome, events } = recorder();
+    let lowest = 8;
+    const sender: BatchSender = new BatchSender({
+      ...opts,
+      concurrency: 8,
+      send: api.send,
+      events: { ...events, retried: () => (lowest = Math.min(lowest, sender.concurrency)) },
+      signal: new AbortController().signal,
+    });
+    await sender.run(chunks(entries(400), 10));
+    expect(outcome.size).toBe(400);
+    expect(lowest).toBeLessThanOrEqual(4);
+    expect(api.delivered).toHaveLength(400);
+  });
+});
