@@ -27,7 +27,8 @@ export interface BatchRunOptions {
   journalDir: string;
   /** Required unless dryRun. */
   send?: SendBatch;
-  onProgress?: (progress: BatchProgress) => void;
+  /** Called as entries settle; `final` once at the end. */
+  onProgress?: (progress: BatchProgress, final: boolean) => void;
   now?: () => Date;
 }
 
@@ -181,13 +182,13 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       startedAt,
       concurrency: o.concurrency,
     };
-    const tick = () => {
+    const tick = (final = false) => {
       progress.read = summary.total;
       progress.sent = summary.sent;
       progress.failed = summary.failed;
       progress.skipped = summary.skipped;
       progress.bytesRead = input.counter.bytes;
-      o.onProgress?.(progress);
+      o.onProgress?.(progress, final);
     };
 
     const onInvalid = (e: InvalidEntry) => {
@@ -213,13 +214,13 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
         summary,
         keyFor,
         noteError,
-        tick,
+        tick: () => tick(),
         setConcurrency: (n) => (progress.concurrency = n),
       });
       if (outcome.fatal) summary.fatal = outcome.fatal;
       summary.interrupted = ctx.signal.aborted && !outcome.finished;
     }
-    tick();
+    tick(true);
   } catch (err) {
     // Bad input found while reading (a broken JSON structure, a CSV quote): stop, keep what was done.
     if (err instanceof CliError) summary.fatal = err;

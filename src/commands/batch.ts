@@ -111,7 +111,7 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
       dryRun: Boolean(flags.dryRun),
       journalDir: batchJournalDir(ctx.env),
       send,
-      onProgress: bar ? (p) => bar.update(p) : undefined,
+      onProgress: bar ? (p, final) => bar.update(p, final) : undefined,
     });
   } finally {
     bar?.stop();

@@ -23,7 +23,9 @@ const REDRAW_MS = 100;
  * rate and ETA. The total is estimated from the bytes read so far until the input is fully read.
  */
 export async function createProgressBar(io: IO): Promise<ProgressView> {
-  const { SingleBar } = await import('cli-progress');
+  const mod = await import('cli-progress');
+  // A CommonJS module: bundled, its exports arrive under `default`.
+  const { SingleBar } = (mod as unknown as { default?: typeof mod }).default ?? mod;
   const bar = new SingleBar(
     {
       stream: io.err as NodeJS.WriteStream,

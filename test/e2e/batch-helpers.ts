@@ -1,0 +1,45 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { InboxEmail, TestSandbox } from '../helpers/sandbox.js';
+
+export const sandboxEnv = (sandbox: TestSandbox, stateDir: string): Record<string, string> => ({
+  MAILROOM_BASE_URL: sandbox.baseUrl,
+  MAILROOM_API_KEY: sandbox.apiKey,
+  MAILROOM_STATE_DIR: stateDir,
+});
+
+export const recipient = (i: number) => `user${i}@example.com`;
+
+export function ndjsonInput(path: string, count: number): void {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(JSON.stringify({ to: recipient(i), html: `<p>Hello ${i}</p>` }));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+export function readNdjson(path: string): Array<Record<string, unknown>> {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export async function reset(sandbox: TestSandbox): Promise<void> {
+  const res = await fetch(`${sandbox.baseUrl}/_sandbox/reset`, { method: 'POST' });
+  if (!res.ok) throw new Error(`reset answered ${res.status}`);
+}
+
+/** Each of `count` recipients arrived exactly once, each under its own idempotency key. */
+export function exactlyOnce(emails: InboxEmail[], count: number): { arrived: number; distinctKeys: number; distinctRecipients: number } {
+  void count;
+  return {
+    arrived: emails.length,
+    distinctKeys: new Set(emails.map((e) => e.idempotencyKey)).size,
+    distinctRecipients: new Set(emails.map((e) => e.to)).size,
+  };
+}
+
+/** The report has one line per input index 0..count-1, and each succeeded one has an id. */
+export function reportIndexes(path: string): { lines: number; distinct: number; min: number; max: number; withId: number } {
+  const lines = readNdjson(path);
+  const idx = lines.map((l) => l.index as number);
+  return { lines: lines.length, distinct: new Set(idx).size, min: Math.min(...idx), max: Math.max(...idx), withId: lines.filter((l) => typeof l.id === 'string').length };
+}
