@@ -45,24 +45,31 @@ export function entryBody(entry: JournalEntry): Buffer | undefined {
 
 /** Appends entries one after another, so lines keep arrival order and never interleave. */
 export class JournalWriter {
-  private tail: Promise<void> = Promise.resolve();
-  private failure: Error | undefined;
+  private tail: Promise<Error | undefined> = Promise.resolve(undefined);
 
-  constructor(readonly path: string) {}
+  private constructor(readonly path: string) {}
 
-  append(entry: JournalEntry): Promise<void> {
-    this.tail = this.tail.then(() =>
-      appendFile(this.path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }).catch((err: Error) => {
-        this.failure ??= err;
-      }),
-    );
-    return this.tail;
+  /** Checks the file can be appended to before anything is received: a bad path is a usage error. */
+  static async open(path: string): Promise<JournalWriter> {
+    try {
+      await appendFile(path, '', { mode: 0o600 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such directory' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
+      throw usageError(`--journal: cannot write ${path}: ${why}`);
+    }
+    return new JournalWriter(path);
   }
 
-  /** Waits for pending writes; the first write error, if any, is returned once. */
-  async flush(): Promise<Error | undefined> {
-    await this.tail;
-    return this.failure;
+  /** Resolves with this write's error, if any (the caller decides how loudly to say so). */
+  append(entry: JournalEntry): Promise<Error | undefined> {
+    this.tail = this.tail.then(() =>
+      appendFile(this.path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }).then(
+        () => undefined,
+        (err: Error) => err,
+      ),
+    );
+    return this.tail;
   }
 }
 

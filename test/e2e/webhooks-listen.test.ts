@@ -221,6 +221,7 @@ describe('webhooks listen: bad input', () => {
     ['an unknown event in --events', ['--token', 'wht_abcdefgh', '--events', 'CONTACT_CREATED,NOPE'], /--events: unknown event "NOPE"/],
     ['a --forward-to that is not http(s)', ['--token', 'wht_abcdefgh', '--forward-to', 'ftp://example.com/x'], /--forward-to: .* must be an http/],
     ['a --max-body of 0', ['--token', 'wht_abcdefgh', '--max-body', '0'], /--max-body must be between 1/],
+    ['a --journal it cannot write', ['--token', 'wht_abcdefgh', '--journal', '/nonexistent-dir-for-mailroom/j.ndjson'], /--journal: cannot write .*: no such directory/],
     ['a port out of range', ['--token', 'wht_abcdefgh', '--port', '70000'], /--port must be between 0 and 65535/],
   ];
   it.each(cases)('%s: exit 2, one line, nothing listening', async (_name, args, message) => {

@@ -39,10 +39,10 @@ describe('journal', () => {
   it('appends in order and reads back; names the bad line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-journal-'));
     const path = join(dir, 'j.ndjson');
-    const writer = new JournalWriter(path);
-    void writer.append(entry({ event: 'CONTACT_CREATED' }));
-    void writer.append(entry({ event: 'CONTACT_DELETED' }));
-    expect(await writer.flush()).toBeUndefined();
+    const writer = await JournalWriter.open(path);
+    const first = writer.append(entry({ event: 'CONTACT_CREATED' }));
+    const second = writer.append(entry({ event: 'CONTACT_DELETED' }));
+    expect(await Promise.all([first, second])).toEqual([undefined, undefined]);
     expect((await readJournal(path)).map((e) => e.event)).toEqual(['CONTACT_CREATED', 'CONTACT_DELETED']);
     await writeFile(path, `${await readFile(path, 'utf8')}not json\n`);
     await expect(readJournal(path)).rejects.toThrow('line 3');
@@ -76,5 +76,11 @@ describe('replay selection', () => {
     const { body: out, headers } = replayRequest(entry({ body, headers: { host: 'x', 'content-length': '3', 'x-acme-signature': 'old', 'user-agent': 'ua' } }), 'wht_new');
     expect(out.toString()).toBe(body);
     expect(headers).toEqual({ 'x-acme-signature': sign('wht_new', body), 'user-agent': 'ua' });
+  });
+});
+
+describe('journal writer', () => {
+  it('refuses a path it cannot write before anything is received', async () => {
+    await expect(JournalWriter.open('/nonexistent-dir-for-mailroom/j.ndjson')).rejects.toThrow('--journal: cannot write /nonexistent-dir-for-mailroom/j.ndjson: no such directory');
   });
 });

@@ -69,7 +69,8 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   const { forward, forwardableHeaders } = await import('../../webhook/forward.js');
   const { JournalWriter, journalHeaders, encodeBody } = await import('../../webhook/journal.js');
   const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
-  const journal = flags.journal === undefined ? undefined : new JournalWriter(flags.journal);
+  const journal = flags.journal === undefined ? undefined : await JournalWriter.open(flags.journal);
+  let journalWarned = false;
   const { outputMode, palette } = await import('../../output/index.js');
   const mode = outputMode(ctx, globals);
   const colors = await palette(mode.color);
@@ -83,7 +84,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     maxBody: flags.maxBody,
     onDelivery: async (d) => {
       received += 1;
-      await journal?.append({
+      const journalError = await journal?.append({
         receivedAt: d.receivedAt,
         method: d.method,
         path: d.path,
@@ -94,6 +95,10 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
         ...(d.event ? { event: d.event.event } : {}),
         ...(d.reason ? { reason: d.reason } : {}),
       });
+      if (journalError && !journalWarned) {
+        journalWarned = true;
+        ctx.io.err.write(`warning: cannot write the journal ${flags.journal}: ${journalError.message} (deliveries are still answered)\n`);
+      }
       if (d.event && only && !only.has(d.event.event)) return;
       const shown = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason };
       let note: string | undefined;
@@ -122,9 +127,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
-  const failure = await journal?.flush();
   if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
-  if (failure) throw new CliError('unexpected', `could not write the journal ${flags.journal}: ${failure.message}`);
 }
 
 function checkUrl(value: string): string {
