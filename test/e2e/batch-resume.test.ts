@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from './batch-helpers.js';
+
+let sandbox: TestSandbox;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // Latency stretches a run so kills land mid-way; lost answers make the last requests' fate unknown.
+  sandbox = await withSandbox({ config: { faults: { latencyMs: 10, lostRate: 0.05 } } });
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-resume-'));
+  env = cleanEnv(join(dir, 'cfg'), sandboxEnv(sandbox, join(dir, 'state')));
+});
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => reset(sandbox));
+
+const journalRecords = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 2 : -1);
+
+/** Starts a batch and SIGKILLs it once its journal holds `after` records (or when it ends by itself). */
+function runAndKill(args: string[], journal: string, after: number): Promise<{ killed: boolean; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+    let killed = false;
+    const poll = setInterval(() => {
+      if (journalRecords(journal) >= after) {
+        killed = child.kill('SIGKILL');
+        clearInterval(poll);
+      }
+    }, 2);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      resolve({ killed, code });
+    });
+  });
+}
+
+describe('mailroom batch: kill -9 and resume', () => {
+  it('killed at three random points, then resumed: every email arrives exactly once, the report is complete', async () => {
+    const N = 5000;
+    const input = join(dir, 'in.ndjson');
+    ndjsonInput(input, N);
+    const journal = join(dir, 'run.journal');
+    const report = join(dir, 'report.ndjson');
+    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal, '--report', report];
+    let kills = 0;
+    let previous = 0;
+    for (let round = 0; round < 3; round++) {
+      // A random point further into the run each time (records are one per answered request).
+      const after = previous + 1 + Math.floor(Math.random() * 15);
+      const { killed } = await runAndKill(args, journal, after);
+      if (killed) kills += 1;
+      previous = journalRecords(journal);
+    }
+    expect(kills).toBe(3);
+    expect((await sandbox.emails()).length).toBeLessThan(N);
+    const final = await runCli([...args, '--json'], { env, configDir: join(dir, 'cfg') });
+    expect(final.code).toBe(0);
+    const summary = JSON.parse(final.stdout);
+    expect(summary).toMatchObject({ total: N, failed: 0, resumed: true });
+    expect(summary.sent + summary.skipped).toBe(N);
+    expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });
+    expect(reportIndexes(report)).toEqual({ lines: N, distinct: N, min: 0, max: N - 1, withId: N });
+  });
+
+  it('a JSON array killed mid-way resumes the same way; a different input is refused with exit 2', async () => {
+    const N = 3000;
+    const input = join(dir, 'in.json');
+    writeFileSync(input, JSON.stringify(Array.from({ length: N }, (_, i) => ({ to: recipient(i), html: `<p>${i}</p>` }))));
+    const journal = join(dir, 'json.journal');
+    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal];
+    const { killed } = await runAndKill(args, journal, 1 + Math.floor(Math.random() * 20));
+    expect(killed).toBe(true);
+    const size = statSync(journal).size;
+
+    writeFileSync(join(dir, 'other.json'), JSON.stringify([{ to: 'x@example.com', html: 'x' }]));
+    const refused = await runCli(['batch', join(dir, 'other.json'), '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal], { env, configDir: join(dir, 'cfg') });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not the file this journal was made from/);
+    expect(statSync(journal).size).toBe(size);
+
+    const final = await runCli([...args, '--json'], { env, configDir: join(dir, 'cfg') });
+    expect(final.code).toBe(0);
+    expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });
+  });
+
+  it('Ctrl-C: in-flight requests settle, exit 130, the summary says how to resume, and resuming finishes', async () => {
+    const N = 5000;
+    const input = join(dir, 'sigint.ndjson');
+    ndjsonInput(input, N);
+    const journal = join(dir, 'sigint.journal');
+    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal];
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const poll = setInterval(() => {
+        if (journalRecords(journal) >= 5) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }
+      }, 2);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted');
+    expect(result.stderr).toContain(`--resume ${journal}`);
+    const sentBefore = (await sandbox.emails()).length;
+    expect(sentBefore).toBeLessThan(N);
+    const final = await runCli([...args, '--json'], { env, configDir: join(dir, 'cfg') });
+    expect(final.code).toBe(0);
+    expect(JSON.parse(final.stdout)).toMatchObject({ total: N, skipped: sentBefore, sent: N - sentBefore, unsent: 0 });
+    expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });
+  });
+});
