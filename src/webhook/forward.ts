@@ -1,11 +1,24 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { usageError } from '../errors.js';
 
 export interface ForwardResult {
   url: string;
   status?: number;
   error?: string;
   durationMs: number;
+}
+
+/** `--forward-to`: an http(s) URL, normalised; a usage error naming the flag otherwise. */
+export function checkForwardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usageError(`--forward-to: "${value}" is not a URL (e.g. http://localhost:3000/webhooks)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--forward-to: "${value}" must be an http:// or https:// URL`);
+  return url.toString();
 }
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, not the message; host and

@@ -21,11 +21,11 @@ export function parseSince(value: string, now: Date = new Date()): Date {
  * The deliveries worth replaying, in journal order: those the listener accepted (verified events
  * answered 200). Refused requests were never authentic deliveries, so they are not re-sent.
  */
-export function selectEntries(entries: JournalEntry[], filter: { since?: Date; event?: string }): JournalEntry[] {
+export function selectEntries(entries: JournalEntry[], filter: { since?: Date; events?: ReadonlySet<string> }): JournalEntry[] {
   return entries.filter((e) => {
     if (e.status !== 200 || !e.verified || e.body === undefined) return false;
     if (e.event === 'TESTING_CONNECTION') return false;
-    if (filter.event !== undefined && e.event !== filter.event) return false;
+    if (filter.events !== undefined && (e.event === undefined || !filter.events.has(e.event))) return false;
     if (filter.since !== undefined && Date.parse(e.receivedAt) < filter.since.getTime()) return false;
     return true;
   });

@@ -59,7 +59,7 @@ describe('replay selection', () => {
       entry({ receivedAt: '2026-11-22T08:32:00.000Z', event: 'CONTACT_CREATED' }),
     ];
     expect(selectEntries(entries, {}).map((e) => e.receivedAt)).toEqual(['2026-11-22T07:00:00.000Z', '2026-11-22T08:31:00.000Z', '2026-11-22T08:32:00.000Z']);
-    expect(selectEntries(entries, { event: 'CONTACT_CREATED' })).toHaveLength(2);
+    expect(selectEntries(entries, { events: new Set(['CONTACT_CREATED']) })).toHaveLength(2);
     expect(selectEntries(entries, { since: new Date('2026-11-22T08:00:00Z') }).map((e) => e.event)).toEqual(['CONTACT_DELETED', 'CONTACT_CREATED']);
   });
 

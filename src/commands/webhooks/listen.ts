@@ -53,13 +53,13 @@ is {"ready":true,"url":…}. Ctrl-C stops it.`,
 
 export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { tokenFrom, TOKEN_ENV } = await import('../../webhook/token.js');
-  const { EVENT_NAMES, EXTRA_EVENT_NAMES, hasPrefix } = await import('../../schema/index.js');
+  const { hasPrefix } = await import('../../schema/index.js');
+  const { parseEvents } = await import('../../input/events.js');
+  const { checkForwardUrl } = await import('../../webhook/forward.js');
   if (flags.token !== undefined && flags.webhook !== undefined) throw usageError('use --token or --webhook, not both');
   if (flags.webhook !== undefined && !hasPrefix('webhook', flags.webhook)) throw usageError(`--webhook: "${flags.webhook}" is not a webhook id (wh_…)`);
-  const forwardTo = flags.forwardTo === undefined ? undefined : checkUrl(flags.forwardTo);
-  const known = new Set<string>([...EVENT_NAMES, ...EXTRA_EVENT_NAMES]);
-  const only = flags.events === undefined ? undefined : new Set(flags.events.split(',').map((e) => e.trim()).filter(Boolean));
-  for (const e of only ?? []) if (!known.has(e)) throw usageError(`--events: unknown event "${e}"`, [`valid events: ${EVENT_NAMES.join(', ')}`]);
+  const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
+  const only = flags.events === undefined ? undefined : new Set<string>(parseEvents([flags.events]));
 
   const webhook = flags.webhook === undefined ? undefined : await fetchWebhook(flags.webhook, globals, ctx);
   const token = webhook ? webhook.token : tokenFrom(flags.token, ctx.env);
@@ -128,17 +128,6 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   });
   await listener.close();
   if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
-}
-
-function checkUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usageError(`--forward-to: "${value}" is not a URL (e.g. http://localhost:3000/webhooks)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--forward-to: "${value}" must be an http:// or https:// URL`);
-  return url.toString();
 }
 
 /** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */

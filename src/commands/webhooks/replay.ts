@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
-import { CliError, usageError } from '../../errors.js';
+import { CliError } from '../../errors.js';
 
 export interface WebhooksReplayOptions {
   journal: string;
@@ -16,7 +16,7 @@ export function register(parent: Command, ctx: Context): void {
     .description("re-send journalled deliveries to your app, in order, re-signed with the webhook's token")
     .requiredOption('--journal <file>', 'the journal written by webhooks listen --journal')
     .option('--since <time>', 'only deliveries received since: ISO 8601, or a span back from now (30m, 1h, 2d)')
-    .option('--event <E>', 'only this event')
+    .option('--event <E,...>', 'only these events')
     .requiredOption('--forward-to <url>', 'your app: each delivery is POSTed here')
     .option('--token <wht_…>', "the listener's signing token (env MAILROOM_WEBHOOK_TOKEN)")
     .addHelpText(
@@ -38,23 +38,17 @@ their exact body bytes and headers and a fresh signature over the body. Exit 0 w
 export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireToken } = await import('../../webhook/token.js');
   const { parseSince, selectEntries, replayRequest } = await import('../../webhook/replay.js');
-  const { EVENT_NAMES, EXTRA_EVENT_NAMES, normalizeEnvelope } = await import('../../schema/index.js');
+  const { normalizeEnvelope } = await import('../../schema/index.js');
+  const { parseEvents } = await import('../../input/events.js');
+  const { checkForwardUrl, forward } = await import('../../webhook/forward.js');
   const token = requireToken(flags.token, ctx.env, "to re-sign the deliveries (the listener's token)");
   const since = flags.since === undefined ? undefined : parseSince(flags.since);
-  if (flags.event !== undefined && ![...EVENT_NAMES, ...EXTRA_EVENT_NAMES].includes(flags.event as never)) {
-    throw usageError(`--event: unknown event "${flags.event}"`, [`valid events: ${EVENT_NAMES.join(', ')}`]);
-  }
-  try {
-    const url = new URL(flags.forwardTo);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw usageError(`--forward-to: "${flags.forwardTo}" is not an http:// or https:// URL`);
-  }
+  const events = flags.event === undefined ? undefined : new Set<string>(parseEvents([flags.event]));
+  const forwardTo = checkForwardUrl(flags.forwardTo);
 
   const { readJournal } = await import('../../webhook/journal.js');
-  const { forward } = await import('../../webhook/forward.js');
   const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
-  const entries = selectEntries(await readJournal(flags.journal), { since, event: flags.event });
+  const entries = selectEntries(await readJournal(flags.journal), { since, events });
   if (entries.length === 0) {
     if (!globals.quiet) ctx.io.err.write(`Nothing to replay: no accepted deliveries in ${flags.journal} match\n`);
     return;
@@ -67,21 +61,21 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
   for (const entry of entries) {
     if (ctx.signal.aborted) break;
     const { body, headers } = replayRequest(entry, token);
-    const result = await forward(flags.forwardTo, body, headers, { method: entry.method, timeoutMs: globals.timeout ?? 30_000 });
+    const result = await forward(forwardTo, body, headers, { method: entry.method, timeoutMs: globals.timeout ?? 30_000 });
     sent += 1;
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
     if (!ok) failed += 1;
     if (globals.quiet) continue;
-    let event;
+    let parsed;
     try {
-      event = normalizeEnvelope(JSON.parse(body.toString('utf8')));
+      parsed = normalizeEnvelope(JSON.parse(body.toString('utf8')));
     } catch {
-      event = undefined;
+      parsed = undefined;
     }
-    const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event, forward: result };
+    const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event: parsed, forward: result };
     ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
   }
-  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${entries.length} deliver${entries.length === 1 ? 'y' : 'ies'} to ${flags.forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
+  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${entries.length} deliver${entries.length === 1 ? 'y' : 'ies'} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
   if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed deliveries failed`, { hints: ['see the lines above for what your app answered'] });
   if (sent < entries.length) throw new CliError('partial', `interrupted after ${sent} of ${entries.length} deliveries`);
 }

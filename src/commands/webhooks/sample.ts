@@ -32,12 +32,15 @@ is added only when stdout is a terminal). With a token, stderr gets one line
 }
 
 export async function run(event: string, flags: WebhooksSampleOptions, _globals: GlobalOptions, ctx: Context): Promise<void> {
-  const { EVENT_NAMES, isEventName, isEmailAddress } = await import('../../schema/index.js');
-  if (!isEventName(event)) throw usageError(`unknown event "${event}"`, [`valid events: ${EVENT_NAMES.join(', ')}`]);
+  const { isEmailAddress } = await import('../../schema/index.js');
+  const { parseEvents } = await import('../../input/events.js');
+  const names = parseEvents([event]);
+  if (names.length !== 1) throw usageError('sample takes one event, e.g. CONTACT_CREATED');
+  const name = names[0]!;
   if (flags.email !== undefined && !isEmailAddress(flags.email)) throw usageError(`--email: "${flags.email}" is not an email address`);
   const { tokenFrom } = await import('../../webhook/token.js');
   const { sampleEnvelope, serializeEnvelope } = await import('../../webhook/samples.js');
-  const body = serializeEnvelope(sampleEnvelope(event, { email: flags.email }));
+  const body = serializeEnvelope(sampleEnvelope(name, { email: flags.email }));
   ctx.io.out.write(ctx.io.isStdoutTTY ? `${body}\n` : body);
   const token = tokenFrom(flags.token, ctx.env);
   if (token !== undefined) {
