@@ -71,7 +71,7 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
   const email = validateEmail(body, now);
 
   if (flags.dryRun) {
-    if (!globals.quiet) ctx.io.out.write(`${JSON.stringify(email, null, 2)}\n`);
+    if (!globals.quiet) (await import('../output/index.js')).printJson(ctx, email);
     return;
   }
   const { connect } = await import('../client.js');
@@ -79,11 +79,12 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
   try {
     const { sendEmail } = await import('../api/emails.js');
     const { email: result } = await sendEmail(transport, email, { signal: ctx.signal });
-    const out = await import('../output/records.js');
-    const mode = out.viewMode(ctx, globals);
-    if (mode === 'json') out.writeJson(ctx, result);
-    else if (mode === 'human') {
-      await out.writeFields(ctx, [
+    const out = await import('../output/index.js');
+    const mode = out.outputMode(ctx, globals);
+    if (mode.quiet) return;
+    if (mode.format === 'json') out.printJson(ctx, result);
+    else {
+      await out.printKeyValues(ctx, [
         ['id', result.id ?? result.messageId],
         ['status', result.status],
         ['to', result.to],

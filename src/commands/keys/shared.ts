@@ -4,7 +4,7 @@ import type { Settings } from '../../config/settings.js';
 import type { ApiKey } from '../../schema/api-key.js';
 import { hasPrefix } from '../../schema/ids.js';
 import { mask } from '../../output/mask.js';
-import { viewMode, writeFields, writeJson, writeTable, type Column } from '../../output/records.js';
+import { outputMode, printJson, printKeyValues, printTable, type Column } from '../../output/index.js';
 
 /**
  * The workspace of every keys command, in one line naming where it can come from (a bad-input
@@ -36,18 +36,20 @@ const COLUMNS: Column<ApiKey>[] = [
 
 export async function printKeys(ctx: Context, globals: GlobalOptions, keys: ApiKey[]): Promise<void> {
   const masked = keys.map(maskKey);
-  const mode = viewMode(ctx, globals);
-  if (mode === 'json') writeJson(ctx, masked);
-  else if (mode === 'human') await writeTable(ctx, COLUMNS, masked, 'No API keys.');
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, masked);
+  else await printTable(ctx, masked, COLUMNS, 'No API keys.');
 }
 
 /** One key; `secret: 'full'` only for the moment a key is created. */
 export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey, secret: 'full' | 'masked' = 'masked'): Promise<void> {
   const shown = secret === 'full' ? key : maskKey(key);
-  const mode = viewMode(ctx, globals);
-  if (mode === 'json') writeJson(ctx, shown);
-  else if (mode === 'human') {
-    await writeFields(ctx, [
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, shown);
+  else {
+    await printKeyValues(ctx, [
       ['id', shown.id],
       ['name', shown.displayName],
       ['role', shown.role],

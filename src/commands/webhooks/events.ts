@@ -16,11 +16,10 @@ Examples:
 }
 
 export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
-  const [{ EVENTS }, out] = await Promise.all([import('../../schema/events.js'), import('../../output/records.js')]);
+  const [{ EVENTS }, out] = await Promise.all([import('../../schema/events.js'), import('../../output/index.js')]);
   const rows = Object.entries(EVENTS).map(([event, meaning]) => ({ event, meaning }));
-  const mode = out.viewMode(ctx, globals);
-  if (mode === 'json') out.writeJson(ctx, rows);
-  else if (mode === 'human') {
-    await out.writeTable(ctx, [{ header: 'EVENT', value: (r: (typeof rows)[number]) => r.event }, { header: 'MEANING', value: (r: (typeof rows)[number]) => r.meaning }], rows, '');
-  }
+  const mode = out.outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') out.printJson(ctx, rows);
+  else await out.printTable(ctx, rows, [{ header: 'EVENT', value: (r) => r.event }, { header: 'MEANING', value: (r) => r.meaning }]);
 }

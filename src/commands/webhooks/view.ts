@@ -1,6 +1,5 @@
 import type { Context, GlobalOptions } from '../../context.js';
-import { mask } from '../../output/mask.js';
-import { viewMode, writeFields, writeJson, writeTable, type Column } from '../../output/records.js';
+import { mask, outputMode, printJson, printKeyValues, printTable, type Column } from '../../output/index.js';
 import type { Webhook } from '../../schema/webhook.js';
 
 /** Tokens are signing secrets: masked everywhere except the moment `webhooks create` returns one. */
@@ -11,24 +10,26 @@ export function maskWebhook(hook: Webhook): Webhook {
 const COLUMNS: Column<Webhook>[] = [
   { header: 'ID', value: (w) => w.id },
   { header: 'URL', value: (w) => w.url },
-  { header: 'EVENTS', value: (w) => w.events },
+  { header: 'EVENTS', value: (w) => w.events.join(', ') },
   { header: 'STATUS', value: (w) => w.status },
   { header: 'CREATED', value: (w) => w.createdAt },
 ];
 
 export async function printWebhooks(ctx: Context, globals: GlobalOptions, hooks: Webhook[]): Promise<void> {
   const masked = hooks.map(maskWebhook);
-  const mode = viewMode(ctx, globals);
-  if (mode === 'json') writeJson(ctx, masked);
-  else if (mode === 'human') await writeTable(ctx, COLUMNS, masked, 'No webhooks.');
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, masked);
+  else await printTable(ctx, masked, COLUMNS, 'No webhooks.');
 }
 
 export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: Webhook, token: 'full' | 'masked' = 'masked'): Promise<void> {
   const shown = token === 'full' ? hook : maskWebhook(hook);
-  const mode = viewMode(ctx, globals);
-  if (mode === 'json') writeJson(ctx, shown);
-  else if (mode === 'human') {
-    await writeFields(ctx, [
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, shown);
+  else {
+    await printKeyValues(ctx, [
       ['id', shown.id],
       ['url', shown.url],
       ['events', shown.events],
