@@ -13,9 +13,9 @@ export type MismatchCause = 'reserialised' | 'trailing-whitespace-added' | 'trai
 
 const HEX64 = /^[0-9a-f]{64}$/i;
 
-export function diagnose(token: string, body: Uint8Array, signature: string | undefined, headerName = 'X-Smashsend-Signature'): Verdict {
+export function diagnose(token: string, body: Uint8Array, signature: string | undefined): Verdict {
   if (signature === undefined || signature.trim() === '') {
-    return { ok: false, reason: 'missing', message: `no signature header: expected ${headerName} (or any X-*-Signature)` };
+    return { ok: false, reason: 'missing', message: 'no signature header: expected X-Smashsend-Signature (or any X-*-Signature)' };
   }
   const malformed = malformedReason(signature);
   if (malformed) return { ok: false, reason: 'malformed', message: `malformed signature: ${malformed}` };

@@ -107,7 +107,7 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Liste
   }
 
   const found = findSignatureHeader(req.headers);
-  const verdict = diagnose(options.token, body, found?.value, found?.name ?? 'X-Smashsend-Signature');
+  const verdict = diagnose(options.token, body, found?.value);
   if (!verdict.ok) {
     refuse(res, 401, 'Unauthorized', verdict.message);
     return { ...base, body, status: 401, verified: false, reason: verdict.message, verdict };

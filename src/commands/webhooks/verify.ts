@@ -45,7 +45,7 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
     throw usageError('give the signature: --signature <hex>, or --header-file <file> holding the X-Smashsend-Signature header');
   }
 
-  let headerName = 'X-Smashsend-Signature';
+  let headerName = 'x-smashsend-signature';
   let signature = flags.signature;
   let captured: CapturedRequest | undefined;
   if (flags.headerFile !== undefined) {
@@ -73,14 +73,14 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   else throw usageError('no body to verify: pass --payload <file|->, pipe it on stdin, or use a --header-file that includes the body');
 
   const { diagnose } = await import('../../webhook/explain.js');
-  const verdict = diagnose(token, body, signature, headerName);
+  const verdict = diagnose(token, body, signature);
   const notes = captured?.notes ?? [];
   const { outputMode } = await import('../../output/index.js');
   const json = outputMode(ctx, globals).format === 'json';
   if (verdict.ok) {
     if (globals.quiet) return;
-    if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName.toLowerCase(), bytes: body.length })}\n`);
-    else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName})\n`);
+    if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName, bytes: body.length })}\n`);
+    else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())})\n`);
     for (const note of notes) ctx.io.err.write(`note: ${note}\n`);
     return;
   }
