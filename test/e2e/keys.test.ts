@@ -88,8 +88,11 @@ describe('keys create', () => {
     expect(listed.stdout).not.toContain(key.secretKey);
   });
 
-  it('terminal: key/value view with the secret', async () => {
-    const r = await runCli(['keys', 'create', '--name', 'tty-key', '--no-color'], { env, tty: 'stdout' });
+  it('terminal: key/value view with the secret; --role and the --workspace flag', async () => {
+    const r = await runCli(['keys', 'create', '--name', 'tty-key', '--role', 'API_USER', '--workspace', sandbox.workspaceId, '--no-color'], {
+      env: { ...env, MAILROOM_WORKSPACE: undefined },
+      tty: 'stdout',
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^name +tty-key$/m);
     expect(r.stdout).toMatch(/^secret +sk_live_[A-Za-z0-9]{20,}$/m);

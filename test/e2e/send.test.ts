@@ -141,6 +141,12 @@ describe('mailroom send (templated)', () => {
     expect(JSON.parse(dry.stdout)).toEqual({ template: 'welcome', to: 'ada@example.com', variables: {}, idempotencyKey: 'k' });
   });
 
+  it('--track-clicks and --no-track-opens override the templated defaults', async () => {
+    const r = await runCli(['send', '--template', 'welcome', '--to', 'ada@example.com', '--var', 'name=Ada', '--track-clicks', '--no-track-opens'], { env });
+    expect(r.code).toBe(0);
+    expect((await sandbox.emails())[0]!.settings).toEqual({ trackClicks: true, trackOpens: false });
+  });
+
   it('--vars-file', async () => {
     const vars = join(files, 'vars.json');
     writeFileSync(vars, '{"name":"Grace"}');
