@@ -182,6 +182,15 @@ describe('keys rotate', () => {
     expect(viaProfile.code).toBe(0);
   });
 
+  it('rotating the very key in use says where to replace it', async () => {
+    const own = (await call('POST', keysPath(), { displayName: 'self', role: 'API_USER' })).body.apiKey as Key;
+    const r = await runCli(['keys', 'rotate', own.id], { env: { ...env, MAILROOM_API_KEY: own.secretKey } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`The key this command used (from MAILROOM_API_KEY) was ${own.id}: replace it with the new secret there.\n`);
+    expect(await works(own.secretKey)).toBe(false);
+    expect(await works((JSON.parse(r.stdout) as Key).secretKey)).toBe(true);
+  });
+
   it('terminal: shows the new secret once with the warning', async () => {
     const created = await makeKey('rotate-tty');
     const r = await runCli(['keys', 'rotate', created.id, '--no-color'], { env, tty: 'stdout' });

@@ -120,6 +120,12 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
   return { oldKey, newKey };
 }
 
+/** The list shows only the last four characters of a secret: enough to warn, never to act on. */
+function usedTheOldKey(oldKey: ApiKey, usedSecret: string): boolean {
+  const tail = /…([A-Za-z0-9]{4})$/.exec(oldKey.secretKey ?? '')?.[1];
+  return tail !== undefined && usedSecret.endsWith(tail);
+}
+
 export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireId } = await import('../../input/ids.js');
   const keyId = requireId('apiKey', id);
@@ -155,6 +161,10 @@ export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOp
     if (!globals.quiet) {
       ctx.io.err.write(`Rotated ${oldKey.id} → ${newKey.id} ("${newKey.displayName}", ${newKey.role}); ${oldKey.id} no longer works.\n`);
       ctx.io.err.write(opts.saveAs ? `Saved in profile "${opts.saveAs}".\n` : `${shared.ONCE_WARNING}\n`);
+      const used = settings.apiKey;
+      if (used && opts.saveAs !== settings.profile.value && usedTheOldKey(oldKey, used.value)) {
+        ctx.io.err.write(`The key this command used (from ${used.origin}) was ${oldKey.id}: replace it with the new secret there.\n`);
+      }
     }
   } catch (err) {
     // The new key is live and the user must not lose its secret, even though the command failed.
