@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { CliError, usageError } from '../errors.js';
 
 export interface RenderedEmail {
@@ -15,9 +16,10 @@ export interface RenderedEmail {
  * the spec's third way of sending is "the caller renders, the service receives html".
  *
  * esbuild bundles the component with `react` and `@react-email/render` into one temporary module, so
- * the component and the renderer share one React. Packages resolve from the component's own project
- * first (its node_modules up the tree), then from mailroom's (`nodePaths`), so users need not install
- * anything to render a plain JSX component.
+ * the component and the renderer share one React. The component's own project wins when it has the
+ * renderer installed; otherwise react, react-dom and the renderer all come from mailroom's install
+ * (never a mix: two Reacts in one render break it), so a plain JSX file needs nothing installed.
+ * Anything else the component imports resolves from its project first, then from mailroom's.
  */
 export async function renderReactEmail(file: string, props: Record<string, unknown>, cwd: string): Promise<RenderedEmail> {
   const entry = resolve(cwd, file);
@@ -28,6 +30,7 @@ export async function renderReactEmail(file: string, props: Record<string, unkno
     throw usageError(`--react: cannot read ${file}: no such file`);
   }
   const { build } = await import('esbuild');
+  const mailroomRoot = mailroomPackageRoot();
   const shim = `
 import * as mod from ${JSON.stringify('./' + basename(entry))};
 import { createElement } from 'react';
@@ -49,7 +52,8 @@ export default async function renderEmail(props) {
       platform: 'node',
       target: 'node20',
       jsx: 'automatic',
-      nodePaths: [mailroomNodeModules()],
+      nodePaths: [dirname(mailroomRoot)],
+      plugins: userHasRenderer(entry) ? [] : [renderStackFrom(mailroomRoot)],
       define: { 'process.env.NODE_ENV': '"production"' },
       // react-dom/server requires Node built-ins; an ESM bundle needs a real require for them.
       banner: { js: "import { createRequire as __mrRequire } from 'node:module'; const require = __mrRequire(import.meta.url);" },
@@ -76,8 +80,33 @@ export default async function renderEmail(props) {
   }
 }
 
-/** mailroom's own node_modules: where its react and @react-email/render are installed. */
-function mailroomNodeModules(): string {
-  const require = createRequire(import.meta.url);
-  return dirname(dirname(require.resolve('react/package.json')));
+/** Where mailroom's own react lives (`…/node_modules/react`); its parent is the node_modules dir. */
+function mailroomPackageRoot(): string {
+  return dirname(createRequire(import.meta.url).resolve('react/package.json'));
+}
+
+function userHasRenderer(entry: string): boolean {
+  const require = createRequire(entry);
+  try {
+    for (const name of ['@react-email/render', 'react', 'react-dom/server']) require.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const RENDER_STACK = /^(react|react-dom|@react-email\/render)(\/.*)?$/;
+
+/** Resolves react, react-dom and the renderer from mailroom's install, wherever they are imported. */
+function renderStackFrom(reactDir: string): Plugin {
+  return {
+    name: 'mailroom-render-stack',
+    setup(b) {
+      b.onResolve({ filter: RENDER_STACK }, async (args) => {
+        if (args.pluginData === 'mailroom') return undefined;
+        const found = await b.resolve(args.path, { resolveDir: reactDir, kind: args.kind, pluginData: 'mailroom' });
+        return found.errors.length ? { errors: found.errors } : { path: found.path };
+      });
+    },
+  };
 }

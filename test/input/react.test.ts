@@ -43,3 +43,45 @@ describe('renderReactEmail', () => {
     expect((await failure(renderReactEmail('email.html', {}, fixtures))).message).toBe('--react: email.html must be a .tsx or .jsx file');
   });
 });
+
+describe('renderReactEmail: whose React', () => {
+  it("uses the component project's renderer and React when it has them installed", async () => {
+    const { mkdtemp, mkdir, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const project = await mkdtemp(join(tmpdir(), 'mailroom-user-project-'));
+    const pkg = async (name: string, files: Record<string, string>) => {
+      const dir = join(project, 'node_modules', name);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'package.json'), JSON.stringify({ name, version: '0.0.0', main: 'index.js' }));
+      for (const [f, text] of Object.entries(files)) await writeFile(join(dir, f), text);
+    };
+    // Stand-ins that label their output, so the test can tell whose packages rendered it.
+    await pkg('react', {
+      'index.js': 'exports.createElement = (type, props) => ({ type, props });',
+      'jsx-runtime.js': 'exports.jsx = exports.jsxs = (type, props) => ({ type, props }); exports.Fragment = "f";',
+    });
+    await pkg('react-dom', { 'index.js': '', 'server.js': '' });
+    await pkg('@react-email/render', {
+      'index.js': 'exports.render = async (el, o) => (o && o.plainText ? "user text" : "<p>user renderer: " + el.props.name + "</p>");',
+    });
+    await writeFile(join(project, 'Email.jsx'), 'export default function Email({ name }) { return <p>{name}</p>; }');
+    const out = await renderReactEmail('Email.jsx', { name: 'Ada' }, project);
+    expect(out).toEqual({ html: '<p>user renderer: Ada</p>', text: 'user text' });
+  });
+});
+
+describe('renderReactEmail: a project with React but no renderer', () => {
+  it("renders with mailroom's whole stack, never mixing in the project's React", async () => {
+    const { mkdtemp, mkdir, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const project = await mkdtemp(join(tmpdir(), 'mailroom-react-only-'));
+    const react = join(project, 'node_modules', 'react');
+    await mkdir(react, { recursive: true });
+    await writeFile(join(react, 'package.json'), JSON.stringify({ name: 'react', version: '0.0.0', main: 'index.js' }));
+    await writeFile(join(react, 'index.js'), 'throw new Error("the project React was loaded");');
+    await writeFile(join(react, 'jsx-runtime.js'), 'throw new Error("the project React was loaded");');
+    await writeFile(join(project, 'Email.jsx'), 'export default function Email({ name }) { return <p>Hi {name}</p>; }');
+    const out = await renderReactEmail('Email.jsx', { name: 'Ada' }, project);
+    expect(out.html).toContain('<p>Hi <!-- -->Ada</p>');
+  });
+});
