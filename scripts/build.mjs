@@ -2,7 +2,7 @@
 // command's heavy modules (undici, zod schemas, conf, the sandbox) land in chunks loaded on use.
 import { build } from 'esbuild';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -27,6 +27,22 @@ const result = await build({
   // Optional native/peer modules that must stay external to the bundle.
   external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild', 'fastify', 'pino', 'thread-stream'],
   logLevel: 'warning',
+  plugins: [
+    {
+      // Start-up time: swap two load-time requires that mailroom never uses for stand-ins
+      // (scripts/bundle-stubs/): undici's HTTP/2 client (node:http2 + tls, ~8 ms; mailroom never
+      // enables h2) and Commander's node:child_process (~3 ms; loaded lazily if ever used).
+      name: 'bundle-stubs',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+          /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/undici-no-h2.cjs') } : undefined,
+        );
+        b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+          /commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/child-process.cjs') } : undefined,
+        );
+      },
+    },
+  ],
 });
 
 const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')));

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 
 /** Streams and terminal facts a command may use (gh's IOStreams). Tests hand in buffers. */
 export interface IO {
@@ -44,10 +45,13 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
   return {
     out: process.stdout,
     err: process.stderr,
-    in: process.stdin,
+    // Touching process.stdin sets up a stream (~2 ms); most commands never read it.
+    get in() {
+      return process.stdin;
+    },
     isStdoutTTY,
     isStderrTTY,
-    isStdinTTY: Boolean(process.stdin.isTTY),
+    isStdinTTY: isatty(0),
     color: colorEnabled(env, isStdoutTTY, colorFlag),
   };
 }

@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx: Context = { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };
   const verbose = argv.includes('--verbose') || argv.includes('-v') || env.MAILROOM_DEBUG === '1';
   try {
-    const program = buildProgram(ctx);
+    const program = buildProgram(ctx, argv.slice(2));
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {

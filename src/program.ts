@@ -12,8 +12,26 @@ export function parseIntegerOption(name: string, min: number, max = Number.MAX_S
   };
 }
 
-/** Builds the whole command tree. Registering is cheap: command modules import their work lazily. */
-export function buildProgram(ctx: Context): Command {
+/** Global options that take a value: the word after them is not the command name. */
+const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--base-url', '--workspace', '--timeout', '--max-retries']);
+
+/** The first operand of the user's arguments (argv without node and script), if any. */
+export function commandName(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') return args[i + 1];
+    if (!arg.startsWith('-')) return arg;
+    if (VALUE_OPTIONS.has(arg)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the command tree: with `args`, only the command they name (all of them for the root help,
+ * an unknown name, or no name), since command modules import their work lazily but Commander's
+ * objects for every option of every command are not free.
+ */
+export function buildProgram(ctx: Context, args?: readonly string[]): Command {
   const program = new Command('mailroom')
     .description('Send transactional email, manage API keys and webhooks, and run a local sandbox of the SMASHSEND API.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -64,7 +82,7 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network
     await closeSandboxSession();
   });
 
-  registerCommands(program, ctx);
+  registerCommands(program, ctx, args === undefined ? undefined : commandName(args));
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);

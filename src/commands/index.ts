@@ -13,9 +13,14 @@ import * as sandbox from './sandbox.js';
 import * as api from './api.js';
 import * as completion from './completion.js';
 
-/** Order here is the order `mailroom --help` lists them. */
-export function registerCommands(program: Command, ctx: Context): void {
-  for (const mod of [send, batch, check, keys, webhooks, sandbox, login, logout, config, profiles, api, completion]) {
-    mod.register(program, ctx);
-  }
+/** Top-level command names, in the order `mailroom --help` lists them. */
+const COMMANDS = { send, batch, check, keys, webhooks, sandbox, login, logout, config, profiles, api, completion } as const;
+
+/**
+ * Registers every command, or only `only` when it names one: building the whole tree (~40
+ * commands, ~250 options) costs more start-up time than `mailroom check` may spend in all.
+ */
+export function registerCommands(program: Command, ctx: Context, only?: string): void {
+  const picked = only !== undefined && Object.hasOwn(COMMANDS, only) ? [COMMANDS[only as keyof typeof COMMANDS]] : Object.values(COMMANDS);
+  for (const mod of picked) mod.register(program, ctx);
 }

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
  * ~14 ms, which is most of `mailroom check`'s start-up budget.
  */
 export async function createDispatcher(baseUrl: string, env: Readonly<Record<string, string | undefined>>): Promise<Dispatcher> {
+  await baselineWasmOnly();
   const proxy = proxySettings(env);
   if (proxy && !isLoopback(new URL(baseUrl).hostname)) {
     const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
@@ -39,4 +40,19 @@ export function proxySettings(env: Readonly<Record<string, string | undefined>>)
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+}
+
+let wasmFlagsSet = false;
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers that module up with TurboFan in
+ * the background, and a process exiting right after one request (`mailroom check`) waits ~100 ms
+ * for that compile to finish. The baseline (Liftoff) code is plenty for parsing a few API answers.
+ * Must run before undici compiles the module; a no-op afterwards.
+ */
+async function baselineWasmOnly(): Promise<void> {
+  if (wasmFlagsSet) return;
+  wasmFlagsSet = true;
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
 }

@@ -45,7 +45,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     for (let n = 0; ; n++) {
       log?.(`→ ${opts.method} ${url.href}${n > 0 ? ` (retry ${n})` : ''}`);
       if (body !== undefined) log?.(`  request body: ${clip(body)}`);
-      const started = performance.now();
+      const started = Date.now();
       let raw: RawResponse;
       try {
         raw = await attempt({ dispatcher: options.dispatcher, url, method: opts.method, headers, body, timeoutMs, signal: opts.signal });
@@ -57,7 +57,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         continue;
       }
       const requestId = header(raw.headers, 'x-request-id');
-      log?.(`← ${raw.status} in ${Math.round(performance.now() - started)} ms${requestId ? ` (request id ${requestId})` : ''}`);
+      log?.(`← ${raw.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
       if (raw.text) log?.(`  response body: ${clip(raw.text)}`);
       const parsed = parseBody(raw.text);
       if (raw.status >= 200 && raw.status < 300) {

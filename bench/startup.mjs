@@ -1,0 +1,100 @@
+// Start-up time of mailroom, as ratios to `node -e 0`, measured in one run (issue 3 targets:
+// `--help` <= 1.3x, `check` <= 1.5x). `check` talks to a loopback API: `mailroom sandbox` when it
+// starts, else a tiny stand-in server answering the check endpoint. Run `npm run build` first.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'mailroom.js');
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const TARGETS = { help: 1.3, check: 1.5 };
+
+/** Waits for the first line of JSON a child prints on stdout. */
+function firstJsonLine(child, ms = 15_000) {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('no JSON line in time')), ms);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(buf.slice(0, nl)));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
+  });
+}
+
+const STAND_IN = `
+const http = require('node:http');
+const KEY = 'sk_live_benchbenchbenchbench0000';
+const s = http.createServer((req, res) => {
+  const ok = req.headers.authorization === 'Bearer ' + KEY;
+  res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'x-request-id': 'req_bench' });
+  res.end(JSON.stringify(ok ? { status: 'SUCCEED', displayName: 'bench', role: 'API_USER' } : { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' }));
+});
+s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ baseUrl: 'http://127.0.0.1:' + s.address().port, apiKey: KEY })));
+`;
+
+async function startApi() {
+  const sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const info = await firstJsonLine(sandbox);
+    if (info.baseUrl && info.apiKey) return { ...info, kind: 'mailroom sandbox', child: sandbox };
+  } catch {
+    // fall through to the stand-in
+  }
+  sandbox.kill();
+  const child = spawn(process.execPath, ['-e', STAND_IN], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return { ...(await firstJsonLine(child)), kind: 'stand-in node:http server', child };
+}
+
+function time(args, env) {
+  const started = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const api = await startApi();
+const configDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, MAILROOM_CONFIG_DIR: configDir, MAILROOM_API_KEY: api.apiKey, MAILROOM_BASE_URL: api.baseUrl };
+const cases = {
+  node: ['-e', '0'],
+  help: [BIN, '--help'],
+  check: [BIN, 'check', '-q'],
+};
+const samples = { node: [], help: [], check: [] };
+try {
+  for (const args of Object.values(cases)) time(args, env); // warm the file cache
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, args] of Object.entries(cases)) samples[name].push(time(args, env));
+  }
+} finally {
+  api.child.kill();
+  rmSync(configDir, { recursive: true, force: true });
+}
+
+const base = median(samples.node);
+console.log(`startup, median of ${RUNS} interleaved runs; check against a ${api.kind} on loopback, key from MAILROOM_API_KEY`);
+console.log(`  node -e 0            ${base.toFixed(1)} ms   1.00x`);
+for (const name of ['help', 'check']) {
+  const m = median(samples[name]);
+  const ratio = m / base;
+  const label = name === 'help' ? 'mailroom --help' : 'mailroom check -q';
+  console.log(`  ${label.padEnd(20)} ${m.toFixed(1)} ms   ${ratio.toFixed(2)}x  (target <= ${TARGETS[name]}x: ${ratio <= TARGETS[name] ? 'met' : 'MISSED'})`);
+}
