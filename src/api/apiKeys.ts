@@ -19,7 +19,6 @@ export interface KeyPage {
 export interface ListKeysQuery {
   limit?: number;
   startAt?: string;
-  sort?: 'createdAt.desc' | 'createdAt.asc';
 }
 
 const keysPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/api-keys`;
@@ -30,7 +29,7 @@ export async function listKeys(t: Transport, workspaceId: string, query: ListKey
   const res = await t.request({
     method: 'GET',
     path: keysPath(workspaceId),
-    query: { limit: query.limit, startAt: query.startAt, sort: query.sort },
+    query: { limit: query.limit, startAt: query.startAt },
     ...callOptions(opts),
   });
   const { apiKeys } = parseBody(keyListResponseSchema, res, 'key list');
@@ -47,7 +46,7 @@ export async function listAllKeys(t: Transport, workspaceId: string, query: List
   let startAt = query.startAt;
   const max = query.max ?? Number.POSITIVE_INFINITY;
   for (;;) {
-    const page = await listKeys(t, workspaceId, { limit: query.limit, sort: query.sort, startAt }, opts);
+    const page = await listKeys(t, workspaceId, { limit: query.limit, startAt }, opts);
     all.push(...page.items);
     if (all.length >= max) return all.slice(0, max);
     if (!page.hasMore || !page.startAt || seen.has(page.startAt)) return all;
