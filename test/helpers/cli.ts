@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'mailroom.js');
+
+/** Text to type once stdout shows `after` (e.g. a prompt): typed too early, a terminal would echo it. */
+export interface InputStep {
+  after: string | RegExp;
+  send: string;
+}
+
+export interface RunOptions {
+  /** Added to the clean environment; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** stdin: a string (then EOF), or steps typed as the output asks for them. */
+  input?: string | InputStep[];
+  cwd?: string;
+  /**
+   * Run under a real pseudo-terminal (util-linux `script`). `true`: stdin, stdout and stderr are the
+   * terminal (stderr arrives inside `stdout`); `'stdout'`: stderr is captured apart, not a terminal.
+   */
+  tty?: boolean | 'stdout';
+  /** The config store directory; a fresh temp dir (removed afterwards) when absent. */
+  configDir?: string;
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** A fresh, empty config store directory; the caller removes it (rmSync) when done. */
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mailroom-cfg-'));
+}
+
+const INHERITED_NOISE = /^(MAILROOM_|SMASHSEND_|NO_COLOR$|FORCE_COLOR$|HTTPS?_PROXY$|NO_PROXY$|https?_proxy$|no_proxy$|ALL_PROXY$|all_proxy$)/;
+
+/** process.env without anything that would change the CLI's behaviour, plus the test's store dir. */
+export function cleanEnv(configDir: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !INHERITED_NOISE.test(k)) env[k] = v;
+  env.MAILROOM_CONFIG_DIR = configDir;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Spawns `node bin/mailroom.js ...args` (build first) and collects its output and exit code. */
+export async function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const ownDir = opts.configDir === undefined ? tempConfigDir() : undefined;
+  const configDir = opts.configDir ?? (ownDir as string);
+  const env = cleanEnv(configDir, opts.env);
+  const errFile = opts.tty === 'stdout' ? join(configDir, `.stderr-${process.pid}-${Date.now()}`) : undefined;
+  let command = process.execPath;
+  let argv = [BIN, ...args];
+  if (opts.tty) {
+    env.TERM ??= 'xterm-256color';
+    const inner = [process.execPath, BIN, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
+    command = 'script';
+    argv = ['-qfec', inner, '/dev/null'];
+  }
+  try {
+    const result = await run(command, argv, env, opts);
+    if (opts.tty) {
+      result.stdout = result.stdout.replace(/\r\n/g, '\n');
+      if (errFile) result.stderr = readFileSync(errFile, 'utf8');
+    }
+    return result;
+  } finally {
+    if (errFile) rmSync(errFile, { force: true });
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+  }
+}
+
+function run(command: string, argv: string[], env: Record<string, string>, opts: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const steps = typeof opts.input === 'string' || opts.input === undefined ? [] : [...opts.input];
+    const feed = () => {
+      while (steps.length > 0) {
+        const next = steps[0] as InputStep;
+        const seen = typeof next.after === 'string' ? stdout.includes(next.after) : next.after.test(stdout);
+        if (!seen) return;
+        child.stdin.write(next.send);
+        steps.shift();
+      }
+      if (Array.isArray(opts.input)) child.stdin.end();
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      feed();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined);
+    if (typeof opts.input === 'string') child.stdin.end(opts.input);
+    else if (opts.input === undefined && !opts.tty) child.stdin.end();
+    else feed();
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code: code ?? (signal ? 128 : 1) });
+    });
+  });
+}
