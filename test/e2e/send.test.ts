@@ -218,3 +218,26 @@ describe('mailroom send --help', () => {
     expect(r.stdout).toContain('$ mailroom send --template welcome');
   });
 });
+
+describe('mailroom send: a lost response', () => {
+  it('is retried with the same idempotency key and the email is sent once', async () => {
+    const { recordingProxy } = await import('../helpers/recording-proxy.js');
+    let posts = 0;
+    const proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'POST' && req.path === '/v1/emails' && ++posts === 1 ? { lose: true } : undefined));
+    try {
+      const r = await runCli(raw, { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const sent = proxy.seen.filter((s) => s.method === 'POST');
+      expect(sent).toHaveLength(2);
+      const keys = sent.map((s) => JSON.parse(s.body).idempotencyKey as string);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keys[1]).toBe(keys[0]);
+      const inbox = await sandbox.emails();
+      expect(inbox).toHaveLength(1);
+      expect(JSON.parse(r.stdout).id).toBe(inbox[0]!.id);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

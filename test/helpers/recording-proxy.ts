@@ -5,13 +5,16 @@ export interface SeenRequest {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** The request body as text ('' when none). */
+  body: string;
 }
 
-/** An answer the proxy gives itself instead of forwarding (to force one step of a flow to fail). */
-export interface ForcedAnswer {
-  status: number;
-  body: unknown;
-}
+/**
+ * What to do instead of a plain forward: answer with `status`/`body` without forwarding (one step of
+ * a flow fails), or `lose`: forward, let the sandbox do the work, then cut the connection before the
+ * answer reaches the client (a lost response).
+ */
+export type ForcedAnswer = { status: number; body: unknown } | { lose: true };
 
 export interface RecordingProxy {
   baseUrl: string;
@@ -27,24 +30,31 @@ export interface RecordingProxy {
 export async function recordingProxy(target: string, force?: (req: SeenRequest) => ForcedAnswer | undefined): Promise<RecordingProxy> {
   const seen: SeenRequest[] = [];
   const upstream = new URL(target);
-  const server = createServer((req: IncomingMessage, res) => {
-    const entry: SeenRequest = { method: req.method ?? 'GET', path: req.url ?? '/', authorization: req.headers.authorization };
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const entry: SeenRequest = { method: req.method ?? 'GET', path: req.url ?? '/', authorization: req.headers.authorization, body: body.toString('utf8') };
     seen.push(entry);
     const forced = force?.(entry);
-    if (forced) {
-      req.resume();
+    if (forced && 'status' in forced) {
       res.writeHead(forced.status, { 'content-type': 'application/json', 'x-request-id': 'req_forced' }).end(JSON.stringify(forced.body));
       return;
     }
     const out = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
       (up) => {
+        if (forced) {
+          up.resume();
+          up.on('end', () => res.socket?.destroy());
+          return;
+        }
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
       },
     );
     out.on('error', () => res.destroy());
-    req.pipe(out);
+    out.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
