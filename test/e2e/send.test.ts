@@ -60,12 +60,22 @@ describe('mailroom send (raw)', () => {
     expect(r.stdout).not.toContain('{');
   });
 
+  it('a full terminal (stdin, stdout and stderr on one pty): the same view, no JSON', async () => {
+    const r = await runCli([...raw, '--no-color'], { env, tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^id +trs_\w+$/m);
+    expect(r.stdout).toMatch(/^status +SENT$/m);
+    expect(r.stdout).not.toContain('{');
+  });
+
   it('--json on a terminal prints JSON; -q prints nothing and still sends', async () => {
     const j = await runCli([...raw, '--json'], { env, tty: 'stdout' });
     expect(JSON.parse(j.stdout).status).toBe('SENT');
     const q = await runCli([...raw, '-q'], { env });
     expect(q).toEqual({ stdout: '', stderr: '', code: 0 });
-    expect(await sandbox.emails()).toHaveLength(2);
+    const qt = await runCli([...raw, '-q'], { env, tty: true });
+    expect(qt).toEqual({ stdout: '', stderr: '', code: 0 });
+    expect(await sandbox.emails()).toHaveLength(3);
   });
 
   it('--idempotency-key: sending twice with the same key delivers once and answers the same id', async () => {
