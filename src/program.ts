@@ -82,7 +82,9 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network
     await closeSandboxSession();
   });
 
-  registerCommands(program, ctx, args === undefined ? undefined : commandName(args));
+  const name = args === undefined ? undefined : commandName(args);
+  // `completion` describes the whole tree.
+  registerCommands(program, ctx, name === 'completion' ? undefined : name);
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);

@@ -126,7 +126,7 @@ async function write(ctx: Context, globals: Globals, key: StoredKey, value: stri
   const store = await openStore(ctx.env);
   const had = store.read().profiles[profile]?.[FIELD[key]] !== undefined;
   store.updateProfile(profile, { [FIELD[key]]: value });
-  if (!globals.quiet && ctx.io.isStderrTTY) {
+  if (!globals.quiet && ctx.io.isStdoutTTY) {
     ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);
   }
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
