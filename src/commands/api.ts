@@ -20,7 +20,8 @@ export function register(parent: Command, ctx: Context): void {
     .addHelpText(
       'after',
       `
-Only the body is printed (stdout); a non-2xx answer exits with the usual codes (3 auth, 4 rejected,
+Only the body is printed (stdout), secrets masked (secretKey, token) except in the answer that
+creates a key or webhook, the one time they are shown. A non-2xx answer exits with the usual codes (3 auth, 4 rejected,
 5 limits, 6 network) and the API's message on stderr. A POST is sent once, never retried.
 
 Examples:
@@ -57,11 +58,17 @@ export async function run(ctx: Context, globals: Globals, rawMethod: string, raw
   try {
     const res = await transport.request({ method, path, body, signal: ctx.signal });
     if (globals.quiet) return;
-    const { printJson } = await import('../output/print.js');
-    if (res.body !== undefined) printJson(ctx, res.body);
+    const [{ printJson }, { maskSecrets }] = await Promise.all([import('../output/print.js'), import('../output/mask.js')]);
+    if (res.body !== undefined) printJson(ctx, revealsNewSecret(method, path) ? res.body : maskSecrets(res.body));
   } finally {
     await transport.close();
   }
+}
+
+/** Creating a key or a webhook is the one moment its secret is shown; every other answer is masked. */
+const CREATION_PATHS = [/^\/v1\/workspaces\/[^/?]+\/api-keys\/?(\?|$)/, /^\/v1\/webhooks\/?(\?|$)/];
+function revealsNewSecret(method: Method, path: string): boolean {
+  return method === 'POST' && CREATION_PATHS.some((re) => re.test(path));
 }
 
 async function readData(ctx: Context, spec: string): Promise<unknown> {

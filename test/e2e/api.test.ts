@@ -48,6 +48,20 @@ describe('mailroom api', () => {
     expect(JSON.parse(del.stdout)).toMatchObject({ isDeleted: true, webhook: { id: created.id } });
   });
 
+  it('shows a webhook token in the answer that creates it, and masks it everywhere else', async () => {
+    const token = 'wht_apitestapitestapitest7777';
+    const created = await runCli(['api', 'POST', '/v1/webhooks', '--data', JSON.stringify({ url: 'http://127.0.0.1:9/t', events: ['CONTACT_CREATED'], token })], { env: env() });
+    expect(JSON.parse(created.stdout).webhook.token).toBe(token);
+    const id = JSON.parse(created.stdout).webhook.id;
+    const got = await runCli(['api', 'GET', `/v1/webhooks/${id}`], { env: env() });
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout).webhook.token).toBe('wht_…7777');
+    expect(got.stdout).not.toContain(token);
+    const keys = await runCli(['api', 'GET', `/v1/workspaces/${sandbox.workspaceId}/api-keys`], { env: env() });
+    expect(keys.stdout).not.toContain(sandbox.apiKey);
+    expect(JSON.parse(keys.stdout).apiKeys.items[0].secretKey).toBe(`sk_live_…${sandbox.apiKey.slice(-4)}`);
+  });
+
   it('maps API errors to exit codes with the message and request id on stderr', async () => {
     const missing = await runCli(['api', 'GET', '/v1/webhooks/wh_doesnotexist'], { env: env() });
     expect(missing.code).toBe(4);
