@@ -8,6 +8,7 @@ import { prepareEntry, type EntryDefaults, type InvalidEntry, type ValidEntry } 
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { fingerprintFile } from './fingerprint.js';
+import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
 import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, type SendBatch } from './sender.js';
@@ -202,7 +203,8 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       if (state === DONE_OK) summary.skipped += 1;
       else summary.failed += 1;
     };
-    const chunks = chunkEntries(input.items, o.size, summary, done, onDone, onInvalid, (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()));
+    const keepHeap = heapKeeper();
+    const chunks = chunkEntries(input.items, o.size, summary, done, onDone, onInvalid, (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()), keepHeap);
 
     if (o.dryRun || !o.send) {
       for await (const _chunk of chunks) tick();
@@ -264,11 +266,13 @@ async function* chunkEntries(
   onDone: (state: number) => void,
   onInvalid: (e: InvalidEntry) => void,
   prepare: (item: InputItem, index: number) => ValidEntry | InvalidEntry,
+  keepHeap: () => void,
 ): AsyncGenerator<ValidEntry[]> {
   let chunk: ValidEntry[] = [];
   for await (const item of items) {
     const index = summary.total;
     summary.total += 1;
+    if ((index & 63) === 0) keepHeap();
     const state = done.get(index);
     if (state !== 0) {
       onDone(state);

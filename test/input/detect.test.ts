@@ -19,7 +19,7 @@ describe('format detection', () => {
   it('reads piped input after peeking at it, without losing the peeked bytes', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ to: `u${i}@example.com` })).join('\n');
     const stream = Readable.from([Buffer.from(lines.slice(0, 10)), Buffer.from(lines.slice(10, 50_000)), Buffer.from(lines.slice(50_000))]);
-    const input = await readInput({ path: undefined, size: undefined, stream }, undefined);
+    const input = await readInput({ path: undefined, size: undefined, chunks: stream }, undefined);
     expect(input.format).toBe('ndjson');
     const items = await collect(input.items);
     expect(items).toHaveLength(3000);
@@ -30,7 +30,7 @@ describe('format detection', () => {
   it('decodes multi-byte characters split across chunks', async () => {
     const bytes = Buffer.from('[{"to":"a@example.com","s":"héllo ✓"}]');
     const stream = Readable.from([bytes.subarray(0, 32), bytes.subarray(32, 35), bytes.subarray(35)]);
-    const input = await readInput({ path: undefined, size: undefined, stream }, undefined);
+    const input = await readInput({ path: undefined, size: undefined, chunks: stream }, undefined);
     expect((await collect(input.items))[0]!.value).toEqual({ to: 'a@example.com', s: 'héllo ✓' });
   });
 });

@@ -1,0 +1,183 @@
+// `mailroom batch` against its ceiling, and its memory. Run after `npm run build`:
+//   node bench/batch.mjs [--rounds 3] [--real-large 200000] [--no-memory]
+// 1. Throughput: 20,000 emails through the spawned CLI (`batch file --concurrency 4`, size 50) beside
+//    a ceiling measured the same way: a spawned process that blasts prebuilt batch bodies at the same
+//    sandbox with undici at the same concurrency. Both are timed from spawn to exit; the sandbox is
+//    reset before each run; rounds alternate and the median is reported, with the ratio.
+// 2. Peak RSS (VmHWM, from /usr/bin/time) of the CLI for 10,000 vs 1,000,000 entries in --dry-run,
+//    and for 10,000 vs --real-large entries in a real run (1,000,000 real sends would hold a gigabyte
+//    of caught mail in the sandbox on a small machine, so the large real run is reduced; it says which).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const self = fileURLToPath(import.meta.url);
+const bin = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
+const CONCURRENCY = 4;
+const SIZE = 50;
+const COUNT = 20_000;
+
+const email = (n, key) => ({
+  from: 'Bench <bench@example.com>',
+  to: `user${n}@customer.test`,
+  subject: `Order ${n} shipped`,
+  html: `<h1>Hi user ${n}</h1><p>Your order <b>#${n}</b> is on its way. <a href="https://example.com/t/${n}">Track it</a>.</p>`,
+  ...(key ? { idempotencyKey: key } : {}),
+});
+
+if (process.argv[2] === '--ceiling') await ceiling(process.argv[3], Number(process.argv[4]));
+else await main();
+
+/** The ceiling's child process: POST each prebuilt body, `concurrency` at a time, over one undici Agent. */
+async function ceiling(file, concurrency) {
+  const { Agent, request } = await import('undici');
+  const bodies = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const agent = new Agent({ connections: concurrency, pipelining: 1 });
+  let next = 0;
+  let accepted = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const res = await request(`${process.env.BASE_URL}/v1/emails/batch`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${process.env.API_KEY}`, 'content-type': 'application/json' },
+        body,
+      });
+      const json = await res.body.json();
+      if (res.statusCode !== 200) throw new Error(`batch answered ${res.statusCode}`);
+      accepted += json.emails.successful.length;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await agent.close();
+  process.stdout.write(`${JSON.stringify({ accepted })}\n`);
+}
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : process.argv[i + 1];
+}
+
+async function main() {
+  const rounds = Number(option('--rounds', 3));
+  const realLarge = Number(option('--real-large', 200_000));
+  const memory = !process.argv.includes('--no-memory');
+  const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-batch-'));
+  const sandbox = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    let line = '';
+    for await (const chunk of sandbox.stdout) {
+      line += chunk;
+      if (line.includes('\n')) break;
+    }
+    const { baseUrl, apiKey } = JSON.parse(line);
+    const env = { ...process.env, MAILROOM_BASE_URL: baseUrl, MAILROOM_API_KEY: apiKey, MAILROOM_CONFIG_DIR: join(dir, 'cfg'), MAILROOM_STATE_DIR: join(dir, 'state'), BASE_URL: baseUrl, API_KEY: apiKey };
+    const reset = async () => {
+      const res = await fetch(`${baseUrl}/_sandbox/reset`, { method: 'POST' });
+      if (!res.ok) throw new Error(`reset answered ${res.status}`);
+    };
+    const inboxCount = async () => (await (await fetch(`${baseUrl}/_sandbox/emails`)).json()).items.length;
+
+    const input = join(dir, 'in.ndjson');
+    await writeNdjson(input, COUNT);
+
+    console.log(`batch throughput: ${COUNT.toLocaleString('en-US')} emails, concurrency ${CONCURRENCY}, ${SIZE} per request, ${rounds} rounds (median), each timed from spawn to exit`);
+    const cli = [];
+    const ceil = [];
+    for (let r = 0; r < rounds; r++) {
+      await reset();
+      const m = await timed(process.execPath, [bin, 'batch', input, '--json', '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], env);
+      const summary = JSON.parse(m.stdout);
+      if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run failed: exit ${m.code} ${m.stdout}`);
+      cli.push({ rate: COUNT / m.seconds, inner: summary.emailsPerSecond });
+
+      await reset();
+      const bodies = join(dir, `bodies-${r}.ndjson`);
+      const lines = [];
+      for (let i = 0; i < COUNT; i += SIZE) {
+        const emails = [];
+        for (let n = i; n < i + SIZE; n++) emails.push(email(n, `ceiling-${r}-${n}`));
+        lines.push(JSON.stringify({ emails }));
+      }
+      writeFileSync(bodies, `${lines.join('\n')}\n`);
+      const c = await timed(process.execPath, [self, '--ceiling', bodies, String(CONCURRENCY)], env);
+      if (c.code !== 0 || JSON.parse(c.stdout).accepted !== COUNT) throw new Error(`ceiling run failed: exit ${c.code} ${c.stderr}`);
+      ceil.push({ rate: COUNT / c.seconds });
+      console.log(`  round ${r + 1}: mailroom ${Math.round(cli[r].rate)} emails/s (its own count ${Math.round(cli[r].inner)}/s), ceiling ${Math.round(ceil[r].rate)} emails/s`);
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const mr = median(cli.map((x) => x.rate));
+    const cr = median(ceil.map((x) => x.rate));
+    console.log(`  mailroom batch (spawned CLI):            ${Math.round(mr).toLocaleString('en-US')} emails/s`);
+    console.log(`  ceiling (prebuilt bodies, undici):       ${Math.round(cr).toLocaleString('en-US')} emails/s`);
+    console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 0.90x)`);
+
+    if (!memory) return;
+    console.log('peak RSS of the CLI (VmHWM via /usr/bin/time -f %M):');
+    const small = join(dir, 'small.ndjson');
+    const large = join(dir, 'large.ndjson');
+    await writeNdjson(small, 10_000);
+    await writeNdjson(large, 1_000_000);
+    const peak = async (args) => {
+      const r = await timed('/usr/bin/time', ['-f', 'PEAK_KB=%M', process.execPath, bin, ...args], env);
+      const kb = Number(/PEAK_KB=(\d+)/.exec(r.stderr)?.[1]);
+      if (r.code !== 0 || !kb) throw new Error(`run failed: exit ${r.code} ${r.stderr.slice(-500)}`);
+      return { mb: kb / 1024, seconds: r.seconds, summary: JSON.parse(r.stdout) };
+    };
+    const drySmall = await peak(['batch', small, '--dry-run', '--json']);
+    const dryLarge = await peak(['batch', large, '--dry-run', '--json']);
+    report('dry run', 10_000, drySmall, 1_000_000, dryLarge);
+
+    const real = join(dir, 'real.ndjson');
+    await writeNdjson(real, realLarge);
+    await reset();
+    const realSmall = await peak(['batch', small, '--json']);
+    await reset();
+    const realBig = await peak(['batch', real, '--json']);
+    if (realBig.summary.sent !== realLarge) throw new Error(`large real run sent ${realBig.summary.sent}`);
+    report(`real run (large reduced to ${realLarge.toLocaleString('en-US')})`, 10_000, realSmall, realLarge, realBig);
+  } finally {
+    sandbox.kill();
+    await once(sandbox, 'close');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(label, n1, a, n2, b) {
+  const f = (n) => n.toLocaleString('en-US');
+  console.log(
+    `  ${label}: ${f(n1)} entries ${a.mb.toFixed(1)} MB (${a.seconds.toFixed(1)} s), ${f(n2)} entries ${b.mb.toFixed(1)} MB (${b.seconds.toFixed(1)} s); ` +
+      `ratio ${(b.mb / a.mb).toFixed(2)}x (targets <= 150 MB, <= 1.25x)`,
+  );
+}
+
+async function writeNdjson(path, count) {
+  const out = createWriteStream(path);
+  let buf = '';
+  for (let n = 0; n < count; n++) {
+    buf += `${JSON.stringify(email(n))}\n`;
+    if (buf.length > 1 << 20) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  out.end(buf);
+  await once(out, 'finish');
+}
+
+function timed(cmd, args, env) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - start) / 1e9 }));
+  });
+}
