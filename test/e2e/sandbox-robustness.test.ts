@@ -79,6 +79,45 @@ describe('bad input never crashes the server', () => {
     expect((await call('POST', '/v1/emails', raw())).status).toBe(200);
   });
 
+  test('odd JSON bodies (null, scalars, arrays, __proto__ keys, deep nesting) get error bodies, never a crash', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    const bodies = [
+      'null',
+      '"text"',
+      '42',
+      '[]',
+      deep,
+      '{"__proto__": {"admin": true}, "from": "a@example.com", "to": "b@c.test", "subject": "s", "html": "h"}',
+      '{"template": "welcome", "to": "b@c.test", "variables": {"__proto__": null, "constructor": "x"}}',
+    ];
+    for (const path of ['/v1/emails', '/v1/emails/batch', '/v1/webhooks', `/v1/workspaces/${sb.workspaceId}/api-keys`, '/_sandbox/events']) {
+      for (const body of bodies) {
+        const res = await call('POST', path, undefined, { raw: body });
+        expect(res.status, `${path} ${body.slice(0, 40)}`).toBeLessThan(500);
+        // Variables named __proto__ or constructor are plain data: that templated send may succeed.
+        if (res.status !== 200) expect(res.body).toMatchObject({ statusCode: res.status, error: expect.any(String), message: expect.any(String) });
+      }
+    }
+    const batch = await call('POST', '/v1/emails/batch', undefined, { raw: `{"emails": [null, 1, "x", [], ${deep}]}` });
+    expect(batch.status).toBe(200);
+    expect(batch.body.emails.failed.map((f: { index: number; statusCode: number }) => [f.index, f.statusCode])).toEqual([
+      [0, 400],
+      [1, 400],
+      [2, 400],
+      [3, 400],
+      [4, 400],
+    ]);
+    expect((await call('GET', '/v1/api-keys/check')).status).toBe(200);
+  });
+
+  test('one caught email is readable as JSON by id', async () => {
+    const sent = await call('POST', '/v1/emails', raw({ subject: 'by id' }));
+    const one = await call('GET', `/_sandbox/emails/${sent.body.email.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.email).toMatchObject({ id: sent.body.email.id, subject: 'by id', text: 'Hi' });
+    expect((await call('GET', '/_sandbox/emails/trs_missing')).body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Email trs_missing not found' });
+  });
+
   test('the HTML inbox escapes everything and never runs an email’s scripts', async () => {
     const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
     const sent = await call('POST', '/v1/emails', raw({ subject: `<script>alert("s")</script>`, html: evil }));
