@@ -9,7 +9,8 @@ export async function createDispatcher(baseUrl: string, env: Readonly<Record<str
   await baselineWasmOnly();
   const proxy = proxySettings(env);
   if (proxy && !isLoopback(new URL(baseUrl).hostname)) {
-    const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+    // The whole package here: its entry installs the dispatcher API (connect) that tunnelling needs.
+    const { EnvHttpProxyAgent } = await import('undici');
     return new EnvHttpProxyAgent({ ...proxy, keepAliveTimeout: 10_000 });
   }
   const { default: Agent } = await import('undici/lib/dispatcher/agent.js');

@@ -30,17 +30,28 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
   const timeout = setTimeout(() => timer.abort(new Error('timeout')), input.timeoutMs);
   const signal = input.signal ? AbortSignal.any([input.signal, timer.signal]) : timer.signal;
   const origin = input.url.origin;
+  // undici only acts on an abort once connected; a proxy stuck in CONNECT would never time out.
+  let stopWaiting: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    stopWaiting = () => signal.removeEventListener('abort', onAbort);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
   try {
-    const res = await request.call(input.dispatcher, {
-      origin,
-      path: `${input.url.pathname}${input.url.search}`,
-      method: input.method,
-      headers: input.headers,
-      body: input.body,
-      signal,
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
+    const exchange = (async () => {
+      const res = await request.call(input.dispatcher, {
+        origin,
+        path: `${input.url.pathname}${input.url.search}`,
+        method: input.method,
+        headers: input.headers,
+        body: input.body,
+        signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    })();
+    exchange.catch(() => undefined);
+    return await Promise.race([exchange, aborted]);
   } catch (err) {
     if (input.signal?.aborted) throw new AbortedError(err);
     if (timer.signal.aborted) throw new TimeoutError(origin, input.timeoutMs, err);
@@ -50,6 +61,7 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
     throw err;
   } finally {
     clearTimeout(timeout);
+    stopWaiting?.();
   }
 }
 

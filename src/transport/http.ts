@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
-import { ApiError, ConnectionError, TimeoutError } from './errors.js';
+import { AbortedError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
 import { redact } from './redact.js';
 import { backoffMs, MAX_RETRY_AFTER_MS, mayRetry, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry.js';
@@ -30,6 +30,9 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const random = options.random ?? Math.random;
   const log = options.log ? (line: string) => options.log?.(redact(line, [options.apiKey])) : undefined;
 
+  // A request given up on (timeout, Ctrl-C) may still hold a connection: close() then destroys.
+  let abandoned = false;
+
   async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
     const url = buildUrl(options.baseUrl, opts.path, opts.query);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
@@ -50,6 +53,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       try {
         raw = await attempt({ dispatcher: options.dispatcher, url, method: opts.method, headers, body, timeoutMs, signal: opts.signal });
       } catch (err) {
+        if (err instanceof TimeoutError || err instanceof AbortedError) abandoned = true;
         const transient = err instanceof ConnectionError || err instanceof TimeoutError;
         log?.(`← ${transient ? err.message : String(err)}`);
         if (!transient || n >= maxRetries) throw err;
@@ -81,7 +85,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   return {
     request,
     async close() {
-      if (options.ownsDispatcher !== false) await options.dispatcher.close();
+      if (options.ownsDispatcher === false) return;
+      await (abandoned ? options.dispatcher.destroy() : options.dispatcher.close());
     },
   };
 }

@@ -11,7 +11,3 @@ declare module 'undici/lib/dispatcher/agent.js' {
   export = Agent;
 }
 
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export = EnvHttpProxyAgent;
-}
