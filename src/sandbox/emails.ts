@@ -24,7 +24,7 @@ export interface EmailHooks {
 
 const DAY_MS = 86_400_000;
 /** A `sendAt` this far in the past is taken as "now" (clock skew), anything older is rejected. */
-export const SEND_AT_GRACE_MS = 60_000;
+const SEND_AT_GRACE_MS = 60_000;
 
 const WHAT_IS_NEEDED = 'a raw email needs from, to, subject and html; a templated email needs template and to (variables optional)';
 

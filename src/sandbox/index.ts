@@ -9,7 +9,7 @@ import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
 
 export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig } from './config.js';
-export { SandboxConfigError, loadConfigFile, parseSandboxConfig } from './config.js';
+export { SandboxConfigError, loadConfigFile } from './config.js';
 export type { InboxEmail, DeliveryRecord, EmailResultBody } from './state.js';
 export type { Envelope } from './events.js';
 

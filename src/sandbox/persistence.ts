@@ -34,6 +34,7 @@ export class Persister {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private dirty = false;
+  private lastWriteMs = 0;
 
   constructor(
     private readonly file: string,
@@ -45,10 +46,12 @@ export class Persister {
   schedule(): void {
     this.dirty = true;
     if (this.timer) return;
+    // A big state (a long load test) takes a while to serialize: wait longer between writes then,
+    // so persistence never takes more than a fifth of the process's time.
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flush().catch(this.onError);
-    }, this.debounceMs);
+    }, Math.max(this.debounceMs, this.lastWriteMs * 4));
     this.timer.unref();
   }
 
@@ -67,8 +70,10 @@ export class Persister {
   }
 
   private async write(): Promise<void> {
+    const started = Date.now();
     const tmp = `${this.file}.${process.pid}.tmp`;
     await writeFile(tmp, JSON.stringify(this.snapshot()), { mode: 0o600 });
     await rename(tmp, this.file);
+    this.lastWriteMs = Date.now() - started;
   }
 }
