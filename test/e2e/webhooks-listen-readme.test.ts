@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, runOnce } from '../webhook/helpers/cli-process.js';
+import { runCli } from '../helpers/cli.js';
 
 /** The README's receiver snippet, run as written: a newcomer copies it, so it must be right. */
 const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
@@ -41,7 +41,7 @@ describe('README receiver snippet', () => {
   it('accepts a delivery signed by mailroom webhooks sample and refuses a changed or re-serialised one', async () => {
     // Ready once it answers; an empty unsigned body must already be refused.
     await expect.poll(async () => (await fetch(url, { method: 'POST', body: '' }).catch(() => undefined))?.status, { timeout: 10_000 }).toBe(401);
-    const sample = await runOnce(['webhooks', 'sample', 'CONTACT_CREATED', '--email', 'ada@example.com', '--token', token], cliEnv());
+    const sample = await runCli(['webhooks', 'sample', 'CONTACT_CREATED', '--email', 'ada@example.com', '--token', token]);
     expect(sample.code).toBe(0);
     const signature = /^X-Smashsend-Signature: ([0-9a-f]{64})$/m.exec(sample.stderr)![1]!;
     expect(signature).toBe(createHmac('sha256', token).update(sample.stdout).digest('hex'));

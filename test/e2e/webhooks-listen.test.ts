@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliEnv, runOnce, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
+import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
+import { runCli } from '../helpers/cli.js';
 
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
 
@@ -66,13 +67,13 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
 
   it('receives, verifies, prints, journals and forwards byte for byte each event', async () => {
     const port = await freePort();
-    const env = cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl });
-    const created = await runOnce(['webhooks', 'create', '--url', `http://127.0.0.1:${port}/hooks/mailroom`, '--event', EVENTS.join(','), '--token', token, '--json'], env);
+    const apiEnv = { MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl };
+    const created = await runCli(['webhooks', 'create', '--url', `http://127.0.0.1:${port}/hooks/mailroom`, '--event', EVENTS.join(','), '--token', token, '--json'], { env: apiEnv });
     expect(created.code, created.stderr).toBe(0);
     const webhook = JSON.parse(created.stdout) as { id: string };
     listen = startCli(
       ['webhooks', 'listen', '--webhook', webhook.id, '--port', String(port), '--forward-to', app.url, '--journal', journal, '--json'],
-      env,
+      cliEnv(apiEnv),
     );
     const ready = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { ready: boolean; url: string };
     expect(ready).toEqual({ ready: true, url: `http://127.0.0.1:${port}`, forwardTo: app.url });
@@ -81,7 +82,7 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     const sent: string[] = [];
     for (const [i, event] of EVENTS.entries()) {
       const email = `person${i}@example.com`;
-      const trigger = await runOnce(['sandbox', 'trigger', event, '--email', email, '--json'], env);
+      const trigger = await runCli(['sandbox', 'trigger', event, '--email', email, '--json'], { env: apiEnv });
       expect(trigger.code, trigger.stderr).toBe(0);
       const envelope = JSON.parse(trigger.stdout) as { createdAt: string; data: unknown };
       sent.push(JSON.stringify(envelope));
@@ -115,14 +116,14 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
   });
 
   it('warns when the webhook delivers to another port than the listener, and exits 4 for an unknown webhook', async () => {
-    const env = cliEnv({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl });
-    const created = await runOnce(['webhooks', 'create', '--url', 'http://127.0.0.1:9/elsewhere', '--event', 'CONTACT_CREATED', '--json'], env);
+    const apiEnv = { MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl };
+    const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/elsewhere', '--event', 'CONTACT_CREATED', '--json'], { env: apiEnv });
     const { id } = JSON.parse(created.stdout) as { id: string };
-    const other = startCli(['webhooks', 'listen', '--webhook', id, '--port', '0', '--json'], env);
+    const other = startCli(['webhooks', 'listen', '--webhook', id, '--port', '0', '--json'], cliEnv(apiEnv));
     const { url } = JSON.parse(await other.waitForLine((l) => l.includes('"ready"'))) as { url: string };
     const stopped = await other.stop();
     expect(stopped.stderr).toContain(`warning: webhook ${id} delivers to http://127.0.0.1:9/elsewhere, but this listener is on port ${new URL(url).port}`);
-    const unknown = await runOnce(['webhooks', 'listen', '--webhook', 'wh_doesNotExist1', '--port', '0'], env);
+    const unknown = await runCli(['webhooks', 'listen', '--webhook', 'wh_doesNotExist1', '--port', '0'], { env: apiEnv });
     expect(unknown.code).toBe(4);
   });
 });
@@ -225,7 +226,7 @@ describe('webhooks listen: bad input', () => {
     ['a port out of range', ['--token', 'wht_abcdefgh', '--port', '70000'], /--port must be between 0 and 65535/],
   ];
   it.each(cases)('%s: exit 2, one line, nothing listening', async (_name, args, message) => {
-    const res = await runOnce(['webhooks', 'listen', ...args], cliEnv());
+    const res = await runCli(['webhooks', 'listen', ...args]);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr.trim().split('\n')[0]).toMatch(message);
@@ -236,7 +237,7 @@ describe('webhooks listen: bad input', () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
     try {
-      const res = await runOnce(['webhooks', 'listen', '--token', 'wht_abcdefgh', '--port', String((busy.address() as AddressInfo).port)], cliEnv());
+      const res = await runCli(['webhooks', 'listen', '--token', 'wht_abcdefgh', '--port', String((busy.address() as AddressInfo).port)]);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/is already in use\n {2}pick another port, or --port 0 for a free one/);
     } finally {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliEnv, runOnce, startCli } from '../webhook/helpers/cli-process.js';
+import { cliEnv, startCli } from '../webhook/helpers/cli-process.js';
+import { runCli } from '../helpers/cli.js';
 
 const token = 'wht_e2eReplayToken5Vb1';
 const FIRED = ['CONTACT_CREATED', 'CONTACT_UNSUBSCRIBED', 'WORKSPACE_TEAM_MEMBER_JOINED', 'CONTACT_DELETED'] as const;
@@ -63,7 +64,7 @@ describe('webhooks replay', () => {
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(FIRED.length + 1);
     const app = await startApp(() => 200);
     try {
-      const res = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url], cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }));
+      const res = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url], { env: { MAILROOM_WEBHOOK_TOKEN: token } });
       expect(res.code).toBe(0);
       expect(app.received.map((r) => r.body)).toEqual(sent);
       expect(app.received.every((r) => r.signatureValid)).toBe(true);
@@ -79,13 +80,13 @@ describe('webhooks replay', () => {
   it('filters by --event and --since', async () => {
     const app = await startApp(() => 200);
     try {
-      const one = await runOnce(['webhooks', 'replay', '--journal', journal, '--event', 'CONTACT_DELETED', '--forward-to', app.url, '--token', token], cliEnv());
+      const one = await runCli(['webhooks', 'replay', '--journal', journal, '--event', 'CONTACT_DELETED', '--forward-to', app.url, '--token', token]);
       expect(one.code).toBe(0);
       expect(app.received.map((r) => r.body)).toEqual([sent[3]]);
-      const none = await runOnce(['webhooks', 'replay', '--journal', journal, '--since', '2099-01-01T00:00:00Z', '--forward-to', app.url, '--token', token], cliEnv());
+      const none = await runCli(['webhooks', 'replay', '--journal', journal, '--since', '2099-01-01T00:00:00Z', '--forward-to', app.url, '--token', token]);
       expect(none.code).toBe(0);
       expect(none.stderr).toContain('Nothing to replay');
-      const recent = await runOnce(['webhooks', 'replay', '--journal', journal, '--since', '1h', '--forward-to', app.url, '--token', token], cliEnv());
+      const recent = await runCli(['webhooks', 'replay', '--journal', journal, '--since', '1h', '--forward-to', app.url, '--token', token]);
       expect(recent.code).toBe(0);
       expect(app.received).toHaveLength(1 + FIRED.length);
     } finally {
@@ -96,7 +97,7 @@ describe('webhooks replay', () => {
   it('tries every delivery and exits 7 when the app refuses some', async () => {
     const app = await startApp((n) => (n === 2 ? 500 : 200));
     try {
-      const res = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url, '--token', token], cliEnv());
+      const res = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url, '--token', token]);
       expect(res.code).toBe(7);
       expect(app.received).toHaveLength(FIRED.length);
       expect(res.stderr).toContain('mailroom: 1 of 4 replayed deliveries failed');
@@ -106,10 +107,10 @@ describe('webhooks replay', () => {
   });
 
   it('exits 2 without a token, and on a missing journal', async () => {
-    const noToken = await runOnce(['webhooks', 'replay', '--journal', journal, '--forward-to', 'http://127.0.0.1:9/x'], cliEnv());
+    const noToken = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', 'http://127.0.0.1:9/x']);
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('MAILROOM_WEBHOOK_TOKEN');
-    const missing = await runOnce(['webhooks', 'replay', '--journal', `${journal}.nope`, '--forward-to', 'http://127.0.0.1:9/x', '--token', token], cliEnv());
+    const missing = await runCli(['webhooks', 'replay', '--journal', `${journal}.nope`, '--forward-to', 'http://127.0.0.1:9/x', '--token', token]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no such file/);
   });

@@ -1,34 +1,21 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv, tempConfigDir } from '../../helpers/cli.js';
+
+/** runCli's clean environment with a fresh config store, for a process the test starts itself. */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return cleanEnv(tempConfigDir(), extra);
+}
 
 /**
  * A long-running `mailroom` process (webhooks listen) for e2e tests: stdout split into lines as
  * they arrive, a wait for the line a test expects, and a Ctrl-C (SIGINT) stop that returns the exit
  * code and everything printed. Short commands use test/helpers/cli.ts's runCli.
  */
-export const BIN = resolve(import.meta.dirname, '../../../bin/mailroom.js');
-
-export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? tmpdir(),
-    MAILROOM_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mailroom-cfg-')),
-    NO_COLOR: '1',
-    ...extra,
-  };
-}
-
 export interface CliProcess {
-  child: ChildProcessWithoutNullStreams;
   lines: string[];
-  stdout(): string;
   stderr(): string;
-  /** Resolves with the first stdout line (from index `from`) the predicate accepts. */
-  waitForLine(predicate: (line: string) => boolean, timeoutMs?: number, from?: number): Promise<string>;
-  /** Waits until stdout has at least `n` lines. */
-  waitForLines(n: number, timeoutMs?: number): Promise<string[]>;
+  /** Resolves with the first stdout line the predicate accepts. */
+  waitForLine(predicate: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
@@ -78,12 +65,9 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
     });
 
   return {
-    child,
     lines,
-    stdout: () => stdout,
     stderr: () => stderr,
-    waitForLine: (predicate, timeoutMs = 10_000, from = 0) => waitFor(() => lines.slice(from).find(predicate), timeoutMs, 'the expected line'),
-    waitForLines: (n, timeoutMs = 10_000) => waitFor(() => (lines.length >= n ? lines.slice(0, n) : undefined), timeoutMs, `${n} lines`),
+    waitForLine: (predicate, timeoutMs = 10_000) => waitFor(() => lines.find(predicate), timeoutMs, 'the expected line'),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGINT');
       const code = await exited;
@@ -92,11 +76,3 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
   };
 }
 
-/** A command run to completion with optional stdin bytes. */
-export function runOnce(args: string[], env: Record<string, string>, input?: string | Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = startCli(args, env);
-  proc.child.stdin.end(input);
-  return new Promise((resolvePromise) => {
-    proc.child.on('close', (code) => resolvePromise({ code, stdout: proc.stdout(), stderr: proc.stderr() }));
-  });
-}
