@@ -142,7 +142,8 @@ describe('signed deliveries', () => {
     const started = Date.now();
     const res = await call('POST', '/v1/emails', raw({ to: 'fast@customer.test' }));
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(500);
+    // The attempt times out after 2 s: an answer waiting on it would take at least that long.
+    expect(Date.now() - started).toBeLessThan(1500);
     slow.closeAllConnections();
     slow.close();
   });

@@ -255,12 +255,14 @@ describe('limits', () => {
   });
 
   test('the rate limit answers 429 with Retry-After once exceeded, per key', async () => {
-    const limited = await withSandbox({ config: { rateLimit: 5 } });
+    // One request a second: eight at once cannot all pass, however slow the machine.
+    const limited = await withSandbox({ config: { rateLimit: 1 } });
     try {
       const call2 = client(limited);
-      const answers = await Promise.all(Array.from({ length: 12 }, () => call2('GET', '/v1/api-keys/check')));
+      const answers = await Promise.all(Array.from({ length: 8 }, () => call2('GET', '/v1/api-keys/check')));
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(5);
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+      expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
       const limitedAnswer = answers.find((a) => a.status === 429);
       expect(limitedAnswer).toBeDefined();
       expect(limitedAnswer!.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringContaining('Rate limit') });
