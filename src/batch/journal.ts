@@ -79,9 +79,15 @@ export class Journal {
     private fd: number,
   ) {}
 
+  /** Starts a journal; `path` must not exist or be empty (a fresh `--resume` file). */
   static create(path: string, header: JournalHeader): Journal {
-    mkdirSync(dirname(path), { recursive: true });
-    const fd = openSync(path, 'wx', 0o600);
+    let fd: number;
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      fd = openSync(path, 'w', 0o600);
+    } catch (err) {
+      throw usageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
     const journal = new Journal(path, fd);
     writeSync(fd, `${JSON.stringify(header)}\n`);
     fsyncSync(fd);

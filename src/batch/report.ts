@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { usageError } from '../errors.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
 export interface ReportLine {
@@ -17,8 +18,15 @@ export class NdjsonWriter {
   private buffer = '';
   private fd: number;
 
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
+  constructor(
+    readonly path: string,
+    flag: string,
+  ) {
+    try {
+      this.fd = openSync(path, 'w', 0o600);
+    } catch (err) {
+      throw usageError(`${flag}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
   }
 
   write(value: unknown): void {

@@ -126,8 +126,8 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
   }
   const runId = header?.runId ?? newRunId();
 
-  const report = o.report ? new NdjsonWriter(resolve(ctx.cwd, o.report)) : undefined;
-  const failedFile = o.failed ? new NdjsonWriter(resolve(ctx.cwd, o.failed)) : undefined;
+  const report = o.report ? new NdjsonWriter(resolve(ctx.cwd, o.report), '--report') : undefined;
+  const failedFile = o.failed ? new NdjsonWriter(resolve(ctx.cwd, o.failed), '--failed') : undefined;
   const summary: BatchSummary = {
     total: 0,
     sent: 0,
@@ -207,7 +207,11 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
     const chunks = chunkEntries(input.items, o.size, summary, done, onDone, onInvalid, (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()), keepHeap);
 
     if (o.dryRun || !o.send) {
-      for await (const _chunk of chunks) tick();
+      for await (const _chunk of chunks) {
+        tick();
+        if (ctx.signal.aborted) break;
+      }
+      summary.interrupted = ctx.signal.aborted;
     } else {
       const outcome = await sendAll(o, ctx.signal, chunks, {
         journal,

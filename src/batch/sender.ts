@@ -44,9 +44,11 @@ export interface SenderOutcome {
   fatal?: CliError;
 }
 
-/** A Retry-After longer than this stops the run (exit 5) rather than stalling it silently. */
+/**
+ * A Retry-After longer than this, or 429s with no request getting through for this long, stop the
+ * run (exit 5, resumable) rather than stalling it silently.
+ */
 const MAX_PAUSE_MS = 5 * 60_000;
-const MAX_RATE_LIMITED = 30;
 
 type Verdict = 'fatal' | 'split' | 'rate' | 'transient';
 
@@ -60,6 +62,7 @@ export class BatchSender {
   private pausedUntil = 0;
   private fatal: CliError | undefined;
   private consecutiveFailures = 0;
+  private lastSuccessAt = Date.now();
   private readonly breakerLimit: number;
   private readonly maxAttempts: number;
   private readonly maxUnknownRounds: number;
@@ -154,7 +157,7 @@ export class BatchSender {
           this.window.rateLimited();
           rateLimited += 1;
           const wait = (err as { retryAfterMs?: number }).retryAfterMs ?? this.backoff(rateLimited);
-          if (wait > MAX_PAUSE_MS || rateLimited > MAX_RATE_LIMITED) {
+          if (wait > MAX_PAUSE_MS || Date.now() - this.lastSuccessAt > MAX_PAUSE_MS) {
             this.fatal ??= err as CliError;
             continue;
           }
@@ -179,6 +182,7 @@ export class BatchSender {
       }
       this.window.succeeded();
       this.consecutiveFailures = 0;
+      this.lastSuccessAt = Date.now();
       const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);

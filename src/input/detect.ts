@@ -52,7 +52,7 @@ export async function openSource(spec: string | undefined, cwd: string, stdin: R
  * read, so no buffer outlives its read: a stream's fresh buffer per chunk piles up outside the heap
  * until a full GC, which on a million-entry file doubled peak memory.
  */
-async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
+export async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
   const handle = await open(path, 'r');
   const buf = Buffer.allocUnsafe(64 * 1024);
   try {

@@ -99,6 +99,16 @@ describe('batch sender', () => {
     expect(api.calls).toBeLessThanOrEqual(8);
   });
 
+  it('stops with exit 5 when the API asks to wait longer than five minutes', async () => {
+    const { ApiError } = await import('../../src/transport/index.js');
+    const { events } = recorder();
+    const send = async () => {
+      throw new ApiError({ status: 429, body: { statusCode: 429, error: 'Too Many Requests', message: 'later' }, retryAfterMs: 3_600_000 });
+    };
+    const r = await new BatchSender({ ...opts, send, events, signal: new AbortController().signal }).run(chunks(entries(100), 50));
+    expect(r.fatal?.exitCode).toBe(5);
+  });
+
   it('slows down under 429: fewer requests in flight', async () => {
     const api = fakeApi({ fault: (call) => (call % 2 === 0 ? '429' : 'ok') });
     const { outcome, events } = recorder();
