@@ -62,4 +62,22 @@ describe('sandbox server wiring', () => {
     expect(res.items.map((e: { to: string }) => e.to)).toEqual(['b@x.test', 'c@x.test']);
     expect((await app.inject({ url: '/_sandbox/emails?limit=x' })).statusCode).toBe(400);
   });
+
+  test('JSON with a charset parameter is JSON; an empty JSON body reads as none (DELETE)', async () => {
+    const auth = { authorization: 'Bearer sk_live_unit' };
+    const charset = await app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+      payload: JSON.stringify({ url: 'http://127.0.0.1:9/', events: ['CONTACT_CREATED'] }),
+    });
+    expect(charset.statusCode).toBe(200);
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/v1/webhooks/${charset.json().webhook.id}`,
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
+    expect(removed.statusCode).toBe(200);
+    expect(removed.json().isDeleted).toBe(true);
+  });
 });
