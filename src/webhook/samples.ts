@@ -11,7 +11,7 @@ export interface Envelope {
   data: Record<string, unknown>;
 }
 
-export type Scalar = string | number | boolean | null;
+type Scalar = string | number | boolean | null;
 
 /** A contact as the sandbox stores it; the payload builder needs only these fields. */
 export interface ContactRecord {
@@ -27,14 +27,14 @@ export interface WorkspaceRecord {
   name: string;
 }
 
-export const SAMPLE_CONTACT = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada.lovelace@example.com' } as const;
-export const SAMPLE_MEMBER = { name: 'Grace Hopper', email: 'grace.hopper@example.com' } as const;
-export const SAMPLE_WORKSPACE: WorkspaceRecord = { id: 'wrk_sample0workspace01', name: 'Acme' };
+const SAMPLE_CONTACT = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada.lovelace@example.com' } as const;
+const SAMPLE_MEMBER = { name: 'Grace Hopper', email: 'grace.hopper@example.com' } as const;
+const SAMPLE_WORKSPACE: WorkspaceRecord = { id: 'wrk_sample0workspace01', name: 'Acme' };
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** A prefixed random id shaped like the service's (`ctc_…`, `usr_…`). */
-export function sampleId(kind: 'contact' | 'user' | 'workspace'): string {
+function sampleId(kind: 'contact' | 'user' | 'workspace'): string {
   const bytes = randomBytes(20);
   let body = '';
   for (const b of bytes) body += ALPHABET[b % 62];
@@ -46,7 +46,7 @@ function asString(value: Scalar | undefined): string {
 }
 
 /** "ada.lovelace@x" → "Ada Lovelace": a believable display name for an address. */
-export function nameFromAddress(email: string): string {
+function nameFromAddress(email: string): string {
   const local = email.split('@')[0] ?? email;
   return local
     .split(/[._+-]+/)
