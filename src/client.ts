@@ -1,6 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { Context } from './context.js';
 import { authHint, requireApiKey, resolveSettings, type Globals, type Settings } from './config/settings.js';
+import { createDispatcher } from './transport/agent.js';
+import { createHttpTransport } from './transport/http.js';
 import type { Transport } from './transport/index.js';
 import { VERSION } from './version.js';
 
@@ -10,12 +12,12 @@ export interface TransportOverrides {
 }
 
 /**
- * The one authenticated transport a command uses. Lazy on purpose: the undici parts load only
- * when a command really talks to the API.
+ * The one authenticated transport a command uses. Commands import this module lazily, so undici
+ * loads only when a command really talks to the API; everything it needs is imported statically
+ * here so that it arrives in one chunk (every extra ES module file costs start-up time).
  */
 export async function createTransport(ctx: Context, settings: Settings, overrides: TransportOverrides = {}): Promise<Transport> {
   const apiKey = requireApiKey(settings);
-  const [{ createHttpTransport }, { createDispatcher }] = await Promise.all([import('./transport/http.js'), import('./transport/agent.js')]);
   const dispatcher = overrides.dispatcher ?? (await createDispatcher(settings.baseUrl.value, ctx.env));
   return createHttpTransport({
     baseUrl: settings.baseUrl.value,

@@ -1,19 +1,20 @@
 import type { Dispatcher } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * The process's one keep-alive dispatcher. Imported from undici's internal files rather than the
  * package entry: the entry pulls in fetch, websockets, caches and mocks (~42 ms), the Agent alone
- * ~14 ms, which is most of `mailroom check`'s start-up budget.
+ * ~14 ms, which is most of `mailroom check`'s start-up budget. (Only the proxy path takes the entry.)
  */
 export async function createDispatcher(baseUrl: string, env: Readonly<Record<string, string | undefined>>): Promise<Dispatcher> {
-  await baselineWasmOnly();
+  baselineWasmOnly();
   const proxy = proxySettings(env);
   if (proxy && !isLoopback(new URL(baseUrl).hostname)) {
     // The whole package here: its entry installs the dispatcher API (connect) that tunnelling needs.
     const { EnvHttpProxyAgent } = await import('undici');
     return new EnvHttpProxyAgent({ ...proxy, keepAliveTimeout: 10_000 });
   }
-  const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
   return new Agent({ keepAliveTimeout: 10_000 });
 }
 
@@ -48,12 +49,11 @@ let wasmFlagsSet = false;
 /**
  * undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers that module up with TurboFan in
  * the background, and a process exiting right after one request (`mailroom check`) waits ~100 ms
- * for that compile to finish. The baseline (Liftoff) code is plenty for parsing a few API answers.
- * Must run before undici compiles the module; a no-op afterwards.
+ * for that compile to finish. The baseline (Liftoff) code is plenty for parsing API answers. Must
+ * run before the first connection (undici compiles llhttp then); a no-op afterwards.
  */
-async function baselineWasmOnly(): Promise<void> {
+function baselineWasmOnly(): void {
   if (wasmFlagsSet) return;
   wasmFlagsSet = true;
-  const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--liftoff-only');
 }
