@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { normalizeEnvelope, type NormalizedEvent } from '../schema/index.js';
-import { diagnose, type Verdict } from './explain.js';
+import { diagnose } from './explain.js';
 import { findSignatureHeader } from './signature.js';
 
 /**
@@ -29,8 +29,6 @@ export interface Delivery {
   verified: boolean;
   /** Why it was refused (401/413/400), for the printed line and the journal. */
   reason?: string;
-  /** The verifier's reading of a signature failure, for callers that act on the cause. */
-  verdict?: Verdict;
   event?: NormalizedEvent;
 }
 
@@ -110,7 +108,7 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Liste
   const verdict = diagnose(options.token, body, found?.value);
   if (!verdict.ok) {
     refuse(res, 401, 'Unauthorized', verdict.message);
-    return { ...base, body, status: 401, verified: false, reason: verdict.message, verdict };
+    return { ...base, body, status: 401, verified: false, reason: verdict.message };
   }
 
   let event: NormalizedEvent | undefined;

@@ -50,7 +50,7 @@ function forwardText(f: ForwardResult, c: ChalkInstance): string {
 }
 
 /** Who the event is about: the contact's address, or the team member who joined. */
-export function subject(event: NormalizedEvent): string | undefined {
+function subject(event: NormalizedEvent): string | undefined {
   const data = event.data as { contact?: { email?: unknown }; user?: { email?: unknown; name?: unknown } };
   if (typeof data.contact?.email === 'string') return data.contact.email;
   if (typeof data.user?.email === 'string') return typeof data.user.name === 'string' ? `${data.user.name} <${data.user.email}>` : data.user.email;
