@@ -42,7 +42,8 @@ export class Deliverer {
   }
 
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number): Promise<void> {
-    if (this.closed) return;
+    // A webhook deleted while a retry waits gets no more deliveries.
+    if (this.closed || this.state.webhooks.get(hook.id) !== hook) return;
     const controller = new AbortController();
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);

@@ -133,6 +133,23 @@ describe('signed deliveries', () => {
     expect(log[0]!.error).toMatch(/ECONNREFUSED/);
   });
 
+  test('a webhook deleted while a retry waits gets no more attempts', async () => {
+    rx = await receiver([500, 500, 500]);
+    const slow = await withSandbox({ config: { deliveries: { retryDelaysMs: [400, 400], timeoutMs: 2000 } } });
+    try {
+      const call2 = client(slow);
+      const hook = (await call2('POST', '/v1/webhooks', { url: rx.url, events: ['CONTACT_CREATED'] })).body.webhook;
+      await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+      await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
+      await call2('DELETE', `/v1/webhooks/${hook.id}`);
+      await new Promise((r) => setTimeout(r, 900));
+      expect(rx.received).toHaveLength(1);
+      expect((await slow.deliveries()).map((d) => d.attempt)).toEqual([1]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('deliveries never slow the API answer', async () => {
     // A receiver that never answers within the test: the send must still answer at once.
     const slow = createServer(() => undefined);
