@@ -180,6 +180,19 @@ describe('mailroom sandbox: bad input', () => {
     }
   });
 
+  test('a port in use exits 2 with a hint to use --port 0', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    try {
+      const port = (blocker.address() as AddressInfo).port;
+      const res = await run(['sandbox', '--port', String(port)]);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toBe(`mailroom: port ${port} is already in use\n  pass --port 0 to pick a free port\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
   test('config keys from the file apply and flags override them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
     try {
