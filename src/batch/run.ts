@@ -43,6 +43,7 @@ export interface BatchProgress {
   /** Input size in bytes, when it is a file. */
   bytesTotal: number | undefined;
   startedAt: number;
+  /** Requests allowed in flight now: below --concurrency while the API answers 429. */
   concurrency: number;
 }
 
@@ -183,7 +184,9 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       startedAt,
       concurrency: o.concurrency,
     };
+    let concurrencyNow = () => o.concurrency;
     const tick = (final = false) => {
+      progress.concurrency = concurrencyNow();
       progress.read = summary.total;
       progress.sent = summary.sent;
       progress.failed = summary.failed;
@@ -221,7 +224,7 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
         keyFor,
         noteError,
         tick: () => tick(),
-        setConcurrency: (n) => (progress.concurrency = n),
+        watchConcurrency: (current) => (concurrencyNow = current),
       });
       if (outcome.fatal) summary.fatal = outcome.fatal;
       summary.interrupted = ctx.signal.aborted && !outcome.finished;
@@ -304,7 +307,7 @@ interface Sinks {
   keyFor: (index: number) => string;
   noteError: (e: EntryError) => void;
   tick: () => void;
-  setConcurrency: (n: number) => void;
+  watchConcurrency: (current: () => number) => void;
 }
 
 async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGenerator<ValidEntry[]>, s: Sinks) {
@@ -355,11 +358,9 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
       unsent() {
         // Counted at the end: every entry read and not settled.
       },
-      retried() {
-        s.setConcurrency(sender.concurrency);
-      },
     },
   });
+  s.watchConcurrency(() => sender.concurrency);
   try {
     return await sender.run(chunks);
   } finally {

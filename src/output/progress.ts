@@ -9,6 +9,7 @@ export interface ProgressCounts {
   bytesRead: number;
   bytesTotal: number | undefined;
   startedAt: number;
+  concurrency: number;
 }
 
 export interface ProgressView {
@@ -29,7 +30,7 @@ export async function createProgressBar(io: IO): Promise<ProgressView> {
   const bar = new SingleBar(
     {
       stream: io.err as NodeJS.WriteStream,
-      format: '{bar} {percentage}% | {sent} sent, {failed} failed{skipped} | {rate}/s | ETA {etaText}',
+      format: '{bar} {percentage}% | {sent} sent, {failed} failed{skipped} | {rate}/s, {concurrency} in flight | ETA {etaText}',
       barsize: 24,
       hideCursor: true,
       clearOnComplete: false,
@@ -54,7 +55,7 @@ export async function createProgressBar(io: IO): Promise<ProgressView> {
       const rate = seconds > 0 ? Math.round(p.sent / seconds) : 0;
       const left = total - settled;
       const etaText = rate > 0 && p.bytesTotal !== undefined ? `${Math.ceil(left / rate)}s` : '?';
-      const payload = { sent: p.sent, failed: p.failed, skipped: p.skipped ? `, ${p.skipped} skipped` : '', rate, etaText };
+      const payload = { sent: p.sent, failed: p.failed, skipped: p.skipped ? `, ${p.skipped} skipped` : '', rate, etaText, concurrency: p.concurrency };
       if (!started) {
         bar.start(total, settled, payload);
         started = true;
