@@ -40,10 +40,10 @@ export async function run(ctx: Context, globals: Globals): Promise<void> {
   } finally {
     await transport.close();
   }
+  if (globals.quiet) return;
   const result = readCheckResult(body);
   const [{ outputMode, mask, printJson, printKeyValues }, { describeSource }] = await Promise.all([import('../output/index.js'), import('../config/settings.js')]);
   const mode = outputMode(ctx, globals);
-  if (mode.quiet) return;
   const key = settings.apiKey;
   const keyView = key ? { key: mask(key.value), keySource: key.source, keyOrigin: key.origin } : {};
   if (mode.format === 'json') {
