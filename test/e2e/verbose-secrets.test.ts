@@ -51,6 +51,11 @@ describe('--verbose never leaks a secret', () => {
     await run('keys list again', ['keys', 'list', '--all']);
     await run('check with the new key', ['check'], { env: { MAILROOM_API_KEY: newKey.secretKey } });
     await run('keys delete', ['keys', 'delete', newKey.id, '--yes']);
+    const toRotate = JSON.parse((await run('keys create (to rotate)', ['keys', 'create', '--name', 'rot', '--json'])).stdout) as { id: string; secretKey: string };
+    const rotated = await run('keys rotate', ['keys', 'rotate', toRotate.id, '--save-as', 'rotated', '--json']);
+    const rotatedKey = JSON.parse(rotated.stdout) as { secretKey: string };
+    expect(rotatedKey.secretKey).toMatch(/^sk_live_/);
+    await run('check with the rotated profile', ['check', '--profile', 'rotated'], { env: { MAILROOM_API_KEY: '' } });
     const hook = await run('webhooks create (own token)', ['webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--event', 'CONTACT_CREATED', '--token', MY_TOKEN, '--json']);
     const hookId = (JSON.parse(hook.stdout) as { id: string }).id;
     const generated = await run('webhooks create (generated token)', ['webhooks', 'create', '--url', 'http://127.0.0.1:9/other', '--event', 'CONTACT_DELETED', '--json']);
@@ -59,6 +64,8 @@ describe('--verbose never leaks a secret', () => {
     await run('webhooks get', ['webhooks', 'get', hookId]);
     await run('webhooks list', ['webhooks', 'list']);
     await run('api webhook get', ['api', 'GET', `/v1/webhooks/${hookId}`]);
+    await run('webhooks update', ['webhooks', 'update', hookId, '--event', 'CONTACT_DELETED']);
+    await run('webhooks delete', ['webhooks', 'delete', hookId, '--yes']);
 
     // The logs are really there: every API command logged its requests and responses.
     for (const { name, result } of runs.filter((r) => !r.name.startsWith('config'))) {
@@ -68,11 +75,13 @@ describe('--verbose never leaks a secret', () => {
 
     const allowed: Record<string, string[]> = {
       'keys create': [newKey.secretKey],
+      'keys create (to rotate)': [toRotate.secretKey],
+      'keys rotate': [rotatedKey.secretKey],
       'webhooks create (own token)': [MY_TOKEN],
       'webhooks create (generated token)': [generatedToken],
     };
     for (const { name, result } of runs) {
-      for (const secret of [sandbox.apiKey, newKey.secretKey, MY_TOKEN, generatedToken]) {
+      for (const secret of [sandbox.apiKey, newKey.secretKey, toRotate.secretKey, rotatedKey.secretKey, MY_TOKEN, generatedToken]) {
         expect(result.stderr.includes(secret), `${name} leaked ${secret.slice(0, 8)}… on stderr`).toBe(false);
         if (!allowed[name]?.includes(secret)) expect(result.stdout.includes(secret), `${name} leaked ${secret.slice(0, 8)}… on stdout`).toBe(false);
       }
