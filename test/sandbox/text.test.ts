@@ -46,3 +46,19 @@ describe('renderTemplate', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });
 });
+
+describe('textFromHtml on broken HTML', () => {
+  test('an unclosed comment, script or tag drops the rest; a stray < stays text', () => {
+    expect(textFromHtml('<p>kept</p><!-- never closed <p>gone</p>')).toBe('kept');
+    expect(textFromHtml('<p>kept</p><script>gone')).toBe('kept');
+    expect(textFromHtml('<p>kept</p><a href="x"')).toBe('kept');
+    expect(textFromHtml('1 < 2 and 3 <> 4')).toBe('1 < 2 and 3 <> 4');
+  });
+
+  test('many unclosed tags and comments convert in one pass (a quadratic scan would time the test out)', () => {
+    expect(textFromHtml(`${'<a '.repeat(300_000)}`)).toBe('');
+    expect(textFromHtml(`x${'<!--'.repeat(250_000)}`)).toBe('x');
+    expect(textFromHtml(`${'<a href="u">'.repeat(80_000)}end</a>`)).toBe('end (u)');
+    expect(textFromHtml(`<a ${'href="'.repeat(150_000)}>x</a>`)).toBe('x (href=)');
+  });
+});
