@@ -27,3 +27,15 @@ export function requireWorkspace(state: SandboxState, workspaceId: string): void
     throw new HttpError(403, `This API key lacks permissions on workspace ${workspaceId}`);
   }
 }
+
+/**
+ * Roles (the spec shows no mapping to scopes): API_USER and EDITOR may do everything; a VIEWER key
+ * only reads. Its writes fail as the spec's tables say: 401 naming scope api_user on the email and
+ * webhook endpoints, 403 lacking permissions on the key endpoints.
+ */
+export function authorize(key: StoredKey, scope: AuthScope, method: string): void {
+  if (key.role !== 'VIEWER' || method === 'GET' || method === 'HEAD' || scope === 'check') return;
+  if (scope === 'api_user') throw unauthorized(scope, `Insufficient scope: API key "${key.displayName}" has role VIEWER`);
+  throw new HttpError(403, `This API key lacks permissions: API key "${key.displayName}" has role VIEWER, which can only read`);
+}
+

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
-import { authenticate, requireWorkspace, type AuthScope } from './auth.js';
+import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
 import { batchEntriesError, type EmailService } from './emails.js';
@@ -78,6 +78,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const key = authenticate(state, request.headers.authorization, scope);
     request.apiKey = key;
     limiter?.take(key.id);
+    authorize(key, scope, request.method);
   });
 
   // The inspection endpoints and the inbox have no auth: they answer loopback callers only, even

@@ -112,6 +112,25 @@ describe('API keys', () => {
     expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
   });
 
+  test('a VIEWER key reads but cannot write: 401 naming api_user on emails and webhooks, 403 on keys', async () => {
+    const viewer = (await call('POST', keysPath, { displayName: 'auditor', role: 'VIEWER' })).body.apiKey;
+    const as = { key: viewer.secretKey as string };
+    expect((await call('GET', '/v1/api-keys/check', undefined, as)).body).toEqual({ status: 'SUCCEED', displayName: 'auditor', role: 'VIEWER' });
+    expect((await call('GET', keysPath, undefined, as)).status).toBe(200);
+    expect((await call('GET', '/v1/webhooks', undefined, as)).status).toBe(200);
+
+    const send = await call('POST', '/v1/emails', { from: 'a@example.com', to: 'b@c.test', subject: 's', html: 'h' }, as);
+    expect(send.status).toBe(401);
+    expect(send.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringMatching(/VIEWER.*api_user/) });
+    expect((await call('POST', '/v1/webhooks', { url: 'http://x.test/', events: ['CONTACT_CREATED'] }, as)).status).toBe(401);
+
+    const create = await call('POST', keysPath, { displayName: 'x', role: 'API_USER' }, as);
+    expect(create.status).toBe(403);
+    expect(create.body).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringContaining('lacks permissions') });
+    expect((await call('DELETE', `${keysPath}/${viewer.id}`, undefined, as)).status).toBe(403);
+    expect((await call('DELETE', `${keysPath}/${viewer.id}`)).status).toBe(200);
+  });
+
   test('key endpoints of another workspace answer 403', async () => {
     for (const [method, path, body] of [
       ['GET', '/v1/workspaces/wrk_someoneElse/api-keys', undefined],
