@@ -186,13 +186,14 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
     };
     let concurrencyNow = () => o.concurrency;
     const tick = (final = false) => {
+      if (!o.onProgress) return;
       progress.concurrency = concurrencyNow();
       progress.read = summary.total;
       progress.sent = summary.sent;
       progress.failed = summary.failed;
       progress.skipped = summary.skipped;
       progress.bytesRead = input.counter.bytes;
-      o.onProgress?.(progress, final);
+      o.onProgress(progress, final);
     };
 
     const onInvalid = (e: InvalidEntry) => {

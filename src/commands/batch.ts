@@ -137,8 +137,8 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
 }
 
 async function openSending(ctx: Context, globals: GlobalOptions): Promise<{ transport: Transport; send: SendBatch }> {
-  const [{ connect }, { sendBatch }] = await Promise.all([import('../client.js'), import('../api/emails.js')]);
+  const [{ connect }, { batchOver }] = await Promise.all([import('../client.js'), import('../batch/http.js')]);
   const { transport } = await connect(ctx, globals);
   // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
-  return { transport, send: (emails, onRetry) => sendBatch(transport, emails, { onRetry }) };
+  return { transport, send: batchOver(transport) };
 }
