@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { resolveConfig, type SandboxConfig } from './config.js';
+import { resolveConfig, SandboxConfigError, type SandboxConfig } from './config.js';
 import { contactPayload, envelope } from './events.js';
 import { Deliverer } from './deliveries.js';
 import { EmailService } from './emails.js';
@@ -53,6 +53,9 @@ function readyKey(state: SandboxState, wanted: string | undefined): string {
 /** Starts the emulator of api-v1.md (see design/sandbox.md) and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options.config);
+  if (options.apiKey !== undefined && !/^\S{8,256}$/.test(options.apiKey)) {
+    throw new SandboxConfigError('the API key must be 8 to 256 characters without spaces (it travels as "Bearer <key>")');
+  }
   const log = (line: string) => {
     if (!options.quiet) process.stderr.write(`${line}\n`);
   };

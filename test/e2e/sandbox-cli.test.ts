@@ -180,6 +180,12 @@ describe('mailroom sandbox: bad input', () => {
     }
   });
 
+  test('an API key that cannot travel in a Bearer header exits 2', async () => {
+    const res = await run(['sandbox', '--port', '0', '--api-key', 'has space']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^mailroom: the API key must be 8 to 256 characters without spaces/);
+  });
+
   test('a port in use exits 2 with a hint to use --port 0', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
