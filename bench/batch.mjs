@@ -93,7 +93,7 @@ async function main() {
       const m = await timed(process.execPath, [bin, 'batch', input, '--json', '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], env);
       const summary = JSON.parse(m.stdout);
       if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run failed: exit ${m.code} ${m.stdout}`);
-      cli.push({ rate: COUNT / m.seconds, inner: summary.emailsPerSecond });
+      cli.push({ rate: COUNT / m.seconds, inner: summary.emailsPerSecond, cpu: m.cpu });
 
       await reset();
       const bodies = join(dir, `bodies-${r}.ndjson`);
@@ -106,15 +106,19 @@ async function main() {
       writeFileSync(bodies, `${lines.join('\n')}\n`);
       const c = await timed(process.execPath, [self, '--ceiling', bodies, String(CONCURRENCY)], env);
       if (c.code !== 0 || JSON.parse(c.stdout).accepted !== COUNT) throw new Error(`ceiling run failed: exit ${c.code} ${c.stderr}`);
-      ceil.push({ rate: COUNT / c.seconds });
-      console.log(`  round ${r + 1}: mailroom ${Math.round(cli[r].rate)} emails/s (its own count ${Math.round(cli[r].inner)}/s), ceiling ${Math.round(ceil[r].rate)} emails/s`);
+      ceil.push({ rate: COUNT / c.seconds, cpu: c.cpu });
+      console.log(
+        `  round ${r + 1}: mailroom ${Math.round(cli[r].rate)} emails/s (its own count ${Math.round(cli[r].inner)}/s, CPU ${cli[r].cpu.toFixed(2)} s), ` +
+          `ceiling ${Math.round(ceil[r].rate)} emails/s (CPU ${ceil[r].cpu.toFixed(2)} s), ratio ${(cli[r].rate / ceil[r].rate).toFixed(2)}`,
+      );
     }
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const mr = median(cli.map((x) => x.rate));
     const cr = median(ceil.map((x) => x.rate));
     console.log(`  mailroom batch (spawned CLI):            ${Math.round(mr).toLocaleString('en-US')} emails/s`);
     console.log(`  ceiling (prebuilt bodies, undici):       ${Math.round(cr).toLocaleString('en-US')} emails/s`);
-    console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 0.90x)`);
+    console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 0.90x); median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / ceil[i].rate)).toFixed(2)}x`);
+    console.log(`  (machine load average at the end: ${(await import('node:os')).loadavg()[0].toFixed(2)} on ${(await import('node:os')).cpus().length} cores; other load makes rounds vary)`);
 
     if (!memory) return;
     console.log('peak RSS of the CLI (VmHWM via /usr/bin/time -f %M):');
@@ -123,7 +127,7 @@ async function main() {
     await writeNdjson(small, 10_000);
     await writeNdjson(large, 1_000_000);
     const peak = async (args) => {
-      const r = await timed('/usr/bin/time', ['-f', 'PEAK_KB=%M', process.execPath, bin, ...args], env);
+      const r = await timed(process.execPath, [bin, ...args], env);
       const kb = Number(/PEAK_KB=(\d+)/.exec(r.stderr)?.[1]);
       if (r.code !== 0 || !kb) throw new Error(`run failed: exit ${r.code} ${r.stderr.slice(-500)}`);
       return { mb: kb / 1024, seconds: r.seconds, summary: JSON.parse(r.stdout) };
@@ -169,15 +173,19 @@ async function writeNdjson(path, count) {
   await once(out, 'finish');
 }
 
+/** Runs a command to its end: wall seconds, and CPU seconds (user + sys) from /usr/bin/time. */
 function timed(cmd, args, env) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', 'CPU_S=%U+%S PEAK_KB=%M', cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - start) / 1e9 }));
+    child.on('close', (code) => {
+      const cpu = /CPU_S=([\d.]+)\+([\d.]+)/.exec(stderr);
+      resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - start) / 1e9, cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN });
+    });
   });
 }
