@@ -31,6 +31,8 @@ export interface BatchRunOptions {
   /** Called as entries settle; `final` once at the end. */
   onProgress?: (progress: BatchProgress, final: boolean) => void;
   now?: () => Date;
+  /** Retry tuning (tests shorten it). */
+  retry?: { maxAttempts?: number; backoffMs?: number };
 }
 
 /** Live counts, for the progress bar. */
@@ -326,6 +328,7 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
     return email;
   };
   const sender: BatchSender = new BatchSender({
+    ...o.retry,
     send: o.send!,
     concurrency: o.concurrency,
     signal,

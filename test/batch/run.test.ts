@@ -93,6 +93,22 @@ describe('runBatch', () => {
     expect(third).toMatchObject({ sent: 0, skipped: 1000 });
   });
 
+  it('an entry given up on after retries is failed with its key kept, not journaled, and a resume sends it once', async () => {
+    writeInput(100);
+    let down = true;
+    const api = fakeApi({ fault: (_c, emails) => (down && emails.some((e) => e.to === 'u60@example.com') ? 'lost' : 'ok') });
+    const first = await runBatch(ctx(), base({ send: api.send, resume: 'run.journal', retry: { maxAttempts: 2, backoffMs: 1 } }));
+    expect(first).toMatchObject({ sent: 50, failed: 50, uncertain: 50 });
+    // The lost answers were processed by the API: it already has those fifty.
+    expect(api.delivered).toHaveLength(100);
+    const failed = readLines(join(dir, 'failed.ndjson'));
+    expect(failed.find((f) => f._index === 60)).toMatchObject({ idempotencyKey: `mr-${first.runId}-60`, _error: expect.stringMatching(/gave up after 2 attempts/) });
+    down = false;
+    const second = await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
+    expect(second).toMatchObject({ skipped: 50, sent: 50, failed: 0 });
+    expect(api.delivered).toHaveLength(100);
+  });
+
   it('refuses to resume with a different input or different defaults, before sending anything', async () => {
     writeInput(100);
     const api = fakeApi();
