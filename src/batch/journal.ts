@@ -19,9 +19,12 @@ export interface JournalHeader {
   defaults?: Record<string, string | undefined>;
 }
 
-/** Entries the API accepted, one record per answered request: [index, id, status]. */
+/**
+ * Entries the API accepted, one record per answered request: [index, id, status], plus the
+ * entry's input hash when the input is stdin (see `inputHash`).
+ */
 export interface OkRecord {
-  ok: Array<[number, string, string]>;
+  ok: Array<[number, string, string] | [number, string, string, number]>;
 }
 
 /** An entry the API refused; the entry is kept so a resume can rewrite `--failed` without it. */
@@ -31,31 +34,61 @@ export interface FailRecord {
   error: string;
   statusCode?: number;
   entry: Record<string, unknown>;
+  h?: number;
 }
 
 export const DONE_OK = 1;
 export const DONE_FAILED = 2;
 
-/** Entry states by input index, a byte each: memory stays small for millions of entries. */
+/**
+ * Entry states by input index, a byte each (plus 4 bytes for an input hash when the journal has
+ * them): memory stays small for millions of entries.
+ */
 export class DoneSet {
   private bytes = new Uint8Array(1024);
+  private hashes: Uint32Array | undefined;
   count = 0;
 
-  mark(index: number, state: number): void {
-    if (index >= this.bytes.length) {
-      let size = this.bytes.length;
-      while (size <= index) size *= 2;
-      const grown = new Uint8Array(size);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
+  mark(index: number, state: number, hash?: number): void {
+    if (index >= this.bytes.length) this.bytes = grow(this.bytes, index);
     if (this.bytes[index] === 0) this.count += 1;
     this.bytes[index] = state;
+    if (hash !== undefined) {
+      this.hashes ??= new Uint32Array(this.bytes.length);
+      if (index >= this.hashes.length) this.hashes = grow(this.hashes, index);
+      this.hashes[index] = hash;
+    }
   }
 
   get(index: number): number {
     return index < this.bytes.length ? this.bytes[index]! : 0;
   }
+
+  hash(index: number): number | undefined {
+    return this.hashes && index < this.hashes.length && this.bytes[index] !== 0 ? this.hashes[index] : undefined;
+  }
+}
+
+function grow<T extends Uint8Array | Uint32Array>(array: T, index: number): T {
+  let size = array.length;
+  while (size <= index) size *= 2;
+  const grown = new (array.constructor as new (n: number) => T)(size);
+  grown.set(array);
+  return grown;
+}
+
+/**
+ * FNV-1a of an entry's JSON text. Journals of stdin runs carry it per entry: stdin cannot be
+ * fingerprinted up front, so a resume checks each skipped entry against it instead.
+ */
+export function inputHash(value: unknown): number {
+  const text = JSON.stringify(value) ?? '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 export const newRunId = (): string => randomBytes(6).toString('hex');
@@ -198,10 +231,10 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
       }
       header = h as JournalHeader;
     } else if (isOk(record)) {
-      for (const [index] of record.ok) done.mark(index, DONE_OK);
+      for (const [index, , , hash] of record.ok) done.mark(index, DONE_OK, hash);
       onRecord(record);
     } else if (isFail(record)) {
-      done.mark(record.fail, DONE_FAILED);
+      done.mark(record.fail, DONE_FAILED, record.h);
       onRecord(record);
     } else {
       pendingError = 'unknown record';

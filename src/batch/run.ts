@@ -9,7 +9,7 @@ import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
-import { DONE_OK, DoneSet, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
+import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
 import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, type SendBatch } from './sender.js';
 
@@ -210,7 +210,18 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       else summary.failed += 1;
     };
     const keepHeap = heapKeeper();
-    const chunks = chunkEntries(input.items, o.size, summary, done, onDone, onInvalid, (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()), keepHeap);
+    // Stdin cannot be fingerprinted before it is read: each entry's hash goes in the journal instead.
+    const hashing = source.path === undefined || (resuming && header?.fingerprint === null);
+    const chunks = chunkEntries(input.items, {
+      size: o.size,
+      summary,
+      done,
+      hashing,
+      onDone,
+      onInvalid,
+      prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()),
+      keepHeap,
+    });
 
     if (o.dryRun || !o.send) {
       for await (const _chunk of chunks) {
@@ -257,8 +268,9 @@ async function checkSameRun(ctx: Context, header: JournalHeader, path: string | 
         'a journal resumes only the same input; start a new run (without --resume) for a different file',
       ]);
     }
-  } else {
-    ctx.io.err.write(`mailroom: warning: cannot check that this input is the one the journal was made from (${header.input}); entries are matched by position\n`);
+  } else if (header.fingerprint) {
+    // A journal made from a file, resumed from stdin: neither a fingerprint nor entry hashes to check.
+    ctx.io.err.write(`mailroom: warning: the journal was made from ${header.input}; piped input cannot be checked against it, entries are matched by position\n`);
   }
   if (JSON.stringify(header.defaults ?? {}) !== JSON.stringify(digest)) {
     throw usageError(`--resume ${journalPath}: --from, --subject, --template, --html-file or --group-by differ from the run being resumed`, [
@@ -267,34 +279,48 @@ async function checkSameRun(ctx: Context, header: JournalHeader, path: string | 
   }
 }
 
-/** Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass. */
-async function* chunkEntries(
-  items: AsyncIterable<InputItem>,
-  size: number,
-  summary: BatchSummary,
-  done: DoneSet,
-  onDone: (state: number) => void,
-  onInvalid: (e: InvalidEntry) => void,
-  prepare: (item: InputItem, index: number) => ValidEntry | InvalidEntry,
-  keepHeap: () => void,
-): AsyncGenerator<ValidEntry[]> {
+interface ChunkOptions {
+  size: number;
+  summary: BatchSummary;
+  done: DoneSet;
+  hashing: boolean;
+  onDone: (state: number) => void;
+  onInvalid: (e: InvalidEntry) => void;
+  prepare: (item: InputItem, index: number) => ValidEntry | InvalidEntry;
+  keepHeap: () => void;
+}
+
+/**
+ * Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass.
+ * A skipped entry whose journal hash differs from the input's stops the run: its key would be
+ * paired with another email.
+ */
+async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): AsyncGenerator<ValidEntry[]> {
   let chunk: ValidEntry[] = [];
   for await (const item of items) {
-    const index = summary.total;
-    summary.total += 1;
-    if ((index & 63) === 0) keepHeap();
-    const state = done.get(index);
+    const index = c.summary.total;
+    c.summary.total += 1;
+    if ((index & 63) === 0) c.keepHeap();
+    const hash = c.hashing ? inputHash(item.value ?? item.error) : undefined;
+    const state = c.done.get(index);
     if (state !== 0) {
-      onDone(state);
+      const recorded = c.done.hash(index);
+      if (hash !== undefined && recorded !== undefined && recorded !== hash) {
+        throw usageError(`--resume: entry ${index} (line ${item.line}) is not the entry the journal recorded there; the input differs from the interrupted run's`, [
+          'resume with the same input, in the same order; nothing after this entry was sent',
+        ]);
+      }
+      c.onDone(state);
       continue;
     }
-    const entry = prepare(item, index);
+    const entry = c.prepare(item, index);
     if (!entry.ok) {
-      onInvalid(entry);
+      c.onInvalid(entry);
       continue;
     }
+    if (hash !== undefined) entry.inputHash = hash;
     chunk.push(entry);
-    if (chunk.length >= size) {
+    if (chunk.length >= c.size) {
       yield chunk;
       chunk = [];
     }
@@ -336,14 +362,21 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
       sent(e: ValidEntry, result: EmailResult) {
         if (okBatch.length === 0) queueMicrotask(flushOk);
         const id = result.id ?? result.messageId ?? '';
-        okBatch.push([e.index, id, String(result.status)]);
+        okBatch.push(e.inputHash === undefined ? [e.index, id, String(result.status)] : [e.index, id, String(result.status), e.inputHash]);
         report?.write({ index: e.index, id, status: String(result.status) } satisfies ReportLine);
         summary.sent += 1;
         s.tick();
       },
       rejected(e, failure) {
         const entry = emailOf(e, false);
-        journal?.append({ fail: e.index, line: e.line, error: failure.error, ...(failure.statusCode ? { statusCode: failure.statusCode } : {}), entry });
+        journal?.append({
+          fail: e.index,
+          line: e.line,
+          error: failure.error,
+          ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
+          entry,
+          ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
+        });
         report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine);
         failedFile?.write(failedLine(entry, e.index, e.line, failure.error));
         summary.failed += 1;

@@ -19,6 +19,8 @@ export interface ValidEntry {
   index: number;
   line: number;
   email: EmailRequest;
+  /** Set by the batch run for stdin input: the journal keeps it to check a resume's input. */
+  inputHash?: number;
 }
 
 export interface InvalidEntry {

@@ -13,12 +13,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function ctx(signal = new AbortController().signal): Context & { errText: () => string } {
+function ctx(signal = new AbortController().signal, stdin?: string): Context & { errText: () => string } {
   const err = new PassThrough();
+  const input = new PassThrough();
+  if (stdin !== undefined) input.end(stdin);
   let text = '';
   err.on('data', (d) => (text += d));
   return {
-    io: { out: new PassThrough(), err, in: new PassThrough(), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: true, color: false },
+    io: { out: new PassThrough(), err, in: input, isStdoutTTY: false, isStderrTTY: false, isStdinTTY: stdin === undefined, color: false },
     env: {},
     cwd: dir,
     signal,
@@ -107,6 +109,27 @@ describe('runBatch', () => {
     const second = await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
     expect(second).toMatchObject({ skipped: 50, sent: 50, failed: 0 });
     expect(api.delivered).toHaveLength(100);
+  });
+
+  it('resumes piped input checking each skipped entry against the hash the journal kept', async () => {
+    const lines = (n: number, tweak = -1) =>
+      `${Array.from({ length: n }, (_, i) => JSON.stringify({ to: `u${i}@example.com`, html: i === tweak ? '<p>changed</p>' : `<p>${i}</p>` })).join('\n')}\n`;
+    const controller = new AbortController();
+    const api = fakeApi({ fault: (call) => (call === 4 ? (controller.abort(), 'ok') : 'ok') });
+    const first = await runBatch(ctx(controller.signal, lines(500)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    expect(first.interrupted).toBe(true);
+    const journal = readLines(join(dir, 'stdin.journal'));
+    expect(journal[0]).toMatchObject({ input: '-', fingerprint: null });
+    expect((journal[1]!.ok as unknown[][])[0]).toHaveLength(4);
+
+    const changed = await runBatch(ctx(undefined, lines(500, 3)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    expect(changed.fatal?.exitCode).toBe(2);
+    expect(changed.fatal?.message).toMatch(/entry 3 \(line 4\) is not the entry the journal recorded/);
+    expect(changed.sent).toBe(0);
+
+    const same = await runBatch(ctx(undefined, lines(500)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    expect(same).toMatchObject({ total: 500, skipped: first.sent, sent: 500 - first.sent, failed: 0 });
+    expect(api.delivered).toHaveLength(500);
   });
 
   it('refuses to resume with a different input or different defaults, before sending anything', async () => {
