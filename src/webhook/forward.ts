@@ -53,7 +53,9 @@ export function forward(url: string, body: Buffer, headers: Record<string, strin
   return new Promise((resolve) => {
     const target = new URL(url);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, { method: options.method ?? 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+    // A fresh connection per delivery: a kept-alive socket to an app that restarted (the usual state
+    // of an app under development) would fail as "connection reset" instead of reaching the new one.
+    const req = send(target, { method: options.method ?? 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
       res.resume();
       res.on('end', () => resolve(done({ status: res.statusCode })));
       res.on('error', (err) => resolve(done({ status: res.statusCode, error: err.message })));

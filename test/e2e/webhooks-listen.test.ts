@@ -216,7 +216,7 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
 
 describe('webhooks listen: bad input', () => {
   const cases: [string, string[], RegExp][] = [
-    ['no token at all', ['--port', '0'], /needs the signing token.*MAILROOM_WEBHOOK_TOKEN/],
+    ['no token at all', ['--port', '0'], /signing token is needed to verify deliveries: --token <wht_…>, --webhook <wh_id>, or MAILROOM_WEBHOOK_TOKEN/],
     ['both --token and --webhook', ['--token', 'wht_abcdefgh', '--webhook', 'wh_abc'], /--token or --webhook, not both/],
     ['a --webhook that is not a wh_ id', ['--webhook', 'abc'], /--webhook: "abc" is not a webhook id/],
     ['an unknown event in --events', ['--token', 'wht_abcdefgh', '--events', 'CONTACT_CREATED,NOPE'], /unknown event NOPE; valid: CONTACT_CREATED, /],

@@ -35,6 +35,7 @@ describe('webhooks replay', () => {
   let sandbox: TestSandbox;
   const journal = join(mkdtempSync(join(tmpdir(), 'mailroom-replay-')), 'journal.ndjson');
   const sent: string[] = [];
+  let webhookId = '';
 
   beforeAll(async () => {
     sandbox = await withSandbox();
@@ -46,6 +47,7 @@ describe('webhooks replay', () => {
       body: JSON.stringify({ url: `${url}/in`, events: [...FIRED], token }),
     });
     expect(created.status).toBeLessThan(300);
+    webhookId = ((await created.json()) as { webhook: { id: string } }).webhook.id;
     for (const [i, event] of FIRED.entries()) {
       const res = await fetch(`${sandbox.baseUrl}/_sandbox/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event, email: `r${i}@example.com` }) });
       sent.push(JSON.stringify(((await res.json()) as { event: unknown }).event));
@@ -89,6 +91,19 @@ describe('webhooks replay', () => {
       const recent = await runCli(['webhooks', 'replay', '--journal', journal, '--since', '1h', '--forward-to', app.url, '--token', token]);
       expect(recent.code).toBe(0);
       expect(app.received).toHaveLength(1 + FIRED.length);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('takes the token from the API with --webhook', async () => {
+    const app = await startApp(() => 200);
+    try {
+      const res = await runCli(['webhooks', 'replay', '--journal', journal, '--webhook', webhookId, '--event', 'CONTACT_CREATED', '--forward-to', app.url], {
+        env: { MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl },
+      });
+      expect(res.code).toBe(0);
+      expect(app.received.map((r) => [r.body, r.signatureValid])).toEqual([[sent[0], true]]);
     } finally {
       await app.close();
     }

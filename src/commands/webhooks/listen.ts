@@ -52,18 +52,13 @@ is {"ready":true,"url":…}. Ctrl-C stops it.`,
 }
 
 export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  const { tokenFrom, TOKEN_ENV } = await import('../../webhook/token.js');
-  const { hasPrefix } = await import('../../schema/index.js');
   const { parseEvents } = await import('../../input/events.js');
   const { checkForwardUrl } = await import('../../webhook/forward.js');
-  if (flags.token !== undefined && flags.webhook !== undefined) throw usageError('use --token or --webhook, not both');
-  if (flags.webhook !== undefined && !hasPrefix('webhook', flags.webhook)) throw usageError(`--webhook: "${flags.webhook}" is not a webhook id (wh_…)`);
   const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
   const only = flags.events === undefined ? undefined : new Set<string>(parseEvents([flags.events]));
 
-  const webhook = flags.webhook === undefined ? undefined : await fetchWebhook(flags.webhook, globals, ctx);
-  const token = webhook ? webhook.token : tokenFrom(flags.token, ctx.env);
-  if (token === undefined) throw usageError(`listen needs the signing token to verify deliveries: --token <wht_…>, --webhook <wh_id>, or ${TOKEN_ENV}`);
+  const { resolveSigningToken } = await import('./signing-token.js');
+  const { token, webhook } = await resolveSigningToken(flags, globals, ctx, 'to verify deliveries');
 
   const { startListener } = await import('../../webhook/listener.js');
   const { forward, forwardableHeaders } = await import('../../webhook/forward.js');
@@ -142,18 +137,4 @@ function deliversElsewhere(webhookUrl: string, listenerUrl: string): string | un
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   if (port !== here.port) return `but this listener is on port ${here.port}`;
   return undefined;
-}
-
-/** `--webhook`: the token comes from GET /v1/webhooks/{id}, so it never has to be pasted anywhere. */
-async function fetchWebhook(id: string, globals: GlobalOptions, ctx: Context): Promise<{ id: string; url: string; token: string }> {
-  const { connect } = await import('../../client.js');
-  const { getWebhook } = await import('../../api/webhooks.js');
-  const { transport } = await connect(ctx, globals);
-  try {
-    const webhook = await getWebhook(transport, id, { signal: ctx.signal });
-    if (!webhook.token) throw new CliError('unexpected', `the API returned webhook ${id} without its token; pass --token instead`);
-    return { id, url: webhook.url, token: webhook.token };
-  } finally {
-    await transport.close();
-  }
 }

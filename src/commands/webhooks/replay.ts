@@ -8,6 +8,7 @@ export interface WebhooksReplayOptions {
   event?: string;
   forwardTo: string;
   token?: string;
+  webhook?: string;
 }
 
 export function register(parent: Command, ctx: Context): void {
@@ -19,11 +20,12 @@ export function register(parent: Command, ctx: Context): void {
     .option('--event <E,...>', 'only these events')
     .requiredOption('--forward-to <url>', 'your app: each delivery is POSTed here')
     .option('--token <wht_…>', "the listener's signing token (env MAILROOM_WEBHOOK_TOKEN)")
+    .option('--webhook <wh_id>', 'fetch the signing token of this webhook from the API (needs an API key)')
     .addHelpText(
       'after',
       `
 Examples:
-  $ mailroom webhooks replay --journal deliveries.ndjson --forward-to http://localhost:3000/webhooks
+  $ mailroom webhooks replay --journal deliveries.ndjson --webhook wh_123 --forward-to http://localhost:3000/webhooks
   $ mailroom webhooks replay --journal deliveries.ndjson --since 1h --event CONTACT_CREATED --forward-to http://localhost:3000/hook
 
 Replays the deliveries the listener accepted (refused requests and connection tests are skipped), with
@@ -36,16 +38,16 @@ their exact body bytes and headers and a fresh signature over the body. Exit 0 w
 }
 
 export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  const { requireToken } = await import('../../webhook/token.js');
   const { parseSince, selectEntries, replayRequest } = await import('../../webhook/replay.js');
   const { normalizeEnvelope } = await import('../../schema/index.js');
   const { parseEvents } = await import('../../input/events.js');
   const { checkForwardUrl, forward } = await import('../../webhook/forward.js');
-  const token = requireToken(flags.token, ctx.env, "to re-sign the deliveries (the listener's token)");
   const since = flags.since === undefined ? undefined : parseSince(flags.since);
   const events = flags.event === undefined ? undefined : new Set<string>(parseEvents([flags.event]));
   const forwardTo = checkForwardUrl(flags.forwardTo);
 
+  const { resolveSigningToken } = await import('./signing-token.js');
+  const { token } = await resolveSigningToken(flags, globals, ctx, 'to re-sign the deliveries');
   const { readJournal } = await import('../../webhook/journal.js');
   const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
   const entries = selectEntries(await readJournal(flags.journal), { since, events });

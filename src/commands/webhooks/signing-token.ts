@@ -1,0 +1,33 @@
+import type { Context, GlobalOptions } from '../../context.js';
+import { CliError, usageError } from '../../errors.js';
+
+export interface SigningToken {
+  token: string;
+  /** Set when the token came from the API, so the caller can check where the webhook delivers. */
+  webhook?: { id: string; url: string };
+}
+
+/**
+ * The token `listen` verifies with and `replay` signs with: `--token`, else `--webhook <wh_id>`
+ * (GET /v1/webhooks/{id}, so the secret never has to be pasted), else MAILROOM_WEBHOOK_TOKEN.
+ */
+export async function resolveSigningToken(flags: { token?: string; webhook?: string }, globals: GlobalOptions, ctx: Context, why: string): Promise<SigningToken> {
+  const [{ tokenFrom, TOKEN_ENV }, { hasPrefix }] = await Promise.all([import('../../webhook/token.js'), import('../../schema/index.js')]);
+  if (flags.token !== undefined && flags.webhook !== undefined) throw usageError('use --token or --webhook, not both');
+  if (flags.webhook === undefined) {
+    const token = tokenFrom(flags.token, ctx.env);
+    if (token === undefined) throw usageError(`the webhook signing token is needed ${why}: --token <wht_…>, --webhook <wh_id>, or ${TOKEN_ENV}`);
+    return { token };
+  }
+  const id = flags.webhook;
+  if (!hasPrefix('webhook', id)) throw usageError(`--webhook: "${id}" is not a webhook id (wh_…)`);
+  const [{ connect }, { getWebhook }] = await Promise.all([import('../../client.js'), import('../../api/webhooks.js')]);
+  const { transport } = await connect(ctx, globals);
+  try {
+    const webhook = await getWebhook(transport, id, { signal: ctx.signal });
+    if (!webhook.token || webhook.token.includes('…')) throw new CliError('unexpected', `the API returned webhook ${id} without its full token; pass --token instead`);
+    return { token: webhook.token, webhook: { id, url: webhook.url } };
+  } finally {
+    await transport.close();
+  }
+}
