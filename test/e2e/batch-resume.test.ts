@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,12 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => reset(sandbox));
+const seenJournals = new Set<string>();
+beforeEach(async () => {
+  await reset(sandbox);
+  const journals = join(dir, 'state', 'batches');
+  if (existsSync(journals)) for (const f of readdirSync(journals)) seenJournals.add(join(journals, f));
+});
 
 const journalRecords = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 2 : -1);
 
@@ -92,18 +97,20 @@ describe('mailroom batch: kill -9 and resume', () => {
     expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });
   });
 
-  it('Ctrl-C: in-flight requests settle, exit 130, the summary says how to resume, and resuming finishes', async () => {
+  it('Ctrl-C: in-flight requests settle, exit 130, the summary prints the resume command for the default journal, and it finishes the run', async () => {
     const N = 5000;
     const input = join(dir, 'sigint.ndjson');
     ndjsonInput(input, N);
-    const journal = join(dir, 'sigint.journal');
-    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal];
+    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi'];
+    const journals = join(dir, 'state', 'batches');
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const poll = setInterval(() => {
-        if (journalRecords(journal) >= 5) {
+        const files = existsSync(journals) ? readdirSync(journals) : [];
+        const newest = files.map((f) => join(journals, f)).find((f) => !seenJournals.has(f));
+        if (newest && journalRecords(newest) >= 5) {
           clearInterval(poll);
           child.kill('SIGINT');
         }
@@ -112,10 +119,13 @@ describe('mailroom batch: kill -9 and resume', () => {
     });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('interrupted');
-    expect(result.stderr).toContain(`--resume ${journal}`);
+    const resume = /to finish, run again with the same flags: mailroom batch (\S+) --resume (\S+)/.exec(result.stderr);
+    expect(resume?.[1]).toBe(input);
+    expect(resume?.[2]).toMatch(new RegExp(`^${journals}/[0-9a-f]{12}\\.journal$`));
     const sentBefore = (await sandbox.emails()).length;
+    expect(sentBefore).toBeGreaterThan(0);
     expect(sentBefore).toBeLessThan(N);
-    const final = await runCli([...args, '--json'], { env, configDir: join(dir, 'cfg') });
+    const final = await runCli([...args, '--resume', resume![2]!, '--json'], { env, configDir: join(dir, 'cfg') });
     expect(final.code).toBe(0);
     expect(JSON.parse(final.stdout)).toMatchObject({ total: N, skipped: sentBefore, sent: N - sentBefore, unsent: 0 });
     expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });
