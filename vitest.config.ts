@@ -9,6 +9,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/e2e/**'],
           testTimeout: 15_000,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -19,6 +20,8 @@ export default defineConfig({
           hookTimeout: 60_000,
           // The machine has 2 cores; e2e files spawn servers and CLIs.
           maxWorkers: 2,
+          // Projects with different maxWorkers must run in separate groups (plain `vitest run`).
+          sequence: { groupOrder: 1 },
         },
       },
     ],
