@@ -31,7 +31,7 @@ export function deliveryRecord(d: ShownDelivery): Record<string, unknown> {
 
 /** `c` is the command's palette (output/color.ts), so --no-color and NO_COLOR are honoured. */
 export function deliveryLine(d: ShownDelivery, c: ChalkInstance): string {
-  const time = c.dim(d.receivedAt.slice(11, 19));
+  const time = c.dim(localTime(d.receivedAt));
   if (d.status !== 200) return `${time}  ${c.red(`${d.status} ✗`)} ${d.reason ?? ''}  ${c.dim(`(${d.path})`)}`;
   const parts = [time, c.bold(d.event?.event ?? '?')];
   const who = d.event ? subject(d.event) : undefined;
@@ -55,4 +55,10 @@ function subject(event: NormalizedEvent): string | undefined {
   if (typeof data.contact?.email === 'string') return data.contact.email;
   if (typeof data.user?.email === 'string') return typeof data.user.name === 'string' ? `${data.user.name} <${data.user.email}>` : data.user.email;
   return undefined;
+}
+
+/** HH:MM:SS on the developer's clock, as a terminal log line reads best. */
+function localTime(iso: string): string {
+  const t = new Date(iso);
+  return [t.getHours(), t.getMinutes(), t.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }

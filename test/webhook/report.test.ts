@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { deliveryLine, deliveryRecord, type ShownDelivery } from '../../src/webhook/report.js';
 
 const plain = new Chalk({ level: 0 });
+// The terminal line shows the local time of receivedAt.
+const t = new Date('2026-11-22T08:14:03.120Z');
+const hhmmss = [t.getHours(), t.getMinutes(), t.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 const base: ShownDelivery = {
   receivedAt: '2026-11-22T08:14:03.120Z',
   path: '/hooks',
@@ -13,14 +16,14 @@ const base: ShownDelivery = {
 
 describe('delivery lines', () => {
   it('shows time, event, who and verification on a terminal, with the forward result', () => {
-    expect(deliveryLine({ ...base, forward: { url: 'http://x', status: 200, durationMs: 4 } }, plain)).toBe('08:14:03  CONTACT_CREATED  ada@example.com  verified ✓  → 200 (4 ms)');
+    expect(deliveryLine({ ...base, forward: { url: 'http://x', status: 200, durationMs: 4 } }, plain)).toBe(`${hhmmss}  CONTACT_CREATED  ada@example.com  verified ✓  → 200 (4 ms)`);
     expect(deliveryLine({ ...base, forward: { url: 'http://x', error: 'connection refused by x (is your app running?)', durationMs: 1 } }, plain)).toContain('→ failed: connection refused');
     const member = { ...base, event: { ...base.event!, event: 'WORKSPACE_TEAM_MEMBER_JOINED', data: { user: { email: 'g@example.com', name: 'Grace Hopper' } } } };
     expect(deliveryLine(member, plain)).toContain('Grace Hopper <g@example.com>');
   });
 
   it('shows a refusal with its status and reason', () => {
-    expect(deliveryLine({ receivedAt: base.receivedAt, path: '/x', status: 401, verified: false, reason: 'no signature header' }, plain)).toBe('08:14:03  401 ✗ no signature header  (/x)');
+    expect(deliveryLine({ receivedAt: base.receivedAt, path: '/x', status: 401, verified: false, reason: 'no signature header' }, plain)).toBe(`${hhmmss}  401 ✗ no signature header  (/x)`);
   });
 
   it('writes the NDJSON record of the brief: receivedAt, event, createdAt, verified, data, forward', () => {
