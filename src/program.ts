@@ -83,8 +83,9 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network
   });
 
   const name = args === undefined ? undefined : commandName(args);
-  // `completion` describes the whole tree.
-  registerCommands(program, ctx, name === 'completion' ? undefined : name);
+  const versionOnly = name === undefined && args !== undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
+  // `completion` describes the whole tree; `--version` needs none of it.
+  if (!versionOnly) registerCommands(program, ctx, name === 'completion' ? undefined : name);
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);

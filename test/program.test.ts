@@ -48,5 +48,11 @@ describe('buildProgram with the invoked command only', () => {
     expect(buildProgram(ctx, ['--help']).commands).toHaveLength(all);
     expect(buildProgram(ctx, ['chek']).commands).toHaveLength(all);
     expect(buildProgram(ctx, ['completion', 'bash']).commands).toHaveLength(all);
+    expect(buildProgram(ctx, ['--version', '--help']).commands).toHaveLength(all);
+  });
+
+  it('builds no commands for --version alone', () => {
+    expect(buildProgram(ctx, ['--version']).commands).toHaveLength(0);
+    expect(buildProgram(ctx, ['-V']).commands).toHaveLength(0);
   });
 });
