@@ -214,6 +214,26 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
   });
 });
 
+describe('webhooks listen on a terminal', () => {
+  it('prints one readable line per event: time, event, who, verified', async () => {
+    const token = 'wht_e2eTerminalToken1';
+    const listen = startCli(['webhooks', 'listen', '--port', '0', '--token', token, '--no-color'], cliEnv(), { tty: true });
+    try {
+      const ready = await listen.waitForLine((l) => l.startsWith('Ready: listening on '));
+      const url = /(http:\/\/[^\s;]+)/.exec(ready)![1]!;
+      const body = JSON.stringify({ event: 'CONTACT_UNSUBSCRIBED', createdAt: '2026-11-22T08:00:00.000Z', data: { contact: { email: 'ada@example.com' } } });
+      const signature = createHmac('sha256', token).update(body).digest('hex');
+      expect((await fetch(url, { method: 'POST', body, headers: { 'x-smashsend-signature': signature } })).status).toBe(200);
+      expect((await fetch(url, { method: 'POST', body })).status).toBe(401);
+      expect(await listen.waitForLine((l) => l.includes('CONTACT_UNSUBSCRIBED'))).toMatch(/^\d\d:\d\d:\d\d {2}CONTACT_UNSUBSCRIBED {2}ada@example\.com {2}verified ✓$/);
+      expect(await listen.waitForLine((l) => l.includes('401'))).toMatch(/^\d\d:\d\d:\d\d {2}401 ✗ no signature header: expected X-Smashsend-Signature \(or any X-\*-Signature\) {2}\(\/\)$/);
+      expect(listen.lines.join('\n')).not.toContain(token);
+    } finally {
+      await listen.stop();
+    }
+  });
+});
+
 describe('webhooks listen: bad input', () => {
   const cases: [string, string[], RegExp][] = [
     ['no token at all', ['--port', '0'], /signing token is needed to verify deliveries: --token <wht_…>, --webhook <wh_id>, or MAILROOM_WEBHOOK_TOKEN/],

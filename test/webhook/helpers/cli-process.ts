@@ -19,8 +19,13 @@ export interface CliProcess {
   stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-export function startCli(args: string[], env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: 'pipe' });
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** `tty`: run under a pseudo-terminal (util-linux `script`), stderr merged into the lines. */
+export function startCli(args: string[], env: Record<string, string>, opts: { tty?: boolean } = {}): CliProcess {
+  const child = opts.tty
+    ? spawn('script', ['-qfec', [process.execPath, BIN, ...args].map(shellQuote).join(' '), '/dev/null'], { env: { TERM: 'xterm-256color', ...env }, stdio: 'pipe' })
+    : spawn(process.execPath, [BIN, ...args], { env, stdio: 'pipe' });
   const lines: string[] = [];
   let stdout = '';
   let partial = '';
@@ -29,7 +34,7 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
     partial += chunk.toString();
-    const parts = partial.split('\n');
+    const parts = partial.split('\n').map((l, i, all) => (i < all.length - 1 ? l.replace(/\r$/, '') : l));
     partial = parts.pop() ?? '';
     lines.push(...parts);
     for (const w of waiters) w();
