@@ -43,6 +43,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     void receive(req, res, options).then(
       (delivery) => {
         if (!delivery) return;
+        // onDelivery reports its own failures; one that throws must not stop the deliveries after it.
         queue = queue.then(() => options.onDelivery(delivery)).catch(() => undefined);
       },
       // The sender went away mid-body: there is nobody to answer and nothing to record.

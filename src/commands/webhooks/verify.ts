@@ -94,7 +94,7 @@ function hintsFor(reason: string, cause: string | undefined): string[] {
   if (reason === 'missing') return ['the request carries no X-Smashsend-Signature header: was it captured before the sender signed it?'];
   if (cause === 'token-or-body') {
     return [
-      "check the token is this webhook's own (mailroom webhooks get <wh_id> shows it)",
+      "check the token is this webhook's own (the one webhooks create printed; webhooks get masks it)",
       'and that the body is the exact bytes received, before any JSON parser touched them',
     ];
   }
