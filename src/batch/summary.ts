@@ -36,10 +36,15 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
     lines.push(`Dry run: ${n(s.total)} entries, ${n(s.total - s.invalid - s.skipped)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}; nothing sent.`);
   } else {
     const secs = (s.durationMs / 1000).toFixed(1);
-    lines.push(
-      `Sent ${n(s.sent)} of ${n(s.total)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${n(s.failed)} failed` +
-        `${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.unsent ? `, ${n(s.unsent)} not sent` : ''}.`,
-    );
+    const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}`;
+    if (s.interrupted || s.fatal) {
+      lines.push(
+        `Stopped after sending ${n(s.sent)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}; ` +
+          `${n(s.unsent)} read but not sent, and the rest of the input was not read.`,
+      );
+    } else {
+      lines.push(`Sent ${n(s.sent)} of ${n(s.total)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}.`);
+    }
   }
   if (s.errors.length > 0) {
     lines.push(s.failed > s.errors.length ? `  first ${s.errors.length} errors:` : '  errors:');
@@ -50,7 +55,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
   if (s.journal) lines.push(`  journal: ${s.journal}`);
   const stoppedEarly = s.interrupted || s.fatal !== undefined;
   if (s.journal && (stoppedEarly || s.uncertain > 0)) {
-    if (s.interrupted) lines.push('  interrupted: requests in flight were settled and journaled; the rest of the input was not sent.');
+    if (s.interrupted) lines.push('  interrupted: the requests in flight were settled and journaled.');
     lines.push(`  to finish, run again with the same flags: mailroom batch ${quote(input ?? '-')} --resume ${quote(s.journal)}`);
   }
   err.write(`${lines.join('\n')}\n`);
