@@ -1,42 +1,16 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
+import { startApp, type TestApp } from '../webhook/helpers/test-app.js';
 import { runCli } from '../helpers/cli.js';
 
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** Checked here with node:crypto directly, not with mailroom's code. */
-  signatureValid: boolean;
-}
-
-/** The developer's app: records each request and checks its signature independently. */
-async function startApp(token: string): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const expected = createHmac('sha256', token).update(body).digest();
-      const got = Buffer.from(String(req.headers['x-smashsend-signature'] ?? ''), 'hex');
-      const signatureValid = got.length === expected.length && timingSafeEqual(got, expected);
-      received.push({ path: req.url ?? '', headers: req.headers, body, signatureValid });
-      res.writeHead(signatureValid ? 200 : 400).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/mailroom`, received, server };
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -50,7 +24,7 @@ const closeServer = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 describe('webhooks listen: sandbox deliveries for all six events', () => {
   let sandbox: TestSandbox;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: TestApp;
   let listen: CliProcess;
   const token = 'wht_e2eListenToken7Hq2Lx9';
   const journal = join(mkdtempSync(join(tmpdir(), 'mailroom-listen-')), 'deliveries.ndjson');
@@ -61,7 +35,7 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
   });
   afterAll(async () => {
     await listen?.stop();
-    await closeServer(app.server);
+    await app.close();
     await sandbox.close();
   });
 
@@ -129,7 +103,7 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
 });
 
 describe('webhooks listen: refusals, filters and forwarding failures', () => {
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: TestApp;
   let listen: CliProcess;
   const token = 'wht_e2eRefusalToken3Kd8';
   const sign = (body: string, key = token) => createHmac('sha256', key).update(body).digest('hex');
@@ -141,7 +115,7 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
   });
   afterAll(async () => {
     await listen.stop();
-    await closeServer(app.server);
+    await app.close();
   });
 
   async function post(url: string, body: string, headers: Record<string, string>) {
@@ -201,7 +175,7 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
   });
 
   it('reports an app that is down in the printed line, and keeps listening', async () => {
-    await closeServer(app.server);
+    await app.close();
     const { url } = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'))) as { url: string };
     const body = JSON.stringify({ event: 'CONTACT_CREATED', createdAt: '2026-11-22T08:00:03.000Z', data: { contact: { email: 'down@example.com' } } });
     expect((await post(url, body, { 'X-Smashsend-Signature': sign(body) })).status).toBe(200);

@@ -1,35 +1,14 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { cliEnv, startCli } from '../webhook/helpers/cli-process.js';
+import { startApp } from '../webhook/helpers/test-app.js';
 import { runCli } from '../helpers/cli.js';
 
 const token = 'wht_e2eReplayToken5Vb1';
 const FIRED = ['CONTACT_CREATED', 'CONTACT_UNSUBSCRIBED', 'WORKSPACE_TEAM_MEMBER_JOINED', 'CONTACT_DELETED'] as const;
-
-/** The developer's app; `status` decides what it answers. Checks signatures with node:crypto. */
-async function startApp(status: (n: number) => number) {
-  const received: { body: string; path: string; signatureValid: boolean }[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const expected = createHmac('sha256', token).update(body).digest();
-      const got = Buffer.from(String(req.headers['x-smashsend-signature'] ?? ''), 'hex');
-      received.push({ body: body.toString(), path: req.url ?? '', signatureValid: got.length === 32 && timingSafeEqual(got, expected) });
-      res.writeHead(status(received.length)).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe('webhooks replay', () => {
   let sandbox: TestSandbox;
@@ -64,11 +43,11 @@ describe('webhooks replay', () => {
 
   it('re-delivers exactly the accepted journalled events, in order, with valid signatures', async () => {
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(FIRED.length + 1);
-    const app = await startApp(() => 200);
+    const app = await startApp(token);
     try {
       const res = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url], { env: { MAILROOM_WEBHOOK_TOKEN: token } });
       expect(res.code).toBe(0);
-      expect(app.received.map((r) => r.body)).toEqual(sent);
+      expect(app.received.map((r) => r.body.toString())).toEqual(sent);
       expect(app.received.every((r) => r.signatureValid)).toBe(true);
       const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; forward: { status: number } });
       expect(lines.map((l) => [l.event, l.forward.status])).toEqual(FIRED.map((e) => [e, 200]));
@@ -80,11 +59,11 @@ describe('webhooks replay', () => {
   });
 
   it('filters by --event and --since', async () => {
-    const app = await startApp(() => 200);
+    const app = await startApp(token);
     try {
       const one = await runCli(['webhooks', 'replay', '--journal', journal, '--event', 'CONTACT_DELETED', '--forward-to', app.url, '--token', token]);
       expect(one.code).toBe(0);
-      expect(app.received.map((r) => r.body)).toEqual([sent[3]]);
+      expect(app.received.map((r) => r.body.toString())).toEqual([sent[3]]);
       const none = await runCli(['webhooks', 'replay', '--journal', journal, '--since', '2099-01-01T00:00:00Z', '--forward-to', app.url, '--token', token]);
       expect(none.code).toBe(0);
       expect(none.stderr).toContain('Nothing to replay');
@@ -97,20 +76,20 @@ describe('webhooks replay', () => {
   });
 
   it('takes the token from the API with --webhook', async () => {
-    const app = await startApp(() => 200);
+    const app = await startApp(token);
     try {
       const res = await runCli(['webhooks', 'replay', '--journal', journal, '--webhook', webhookId, '--event', 'CONTACT_CREATED', '--forward-to', app.url], {
         env: { MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl },
       });
       expect(res.code).toBe(0);
-      expect(app.received.map((r) => [r.body, r.signatureValid])).toEqual([[sent[0], true]]);
+      expect(app.received.map((r) => [r.body.toString(), r.signatureValid])).toEqual([[sent[0], true]]);
     } finally {
       await app.close();
     }
   });
 
   it('tries every delivery and exits 7 when the app refuses some', async () => {
-    const app = await startApp((n) => (n === 2 ? 500 : 200));
+    const app = await startApp(token, (n) => (n === 2 ? 500 : 200));
     try {
       const res = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url, '--token', token]);
       expect(res.code).toBe(7);
