@@ -126,6 +126,8 @@ describe('mailroom batch end to end', () => {
     const r = await runCli(['batch', input, '--from', 'ops@example.com'], { env: { ...env, MAILROOM_API_KEY: 'sk_live_wrong' } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/mailroom: API 401/);
+    expect(r.stderr).toContain('Stopped after sending 0 emails');
+    expect(r.stderr).toMatch(/to finish, run again with the same flags: mailroom batch \S+two\.ndjson --resume \S+\.journal/);
     expect(r.stderr).not.toContain('sk_live_wrong');
     const journal = readFileSync(JSON.parse(r.stdout).journal, 'utf8');
     expect(journal).not.toContain(sandbox.apiKey);
