@@ -50,7 +50,8 @@ let wasmFlagsSet = false;
  * undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers that module up with TurboFan in
  * the background, and a process exiting right after one request (`mailroom check`) waits ~100 ms
  * for that compile to finish. The baseline (Liftoff) code is plenty for parsing API answers. Must
- * run before the first connection (undici compiles llhttp then); a no-op afterwards.
+ * run before the first connection (undici compiles llhttp then), and best after undici's modules
+ * have loaded: a flag change makes V8 reject Node's code cache for built-ins required later.
  */
 function baselineWasmOnly(): void {
   if (wasmFlagsSet) return;
