@@ -16,6 +16,12 @@ export default tseslint.config(
     },
   },
   {
+    // The launcher is CommonJS (bin/package.json) so that --help never starts the ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Only main.ts may end the process; everything else throws or returns.
     files: ['src/**/*.ts'],
     ignores: ['src/main.ts', 'src/sandbox/cli.ts'],

@@ -1,5 +1,5 @@
 // Start-up time of mailroom, as ratios to `node -e 0`, measured in one run (issue 3 targets:
-// `--help` <= 1.3x, `check` <= 1.5x). `check` talks to a loopback API: `mailroom sandbox` when it
+// `--help` <= 1.3x, `check` <= 1.5x), beside bare scripts making the same check request. `check` talks to a loopback API: `mailroom sandbox` when it
 // starts, else a tiny stand-in server answering the check endpoint. Run `npm run build` first.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -73,12 +73,18 @@ const median = (xs) => {
 const api = await startApi();
 const configDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, MAILROOM_CONFIG_DIR: configDir, MAILROOM_API_KEY: api.apiKey, MAILROOM_BASE_URL: api.baseUrl };
+// References measured in the same run: the same check request made by a bare script, with node:http
+// (what an axios/http-based SDK does), with Node's global fetch, and with the whole undici package.
+const get = (call) => `const url = process.env.MAILROOM_BASE_URL + '/v1/api-keys/check'; const headers = { authorization: 'Bearer ' + process.env.MAILROOM_API_KEY }; ${call}`;
 const cases = {
   node: ['-e', '0'],
   help: [BIN, '--help'],
   check: [BIN, 'check', '-q'],
+  http: ['-e', get("require('node:http').get(url, { headers }, (res) => { res.resume(); res.on('end', () => process.exit(res.statusCode === 200 ? 0 : 3)); });")],
+  fetch: ['-e', get('fetch(url, { headers }).then(async (r) => { await r.text(); process.exit(r.ok ? 0 : 3); });')],
+  undici: ['-e', get(`const { request } = require(${JSON.stringify(join(ROOT, 'node_modules', 'undici'))}); request(url, { headers }).then(async (r) => { await r.body.text(); process.exit(r.statusCode === 200 ? 0 : 3); });`)],
 };
-const samples = { node: [], help: [], check: [] };
+const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 try {
   for (const args of Object.values(cases)) time(args, env); // warm the file cache
   for (let i = 0; i < RUNS; i++) {
@@ -94,10 +100,14 @@ const base = median(samples.node);
 const baseMin = Math.min(...samples.node);
 console.log(`startup, median of ${RUNS} interleaved runs (min in brackets); check against a ${api.kind} on loopback, key from MAILROOM_API_KEY`);
 console.log(`  node -e 0            ${base.toFixed(1)} ms   1.00x   [${baseMin.toFixed(1)} ms]`);
-for (const name of ['help', 'check']) {
+const LABELS = { help: 'mailroom --help', check: 'mailroom check -q', http: 'node:http GET', fetch: 'global fetch GET', undici: 'undici package GET' };
+for (const [name, label] of Object.entries(LABELS)) {
+  if (name === 'http') console.log('  the same check request from a bare script (references):');
   const m = median(samples[name]);
   const min = Math.min(...samples[name]);
   const ratio = m / base;
-  const label = name === 'help' ? 'mailroom --help' : 'mailroom check -q';
-  console.log(`  ${label.padEnd(20)} ${m.toFixed(1)} ms   ${ratio.toFixed(2)}x   [${min.toFixed(1)} ms, ${(min / baseMin).toFixed(2)}x]  target <= ${TARGETS[name]}x: ${ratio <= TARGETS[name] ? 'met' : 'MISSED'}`);
+  const verdict = name in TARGETS ? `  target <= ${TARGETS[name]}x: ${ratio <= TARGETS[name] ? 'met' : 'MISSED'}` : '';
+  console.log(`  ${label.padEnd(20)} ${m.toFixed(1)} ms   ${ratio.toFixed(2)}x   [${min.toFixed(1)} ms, ${(min / baseMin).toFixed(2)}x]${verdict}`);
 }
+const check = median(samples.check);
+console.log(`  mailroom check vs references: ${(check / median(samples.http)).toFixed(2)}x node:http, ${(check / median(samples.fetch)).toFixed(2)}x fetch, ${(check / median(samples.undici)).toFixed(2)}x undici package`);

@@ -1,25 +1,19 @@
 // Bundles the CLI into dist/ with code splitting: main.js holds only what `--help` needs; every
 // command's heavy modules (undici, zod schemas, conf, the sandbox) land in chunks loaded on use.
 import { build } from 'esbuild';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
-const result = await build({
-  entryPoints: { main: 'src/main.ts' },
-  outdir: 'dist',
+const common = {
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: 'linked',
   legalComments: 'none',
-  metafile: true,
-  // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
-  // half-written file. Stale hashed chunks are harmless; CI builds into a fresh checkout.
-  write: false,
   chunkNames: 'chunks/[name]-[hash]',
   define: { __MAILROOM_VERSION__: JSON.stringify(pkg.version) },
   // CommonJS dependencies (undici, cli-table3) call require() on Node built-ins.
@@ -27,6 +21,17 @@ const result = await build({
   // Optional native/peer modules that must stay external to the bundle.
   external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild', 'fastify', 'pino', 'thread-stream'],
   logLevel: 'warning',
+};
+
+const result = await build({
+  ...common,
+  entryPoints: { main: 'src/main.ts' },
+  outdir: 'dist',
+  sourcemap: 'linked',
+  metafile: true,
+  // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
+  // half-written file. Stale hashed chunks are harmless; CI builds into a fresh checkout.
+  write: false,
   plugins: [
     {
       // Start-up time: swap two load-time requires that mailroom never uses for stand-ins
@@ -51,6 +56,20 @@ for (const file of files) {
   const tmp = `${file.path}.${process.pid}.tmp`;
   await writeFile(tmp, file.contents);
   await rename(tmp, file.path);
+}
+
+// dist/help.json: every help screen as the program prints it, so bin/mailroom.js answers --help and
+// --version without loading Commander (start-up time). Rendered by the real program, built on its own
+// so that main.js keeps its layout; written last, and atomically like the rest.
+const catalogDir = resolve(`dist/.help-catalog-${process.pid}`);
+await build({ ...common, entryPoints: { catalog: 'src/help-catalog.ts' }, outdir: catalogDir });
+try {
+  const { renderHelpCatalog } = await import(pathToFileURL(join(catalogDir, 'catalog.js')).href);
+  const tmp = resolve(`dist/help.json.${process.pid}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(await renderHelpCatalog())}\n`);
+  await rename(tmp, resolve('dist/help.json'));
+} finally {
+  await rm(catalogDir, { recursive: true, force: true });
 }
 
 if (process.argv.includes('--analyze')) {

@@ -11,6 +11,9 @@ export interface IO {
   isStdinTTY: boolean;
   /** Colour on stdout/stderr: a terminal, unless --no-color / NO_COLOR; FORCE_COLOR forces it. */
   color: boolean;
+  /** Width of the terminal on stdout/stderr; absent when not a terminal. */
+  outColumns?: number | undefined;
+  errColumns?: number | undefined;
 }
 
 /** The global options of design/cli.md, as Commander parsed them (flags only; env comes later). */
@@ -40,12 +43,16 @@ export interface Context {
 }
 
 export function processIO(env: Readonly<Record<string, string | undefined>>, colorFlag?: boolean): IO {
-  const isStdoutTTY = Boolean(process.stdout.isTTY);
-  const isStderrTTY = Boolean(process.stderr.isTTY);
+  const isStdoutTTY = isatty(1);
+  const isStderrTTY = isatty(2);
   return {
-    out: process.stdout,
-    err: process.stderr,
-    // Touching process.stdin sets up a stream (~2 ms); most commands never read it.
+    // Touching process.stdout/stderr/stdin sets up a stream (~2 ms each); `check -q` writes nothing.
+    get out() {
+      return process.stdout;
+    },
+    get err() {
+      return process.stderr;
+    },
     get in() {
       return process.stdin;
     },
@@ -53,6 +60,12 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
     isStderrTTY,
     isStdinTTY: isatty(0),
     color: colorEnabled(env, isStdoutTTY, colorFlag),
+    get outColumns() {
+      return isStdoutTTY ? process.stdout.columns : undefined;
+    },
+    get errColumns() {
+      return isStderrTTY ? process.stderr.columns : undefined;
+    },
   };
 }
 

@@ -12,6 +12,9 @@ export function parseIntegerOption(name: string, min: number, max = Number.MAX_S
   };
 }
 
+/** Columns of help text (Commander's default when not on a terminal); bin/mailroom.js relies on it. */
+export const HELP_WIDTH = 80;
+
 /** Global options that take a value: the word after them is not the command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--base-url', '--workspace', '--timeout', '--max-retries']);
 
@@ -42,6 +45,10 @@ export function buildProgram(ctx: Context, args?: readonly string[]): Command {
     .configureOutput({
       writeOut: (s) => void ctx.io.out.write(s),
       writeErr: (s) => void ctx.io.err.write(s),
+      // Help is never wider than HELP_WIDTH (narrower on a narrow terminal), so the help text is the
+      // same on every wide terminal and through a pipe: bin/mailroom.js prints it from dist/help.json.
+      getOutHelpWidth: () => Math.min(ctx.io.outColumns ?? HELP_WIDTH, HELP_WIDTH),
+      getErrHelpWidth: () => Math.min(ctx.io.errColumns ?? HELP_WIDTH, HELP_WIDTH),
       // One line per usage error (design/cli.md): Commander's "Did you mean" goes on the same line.
       outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)')),
     })
