@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileChunks } from '../input/detect.js';
 
+/** Big reads: the whole input is hashed before the first request, and each read is a trip to the thread pool. */
+const READ_SIZE = 1024 * 1024;
+
 /**
  * `sha256:<hex>` of a file's bytes, read through one reused buffer. A resume checks it before
  * sending anything: the idempotency keys are tied to entry positions, so a changed input would pair
@@ -8,6 +11,6 @@ import { readFileChunks } from '../input/detect.js';
  */
 export async function fingerprintFile(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of readFileChunks(path)) hash.update(chunk);
+  for await (const chunk of readFileChunks(path, READ_SIZE)) hash.update(chunk);
   return `sha256:${hash.digest('hex')}`;
 }

@@ -29,7 +29,7 @@ export function readBatchAnswer(body: unknown, requestId?: string): { successful
   for (const r of answer.successful) {
     // An unreadable result is left out: the matcher finds its entry unaccounted for and resends it.
     if (isObject(r) && typeof r.to === 'string' && (typeof r.id === 'string' || typeof r.messageId === 'string')) {
-      successful.push({ ...r, status: typeof r.status === 'string' ? r.status : 'UNKNOWN' } as EmailResult);
+      successful.push((typeof r.status === 'string' ? r : { ...r, status: 'UNKNOWN' }) as EmailResult);
     }
   }
   const failed = answer.failed.map((f): BatchFailureEntry => {

@@ -8,7 +8,7 @@ export interface MatchedBatch {
   unknown: number[];
 }
 
-const sameAddress = (a: unknown, b: string) => typeof a === 'string' && a.trim().toLowerCase() === b.trim().toLowerCase();
+const sameAddress = (a: unknown, b: string) => a === b || (typeof a === 'string' && a.trim().toLowerCase() === b.trim().toLowerCase());
 
 /**
  * Places a batch answer back onto the request's positions. The spec does not show the shape of a

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { openSource, readInput, type InputFormat } from '../input/detect.js';
-import { prepareEntry, type EntryDefaults, type InvalidEntry, type ValidEntry } from '../input/entries.js';
+import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { fingerprintFile } from './fingerprint.js';
@@ -105,7 +105,7 @@ function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
 export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchSummary> {
   const startedAt = Date.now();
   const now = o.now ?? (() => new Date());
-  const source = await openSource(o.input, ctx.cwd, ctx.io.in, ctx.io.isStdinTTY);
+  const source = await openSource(o.input, ctx.cwd, ctx.io);
   const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
   const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
   const digest = defaultsDigest(o.defaults);
@@ -219,7 +219,7 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       hashing,
       onDone,
       onInvalid,
-      prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now()),
+      prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
     });
 
@@ -286,7 +286,7 @@ interface ChunkOptions {
   hashing: boolean;
   onDone: (state: number) => void;
   onInvalid: (e: InvalidEntry) => void;
-  prepare: (item: InputItem, index: number) => ValidEntry | InvalidEntry;
+  prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
   keepHeap: () => void;
 }
 
@@ -313,7 +313,8 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
       c.onDone(state);
       continue;
     }
-    const entry = c.prepare(item, index);
+    const prepared = c.prepare(item, index);
+    const entry = prepared instanceof Promise ? await prepared : prepared;
     if (!entry.ok) {
       c.onInvalid(entry);
       continue;

@@ -1,5 +1,6 @@
 import { isCliError } from '../errors.js';
-import { describeIssues, parseEmailRequest, type EmailRequest } from '../schema/index.js';
+import type { EmailRequest } from '../schema/email.js';
+import { quickParseEmail } from '../schema/email-quick.js';
 import type { InputItem } from './json-stream.js';
 import { checkSchedule } from './time.js';
 
@@ -38,8 +39,11 @@ export type PreparedEntry = ValidEntry | InvalidEntry;
  * Turns one input item into the email to send: annotation fields (`_error`, `_index`, ... as written
  * by `--failed`) dropped, defaults applied, checked against the wire schema and the scheduling
  * horizon, and given the run's idempotency key unless it carries its own.
+ *
+ * Synchronous whenever the quick check vouches for the entry, so valid input never loads zod; an
+ * entry it cannot vouch for is answered by the zod schemas, loaded then, hence the promise.
  */
-export function prepareEntry(item: InputItem, index: number, defaults: EntryDefaults, keyFor: (index: number) => string, now: Date): PreparedEntry {
+export function prepareEntry(item: InputItem, index: number, defaults: EntryDefaults, keyFor: (index: number) => string, now: () => Date): PreparedEntry | Promise<PreparedEntry> {
   const { line } = item;
   if (item.error !== undefined) return { ok: false, index, line, error: item.error };
   const value = item.value;
@@ -47,12 +51,22 @@ export function prepareEntry(item: InputItem, index: number, defaults: EntryDefa
     return { ok: false, index, line, error: `an email must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
   }
   const entry = withDefaults(value as Record<string, unknown>, defaults);
+  const email = quickParseEmail(entry);
+  if (email === undefined) return fullCheck(entry, index, line, keyFor, now);
+  return finish(email, entry, index, line, keyFor, now);
+}
+
+async function fullCheck(entry: Record<string, unknown>, index: number, line: number, keyFor: (index: number) => string, now: () => Date): Promise<PreparedEntry> {
+  const { describeIssues, parseEmailRequest } = await import('../schema/email.js');
   const parsed = parseEmailRequest(entry);
   if (!parsed.ok) return { ok: false, index, line, error: describeIssues(parsed.issues), entry };
-  const email = parsed.email;
+  return finish(parsed.email, entry, index, line, keyFor, now);
+}
+
+function finish(email: EmailRequest, entry: Record<string, unknown>, index: number, line: number, keyFor: (index: number) => string, now: () => Date): PreparedEntry {
   if (email.sendAt !== undefined) {
     try {
-      checkSchedule(new Date(email.sendAt), now, 'sendAt');
+      checkSchedule(new Date(email.sendAt), now(), 'sendAt');
     } catch (err) {
       if (!isCliError(err)) throw err;
       return { ok: false, index, line, error: err.message, entry };

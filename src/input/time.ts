@@ -1,5 +1,5 @@
 import { usageError } from '../errors.js';
-import { SCHEDULE_HORIZON_DAYS } from '../schema/index.js';
+import { SCHEDULE_HORIZON_DAYS } from '../schema/limits.js';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const RELATIVE = /^\+(\d+)([mhd])$/;

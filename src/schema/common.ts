@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { isEmailAddress, senderAddress } from './address.js';
+
+export { isEmailAddress, senderAddress } from './address.js';
 
 /**
  * A string enum that accepts values the spec does not list: servers add statuses and roles over
@@ -6,20 +9,6 @@ import { z } from 'zod';
  */
 export function tolerantEnum<const T extends readonly [string, ...string[]]>(known: T) {
   return z.union([z.enum(known), z.string()]);
-}
-
-const ADDRESS = /^[^\s@<>"(),;:]+@[^\s@<>"(),;:]+\.[^\s@<>"(),;:.][^\s@<>"(),;:]*$/;
-
-export function isEmailAddress(value: string): boolean {
-  return value.length <= 320 && ADDRESS.test(value);
-}
-
-/** `from` may be a bare address or `Name <address>` (service-facts.md); returns the address part. */
-export function senderAddress(value: string): string | undefined {
-  const trimmed = value.trim();
-  const named = /^(.*?)\s*<([^<>]+)>$/.exec(trimmed);
-  const address = named ? named[2]!.trim() : trimmed;
-  return isEmailAddress(address) ? address : undefined;
 }
 
 export const emailAddress = z.string().refine(isEmailAddress, { message: 'must be an email address' });

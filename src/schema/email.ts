@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { emailAddress, isoTimestamp, scalarRecord, senderField, tolerantEnum } from './common.js';
+import { MAX_BATCH } from './limits.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
 export const EMAIL_TYPES = ['raw', 'templated'] as const;
-export const MAX_BATCH = 50;
-export const SCHEDULE_HORIZON_DAYS = 90;
-export const DOCS_URL = 'https://smashsend.com/docs/api/emails';
+export { DOCS_URL, MAX_BATCH, SCHEDULE_HORIZON_DAYS } from './limits.js';
 
 export const emailSettingsSchema = z.strictObject({
   trackClicks: z.boolean().optional(),

@@ -1,0 +1,17 @@
+/**
+ * Address rules without zod: the quick email check (email-quick.ts) runs them on every batch entry
+ * and must not load zod; common.ts builds the zod fields from the same functions.
+ */
+const ADDRESS = /^[^\s@<>"(),;:]+@[^\s@<>"(),;:]+\.[^\s@<>"(),;:.][^\s@<>"(),;:]*$/;
+
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 320 && ADDRESS.test(value);
+}
+
+/** `from` may be a bare address or `Name <address>` (service-facts.md); returns the address part. */
+export function senderAddress(value: string): string | undefined {
+  const trimmed = value.trim();
+  const named = /^(.*?)\s*<([^<>]+)>$/.exec(trimmed);
+  const address = named ? named[2]!.trim() : trimmed;
+  return isEmailAddress(address) ? address : undefined;
+}
