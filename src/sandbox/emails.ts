@@ -45,6 +45,14 @@ export class EmailService {
     return limit !== undefined && this.state.sentIn(now) >= limit;
   }
 
+  /** True when an entry repeats an accepted idempotency key: its first result is owed even past the limit. */
+  repeatsAcceptedKey(entries: unknown[]): boolean {
+    return entries.some((e) => {
+      const key = typeof e === 'object' && e !== null ? (e as { idempotencyKey?: unknown }).idempotencyKey : undefined;
+      return typeof key === 'string' && this.state.idempotency.has(key);
+    });
+  }
+
   monthlyLimitError(): ErrorBody {
     return errorBody(403, `Monthly sending limit reached (${this.config.monthlyLimit} emails this month)`);
   }

@@ -84,7 +84,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   await app.listen({ port: options.port ?? 0, host });
   if (persister) {
     persister.schedule();
-    await persister.flush();
+    await persister.flush().catch(async (err: NodeJS.ErrnoException) => {
+      deliverer.close();
+      scheduler.stop();
+      await app.close();
+      throw new SandboxConfigError(`cannot write data file ${options.dataFile}: ${err.code ?? err.message}`);
+    });
   }
   const { port } = app.server.address() as AddressInfo;
 

@@ -1,6 +1,28 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { z } from 'zod';
 import { SandboxConfigError } from './config.js';
 import type { Snapshot } from './state.js';
+
+const str = z.string();
+const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
+
+/** What the sandbox reads back: every field a request, the inbox or the scheduler relies on. */
+const snapshotSchema = z.looseObject({
+  version: z.literal(1),
+  workspace: z.looseObject({ id: str, name: str }),
+  primaryKeyId: str,
+  keys: z.array(z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str })),
+  webhooks: z.array(z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str })),
+  emails: z.array(
+    emailResult
+      .extend({ html: str, text: str, settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
+      .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? ''))),
+  ),
+  contacts: z.array(z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str })),
+  deliveries: z.array(z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() })),
+  idempotency: z.array(z.tuple([str, emailResult])),
+  sentThisMonth: z.looseObject({ month: str, count: z.number().int().nonnegative() }),
+});
 
 /** Reads a `--data` file; a missing file is a fresh start, anything unreadable is an error. */
 export async function loadSnapshot(file: string): Promise<Snapshot | undefined> {
@@ -11,18 +33,13 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SandboxConfigError(`cannot read data file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  let snap: Partial<Snapshot>;
+  let snap: unknown;
   try {
-    snap = JSON.parse(text) as Partial<Snapshot>;
+    snap = JSON.parse(text);
   } catch {
     throw new SandboxConfigError(`data file ${file} is not valid JSON`);
   }
-  const ok =
-    snap?.version === 1 &&
-    typeof snap.workspace?.id === 'string' &&
-    [snap.keys, snap.webhooks, snap.emails, snap.contacts, snap.deliveries, snap.idempotency].every(Array.isArray) &&
-    typeof snap.sentThisMonth?.count === 'number';
-  if (!ok) throw new SandboxConfigError(`data file ${file} is not a mailroom sandbox data file`);
+  if (!snapshotSchema.safeParse(snap).success) throw new SandboxConfigError(`data file ${file} is not a mailroom sandbox data file`);
   return snap as Snapshot;
 }
 
@@ -63,9 +80,15 @@ export class Persister {
     while (this.writing) await this.writing;
     if (!this.dirty) return;
     this.dirty = false;
-    this.writing = this.write().finally(() => {
-      this.writing = undefined;
-    });
+    this.writing = this.write()
+      .catch((err: unknown) => {
+        // Not written: the next flush (at the latest, the one on exit) tries again.
+        this.dirty = true;
+        throw err;
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
     await this.writing;
   }
 

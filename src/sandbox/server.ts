@@ -67,11 +67,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
   });
 
+  // First, so that every answer carries it, injected faults included.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
   installFaults(app, config.faults);
 
   const limiter = config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+  app.addHook('onRequest', async (request) => {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
     // Before the body is read: an unauthenticated caller learns nothing about its payload.
@@ -89,8 +93,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
   });
 
-  app.addHook('onResponse', async (request) => {
+  // onSend, not onResponse: an answer destroyed by lostRate never completes, yet its work is done.
+  app.addHook('onSend', async (request, _reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') deps.changed();
+    return payload;
   });
 
   app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
@@ -113,9 +119,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.post('/v1/emails/batch', { ...api, bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
     const invalid = batchEntriesError(request.body);
     if (invalid) return send(reply, invalid);
+    const entries = (request.body as { emails: unknown[] }).emails;
     const now = new Date();
-    if (emails.monthlyLimitReached(now)) return send(reply, emails.monthlyLimitError());
-    return { emails: emails.sendBatch((request.body as { emails: unknown[] }).emails, now) };
+    if (emails.monthlyLimitReached(now) && !emails.repeatsAcceptedKey(entries)) return send(reply, emails.monthlyLimitError());
+    return { emails: emails.sendBatch(entries, now) };
   });
 
   app.get('/v1/api-keys/check', { config: { scope: 'check' } }, async (request) => checkKey(request.apiKey!));

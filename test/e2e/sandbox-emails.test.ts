@@ -248,6 +248,11 @@ describe('limits', () => {
       expect(whole.status).toBe(403);
       // An idempotent repeat of an accepted email still answers its first result.
       expect((await call2('POST', '/v1/emails', raw({ idempotencyKey: 'i' }))).status).toBe(200);
+      // So does a retried batch (a lost answer): repeats get their first result, new entries the 403.
+      const retried = await call2('POST', '/v1/emails/batch', { emails: [raw({ idempotencyKey: 'i' }), raw()] });
+      expect(retried.status).toBe(200);
+      expect(retried.body.emails.successful).toEqual([batch.body.emails.successful[2]]);
+      expect(retried.body.emails.failed).toEqual([{ index: 1, statusCode: 403, error: 'Forbidden', message: expect.stringContaining('Monthly sending limit reached') }]);
       expect(await limited.emails()).toHaveLength(3);
     } finally {
       await limited.close();

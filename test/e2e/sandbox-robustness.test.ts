@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { SandboxConfigError, startSandbox } from '../../src/sandbox/index.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const raw = (over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: 'ada@customer.test', subject: 'Hi', html: '<p>Hi</p>', ...over });
@@ -144,6 +144,7 @@ describe('fault injection (on /v1 only)', () => {
       const res = await call('POST', '/v1/emails', raw());
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: expect.stringContaining('fault') });
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
       expect(await sb.emails()).toEqual([]);
     } finally {
       await sb.close();
@@ -224,6 +225,46 @@ describe('--data persistence', () => {
       } finally {
         await second.close();
       }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an email accepted under a lost answer is saved too, so a retry after a restart sends nothing new', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    const dataFile = join(dir, 'state.json');
+    try {
+      const first = await startSandbox({ quiet: true, port: 0, dataFile, config: { faults: { lostRate: 1 } } });
+      const lost = await rawRequest(first.baseUrl, '/v1/emails', JSON.stringify(raw({ idempotencyKey: 'lost-saved' })), {
+        'content-type': 'application/json',
+        authorization: `Bearer ${first.apiKey}`,
+      });
+      expect(lost.status).toBeUndefined();
+      await first.close();
+
+      const second = await startSandbox({ quiet: true, port: 0, dataFile });
+      try {
+        const call = client(second);
+        const retry = await call('POST', '/v1/emails', raw({ idempotencyKey: 'lost-saved' }));
+        expect(retry.status).toBe(200);
+        const inbox = (await call('GET', '/_sandbox/emails')).body.items;
+        expect(inbox).toHaveLength(1);
+        expect(retry.body.email.id).toBe(inbox[0].id);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a data file that cannot be written is refused at start with one clear line, and nothing keeps listening', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    try {
+      const dataFile = join(dir, 'missing-dir', 'state.json');
+      const err = await startSandbox({ quiet: true, port: 0, dataFile }).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(SandboxConfigError);
+      expect((err as Error).message).toBe(`cannot write data file ${dataFile}: ENOENT`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -42,6 +42,18 @@ describe('Persister', () => {
     expect(writes).toBe(1);
   });
 
+  test('a failed write is tried again by the next flush', async () => {
+    const sub = join(dir, 'later');
+    const file = join(sub, 'state.json');
+    const state = SandboxState.fresh('sk_live_retrywrite');
+    const persister = new Persister(file, () => state.snapshot(), () => undefined, 10_000);
+    persister.schedule();
+    await expect(persister.flush()).rejects.toThrow(/ENOENT/);
+    await mkdir(sub);
+    await persister.flush();
+    expect(JSON.parse(await readFile(file, 'utf8')).keys[0].secretKey).toBe('sk_live_retrywrite');
+  });
+
   test('a round trip restores keys, their lookup by secret, emails and idempotency', async () => {
     const file = join(dir, 'state.json');
     const state = SandboxState.fresh('sk_live_roundtrip');
@@ -65,5 +77,23 @@ describe('loadSnapshot', () => {
     const other = join(dir, 'y.json');
     await writeFile(other, '{"version": 2}');
     await expect(loadSnapshot(other)).rejects.toThrow(/not a mailroom sandbox data file/);
+  });
+
+  test('a data file whose records are damaged is refused, not half loaded', async () => {
+    const good = SandboxState.fresh('sk_live_damaged').snapshot();
+    const file = join(dir, 'state.json');
+    await writeFile(file, JSON.stringify(good));
+    expect(await loadSnapshot(file)).toEqual(good);
+    const damaged = [
+      { ...good, keys: [null] },
+      { ...good, keys: [{ ...good.keys[0], secretKey: 5 }] },
+      { ...good, emails: [{ id: 'trs_x' }] },
+      { ...good, webhooks: [{ id: 'wh_x', url: 'http://x.test', events: 'CONTACT_CREATED', token: 'wht_x', createdAt: 'now' }] },
+      { ...good, idempotency: [['k', null]] },
+    ];
+    for (const snap of damaged) {
+      await writeFile(file, JSON.stringify(snap));
+      await expect(loadSnapshot(file)).rejects.toThrow(/not a mailroom sandbox data file/);
+    }
   });
 });
