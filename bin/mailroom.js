@@ -22,15 +22,22 @@ function answerFromCatalog(args) {
     return false;
   }
   if (isVersion) {
-    process.stdout.write(`${catalog.version}\n`);
+    quietOnClosedReader(process.stdout).write(`${catalog.version}\n`);
     return true;
   }
   const key = args.length === 0 ? '' : [...args.slice(0, -1), '--help'].join(' ');
   const screen = Object.hasOwn(catalog.screens, key) ? catalog.screens[key] : undefined;
   if (!screen || narrowTerminal(screen.out ? 1 : 2)) return false;
-  if (screen.out) process.stdout.write(screen.out);
-  if (screen.err) process.stderr.write(screen.err);
+  if (screen.out) quietOnClosedReader(process.stdout).write(screen.out);
+  if (screen.err) quietOnClosedReader(process.stderr).write(screen.err);
   return true;
+}
+
+/** `mailroom --help | head -1`: the reader left, nothing more to say (as src/context.ts does). */
+function quietOnClosedReader(stream) {
+  return stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
 }
 
 /** Commander wraps help to a terminal narrower than HELP_WIDTH: leave that to it. */

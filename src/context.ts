@@ -48,10 +48,10 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
   return {
     // Touching process.stdout/stderr/stdin sets up a stream (~2 ms each); `check -q` writes nothing.
     get out() {
-      return process.stdout;
+      return tolerateClosedReader(process.stdout);
     },
     get err() {
-      return process.stderr;
+      return tolerateClosedReader(process.stderr);
     },
     get in() {
       return process.stdin;
@@ -67,6 +67,23 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
       return isStderrTTY ? process.stderr.columns : undefined;
     },
   };
+}
+
+const tolerant = new WeakSet<Writable>();
+
+/**
+ * `mailroom … | head -1`: once the reader is gone, writes fail with EPIPE, which Node raises as an
+ * uncaught error (a stack trace). The command carries on and exits with its own code; what it
+ * would have printed has nobody to read it. Long-running commands also listen for it to stop.
+ */
+function tolerateClosedReader<T extends Writable>(stream: T): T {
+  if (!tolerant.has(stream)) {
+    tolerant.add(stream);
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
+  return stream;
 }
 
 export function colorEnabled(env: Readonly<Record<string, string | undefined>>, isTTY: boolean, colorFlag?: boolean): boolean {

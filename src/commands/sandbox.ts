@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
+import { untilStopped } from './until-stopped.js';
 
 /** Where `mailroom sandbox` listens by default, and where `sandbox trigger` looks for it. */
 export const SANDBOX_DEFAULT_PORT = 4025;
@@ -106,6 +107,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     if (!isLoopback(host)) say(`mailroom: warning: listening on ${host}: other machines may reach this sandbox and its API key`);
     const port = opts.port ?? SANDBOX_DEFAULT_PORT;
     const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
+    const stopped = untilStopped(ctx);
 
     say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
     say(`  workspace  ${sandbox.workspaceId}`);
@@ -119,7 +121,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     // Last, so a script that waits for this line finds the sandbox ready and its banner written.
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
 
-    await untilStopped(ctx.signal);
+    await stopped;
     await sandbox.close();
     say(opts.data ? `sandbox stopped; state saved to ${opts.data}` : 'sandbox stopped');
   } catch (err) {
@@ -131,19 +133,6 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
   }
 }
 
-function untilStopped(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGTERM', stop);
-      signal.removeEventListener('abort', stop);
-      resolve();
-    };
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
 interface TriggerOptions extends GlobalOptions {
   event: string;
   email?: string;
@@ -152,7 +141,8 @@ interface TriggerOptions extends GlobalOptions {
 /** `sandbox trigger`: POST /_sandbox/events, then print the envelope the sandbox delivered. */
 export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<void> {
   const { isEventName, isEmailAddress, EVENT_NAMES } = await import('../schema/index.js');
-  if (!isEventName(opts.event)) throw usageError(`unknown event ${opts.event}`, [`events: ${EVENT_NAMES.join(', ')}`]);
+  const event = opts.event.trim().toUpperCase();
+  if (!isEventName(event)) throw usageError(`unknown event ${opts.event}`, [`events: ${EVENT_NAMES.join(', ')}`]);
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
   const base = (opts.baseUrl ?? ctx.env.MAILROOM_BASE_URL ?? SANDBOX_DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   let url: URL;
@@ -168,7 +158,7 @@ export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<vo
     res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(opts.email === undefined ? { event: opts.event } : { event: opts.event, email: opts.email }),
+      body: JSON.stringify(opts.email === undefined ? { event } : { event, email: opts.email }),
       signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(opts.timeout ?? 10_000)]),
     });
   } catch (err) {
@@ -193,6 +183,6 @@ export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<vo
     ctx.io.out.write(`${JSON.stringify(envelope)}\n`);
     return;
   }
-  ctx.io.err.write(`Fired ${opts.event} in the sandbox at ${base}; subscribed webhooks receive:\n`);
+  ctx.io.err.write(`Fired ${event} in the sandbox at ${base}; subscribed webhooks receive:\n`);
   ctx.io.out.write(`${JSON.stringify(envelope, null, 2)}\n`);
 }

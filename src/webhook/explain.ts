@@ -59,13 +59,14 @@ function mismatchCause(token: string, body: Buffer, signature: string): { cause:
 
 /** The body as common JSON writers would re-emit it: compact, and pretty with the usual indents. */
 function reserialisedForms(text: string): string[] {
-  let value: unknown;
+  let forms: Set<string>;
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    forms = new Set([JSON.stringify(value), JSON.stringify(value, null, 2), JSON.stringify(value, null, 4), JSON.stringify(value, null, '\t')]);
   } catch {
+    // Not JSON, or nested too deeply for JSON.stringify (RangeError): no re-serialisation to compare.
     return [];
   }
-  const forms = new Set([JSON.stringify(value), JSON.stringify(value, null, 2), JSON.stringify(value, null, 4), JSON.stringify(value, null, '\t')]);
   for (const form of [...forms]) forms.add(`${form}\n`);
   forms.delete(text);
   return [...forms];

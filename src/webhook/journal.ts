@@ -22,7 +22,7 @@ export interface JournalEntry {
   reason?: string;
 }
 
-const REDACTED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+export const REDACTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 export function journalHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

@@ -46,8 +46,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
         // onDelivery reports its own failures; one that throws must not stop the deliveries after it.
         queue = queue.then(() => options.onDelivery(delivery)).catch(() => undefined);
       },
-      // The sender went away mid-body: there is nobody to answer and nothing to record.
-      () => undefined,
+      // The sender went away mid-body (nobody to answer), or a bug: never leave a sender hanging.
+      () => {
+        if (!res.headersSent && !res.destroyed) refuse(res, 500, 'Internal Server Error', 'the listener failed to handle this request', true);
+      },
     );
   };
   const server = createServer(handle);

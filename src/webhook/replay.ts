@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { forwardableHeaders } from './forward.js';
-import { entryBody, type JournalEntry } from './journal.js';
+import { entryBody, REDACTED_HEADERS, type JournalEntry } from './journal.js';
 import { findSignatureHeader, sign, SIGNATURE_HEADER } from './signature.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -31,10 +31,14 @@ export function selectEntries(entries: JournalEntry[], filter: { since?: Date; e
   });
 }
 
-/** The journalled request as it will be re-sent: same bytes, same headers, a fresh signature. */
+/**
+ * The journalled request as it will be re-sent: same bytes, same headers (less the credentials the
+ * journal redacted: a literal "[redacted]" would reach the app), a fresh signature.
+ */
 export function replayRequest(entry: JournalEntry, token: string): { body: Buffer; headers: Record<string, string | string[]> } {
   const body = entryBody(entry)!;
   const headers = forwardableHeaders(entry.headers);
+  for (const name of REDACTED_HEADERS) delete headers[name];
   const original = findSignatureHeader(headers);
   headers[original?.name ?? SIGNATURE_HEADER] = sign(token, body);
   return { body, headers };

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
 import { startApp, type TestApp } from '../webhook/helpers/test-app.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
 
@@ -87,6 +88,12 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     expect(entries.map((e) => [e.event, e.status, e.verified, e.path, e.body])).toEqual(EVENTS.map((e, i) => [e, 200, true, '/hooks/mailroom', sent[i]]));
     for (const e of entries) expect((e.headers as Record<string, string>)['x-smashsend-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(text + stopped.stdout + stopped.stderr).not.toContain(token);
+  });
+
+  it('sandbox trigger takes the event name in any case, as --event and webhooks sample do', async () => {
+    const trigger = await runCli(['sandbox', 'trigger', 'contact_updated', '--json'], { env: { MAILROOM_BASE_URL: sandbox.baseUrl } });
+    expect(trigger.code, trigger.stderr).toBe(0);
+    expect((JSON.parse(trigger.stdout) as { event: string }).event).toBe('CONTACT_UPDATED');
   });
 
   it('warns when the webhook delivers to another port than the listener, and exits 4 for an unknown webhook', async () => {
@@ -171,6 +178,7 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
     expect((await post(url, deleted, { 'X-Smashsend-Signature': sign(deleted) })).status).toBe(200);
     await listen.waitForLine((l) => l.includes('"event":"CONTACT_DELETED"'));
     expect(listen.lines.some((l) => l.includes('CONTACT_UPDATED'))).toBe(false);
+    expect(listen.lines.some((l) => l.includes('"event":"TESTING_CONNECTION"'))).toBe(true);
     expect(app.received.slice(before).map((r) => r.body.toString())).toEqual([deleted]);
   });
 
@@ -237,5 +245,50 @@ describe('webhooks listen: bad input', () => {
     } finally {
       await closeServer(busy);
     }
+  });
+});
+
+describe('webhooks listen: stopping', () => {
+  const token = 'wht_e2eStopToken8Wm3';
+  const body = JSON.stringify({ event: 'CONTACT_CREATED', createdAt: '2026-11-22T08:00:00.000Z', data: { contact: { email: 'ada@example.com' } } });
+  const signature = createHmac('sha256', token).update(body).digest('hex');
+
+  function start(args: string[]) {
+    const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', '--json', ...args], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const ready = (async () => {
+      await expect.poll(() => stdout, { timeout: 10_000 }).toContain('"ready"');
+      return (JSON.parse(stdout.split('\n')[0]!) as { url: string }).url;
+    })();
+    return { child, ready, exited, stdout: () => stdout, stderr: () => stderr };
+  }
+
+  it('stops cleanly on SIGTERM (kill %1 in the README): journal written, exit 0', async () => {
+    const journal = join(mkdtempSync(join(tmpdir(), 'mailroom-term-')), 'deliveries.ndjson');
+    const listen = start(['--journal', journal]);
+    const url = await listen.ready;
+    expect((await fetch(url, { method: 'POST', body, headers: { 'x-smashsend-signature': signature } })).status).toBe(200);
+    await expect.poll(() => listen.stdout()).toContain('"event":"CONTACT_CREATED"');
+    listen.child.kill('SIGTERM');
+    expect(await listen.exited).toBe(0);
+    expect(listen.stderr()).toContain('Stopped: 1 request received');
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('stops cleanly, without a stack trace, when stdout is closed (listen | head -1)', async () => {
+    const listen = start([]);
+    const url = await listen.ready;
+    listen.child.stdout.destroy();
+    for (let i = 0; i < 3 && listen.child.exitCode === null; i++) {
+      await fetch(url, { method: 'POST', body, headers: { 'x-smashsend-signature': signature } }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await listen.exited).toBe(0);
+    expect(listen.stderr()).not.toMatch(/EPIPE|node:events|at /);
+    expect(listen.stderr()).toContain('Stopped:');
   });
 });

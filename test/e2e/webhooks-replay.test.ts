@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { cliEnv, startCli } from '../webhook/helpers/cli-process.js';
 import { startApp } from '../webhook/helpers/test-app.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 
 const token = 'wht_e2eReplayToken5Vb1';
 const FIRED = ['CONTACT_CREATED', 'CONTACT_UNSUBSCRIBED', 'WORKSPACE_TEAM_MEMBER_JOINED', 'CONTACT_DELETED'] as const;
@@ -95,6 +96,22 @@ describe('webhooks replay', () => {
       expect(res.code).toBe(7);
       expect(app.received).toHaveLength(FIRED.length);
       expect(res.stderr).toContain('mailroom: 1 of 4 replayed deliveries failed');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('keeps replaying, without a stack trace, when stdout is closed (replay | head -1)', async () => {
+    const app = await startApp(token);
+    try {
+      const child = spawn(process.execPath, [BIN, 'webhooks', 'replay', '--journal', journal, '--forward-to', app.url], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      expect(stderr).not.toMatch(/EPIPE|node:events/);
+      expect(code).toBe(0);
+      expect(app.received.map((r) => r.body.toString())).toEqual(sent);
     } finally {
       await app.close();
     }

@@ -72,6 +72,13 @@ describe('mailroom webhooks verify', () => {
     expect(none.stderr).toMatch(/^mailroom: no signature header: expected X-Smashsend-Signature/);
   });
 
+  it('explains a mismatch on JSON nested too deeply to re-serialise (exit 8, not a crash)', async () => {
+    const deep = file('deep.json', `${'['.repeat(200_000)}${']'.repeat(200_000)}`);
+    const res = await runCli(['webhooks', 'verify', '--token', token, '--signature', signature, '--payload', deep]);
+    expect(res.code).toBe(8);
+    expect(res.stderr.split('\n')[0]).toBe('mailroom: signature does not match: wrong token, or the body changed after it was signed');
+  });
+
   it('calls a malformed signature malformed (exit 8)', async () => {
     const res = await runCli(['webhooks', 'verify', '--token', token, '--signature', signature.slice(0, 40), '--payload', payload]);
     expect(res.code).toBe(8);

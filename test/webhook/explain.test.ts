@@ -47,3 +47,10 @@ describe('diagnose', () => {
     expect(diagnose(token, bytes(body.replace('a@', 'b@')), sign(token, body))).toMatchObject({ cause: 'token-or-body' });
   });
 });
+
+describe('diagnose on hostile bodies', () => {
+  it('explains a mismatch on JSON nested too deeply to re-serialise instead of throwing', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    expect(diagnose(token, bytes(deep), sign(token, body))).toMatchObject({ ok: false, reason: 'mismatch', cause: 'token-or-body' });
+  });
+});

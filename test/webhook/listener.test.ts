@@ -89,6 +89,15 @@ describe('webhook listener', () => {
     expect(deliveries.map((d) => d.status)).toEqual([413, 413, 200]);
   });
 
+  it('answers 401 to a wrongly signed body nested too deeply to re-serialise, and records it', async () => {
+    const { url, deliveries } = await start(1024 * 1024);
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const res = await post(url, '/', deep, { 'X-Smashsend-Signature': sign(token, body) });
+    expect(res).toMatchObject({ status: 401, body: { message: 'signature does not match: wrong token, or the body changed after it was signed' } });
+    await settle();
+    expect(deliveries.map((d) => d.status)).toEqual([401]);
+  });
+
   it('answers 405 to other methods and 400 to a signed body that is not an event', async () => {
     const { url } = await start();
     expect((await post(url, '/', '', {}, 'GET')).status).toBe(405);

@@ -77,6 +77,13 @@ describe('replay selection', () => {
     expect(out.toString()).toBe(body);
     expect(headers).toEqual({ 'x-acme-signature': sign('wht_new', body), 'user-agent': 'ua' });
   });
+
+  it('does not send the journal\'s "[redacted]" placeholders on as credentials', () => {
+    const body = '{"event":"CONTACT_CREATED"}';
+    const journalled = journalHeaders({ authorization: 'Bearer secret', cookie: 'sid=1', 'x-smashsend-signature': 'old', 'user-agent': 'ua' });
+    const { headers } = replayRequest(entry({ body, headers: journalled }), 'wht_new');
+    expect(headers).toEqual({ 'x-smashsend-signature': sign('wht_new', body), 'user-agent': 'ua' });
+  });
 });
 
 describe('journal writer', () => {

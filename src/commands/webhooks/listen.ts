@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import { parseIntegerOption } from '../../program.js';
+import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 
 export interface WebhooksListenOptions {
@@ -94,7 +95,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
         journalWarned = true;
         ctx.io.err.write(`warning: cannot write the journal ${flags.journal}: ${journalError.message} (deliveries are still answered)\n`);
       }
-      if (d.event && only && !only.has(d.event.event)) return;
+      if (d.event && only && !only.has(d.event.event) && d.event.event !== 'TESTING_CONNECTION') return;
       const shown = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason };
       let note: string | undefined;
       let forwarded: ForwardResult | undefined;
@@ -110,6 +111,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     throw new CliError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
   });
 
+  const stopped = untilStopped(ctx, { orOutputClosed: true });
   if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
@@ -117,10 +119,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   }
   if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}) })}\n`);
 
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await stopped;
   await listener.close();
   if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
 }

@@ -60,6 +60,9 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
   const colors = await palette(mode.color);
   let failed = 0;
   let sent = 0;
+  // stdout closed (`replay | head -1`): keep replaying, stop printing, rather than crash on EPIPE.
+  let outClosed = false;
+  ctx.io.out.on('error', () => (outClosed = true));
   for (const entry of entries) {
     if (ctx.signal.aborted) break;
     const { body, headers } = replayRequest(entry, token);
@@ -67,7 +70,7 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
     sent += 1;
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
     if (!ok) failed += 1;
-    if (globals.quiet) continue;
+    if (globals.quiet || outClosed) continue;
     let parsed;
     try {
       parsed = normalizeEnvelope(JSON.parse(body.toString('utf8')));
