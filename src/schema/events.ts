@@ -76,8 +76,19 @@ export function normalizeEnvelope(body: unknown): NormalizedEvent | undefined {
   const observed = observedEnvelopeSchema.safeParse(body);
   if (observed.success) {
     const ts = observed.data.timestamp;
-    const createdAt = typeof ts === 'number' ? new Date(ts).toISOString() : ts;
+    const createdAt = typeof ts === 'number' ? epochToIso(ts) : ts;
     return { event: observed.data.event, createdAt, data: observed.data.payload ?? {}, shape: 'observed' };
   }
   return undefined;
+}
+
+/**
+ * The observed envelope's numeric `timestamp`, in seconds or milliseconds (its unit is not
+ * documented): below 1e11 it is seconds (1e11 ms is 1973, 1e11 s the year 5138). A value no date
+ * can hold is kept as its digits rather than refusing a correctly signed delivery.
+ */
+function epochToIso(ts: number): string {
+  const ms = Math.abs(ts) < 1e11 ? ts * 1000 : ts;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ts) : date.toISOString();
 }

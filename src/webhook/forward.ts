@@ -21,6 +21,20 @@ export function checkForwardUrl(value: string): string {
   return url.toString();
 }
 
+/**
+ * Whether `--forward-to` points back at the listener (`--port 4242 --forward-to
+ * http://localhost:4242/`): every delivery would be forwarded to itself without end. Any local name
+ * for this machine on the listener's port counts; port 0 (a free port, unknown yet) never matches.
+ */
+export function forwardsToItself(forwardTo: string, host: string, port: number): boolean {
+  const url = new URL(forwardTo);
+  const target = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (port === 0 || target !== port) return false;
+  const name = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const local = name === 'localhost' || name.endsWith('.localhost') || /^127\./.test(name) || name === '::1' || name === '0.0.0.0' || name === '::';
+  return local || name === host.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
 // Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, not the message; host and
 // content-length are set anew for the next hop.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);

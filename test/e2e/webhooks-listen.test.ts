@@ -223,6 +223,7 @@ describe('webhooks listen: bad input', () => {
     ['a --webhook that is not a wh_ id', ['--webhook', 'abc'], /--webhook: "abc" is not a webhook id/],
     ['an unknown event in --events', ['--token', 'wht_abcdefgh', '--events', 'CONTACT_CREATED,NOPE'], /unknown event NOPE; valid: CONTACT_CREATED, /],
     ['a --forward-to that is not http(s)', ['--token', 'wht_abcdefgh', '--forward-to', 'ftp://example.com/x'], /--forward-to: .* must be an http/],
+    ['a --forward-to that is the listener itself', ['--token', 'wht_abcdefgh', '--port', '4343', '--forward-to', 'http://localhost:4343/hooks'], /--forward-to http:\/\/localhost:4343\/hooks is this listener \(port 4343\)/],
     ['a --max-body of 0', ['--token', 'wht_abcdefgh', '--max-body', '0'], /--max-body must be between 1/],
     ['a --journal it cannot write', ['--token', 'wht_abcdefgh', '--journal', '/nonexistent-dir-for-mailroom/j.ndjson'], /--journal: cannot write .*: no such directory/],
     ['a port out of range', ['--token', 'wht_abcdefgh', '--port', '70000'], /--port must be between 0 and 65535/],

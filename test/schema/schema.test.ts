@@ -79,6 +79,13 @@ describe('responses are read tolerantly', () => {
     expect(observed).toMatchObject({ shape: 'observed', createdAt: '1970-01-01T00:00:00.000Z', data: { contact: { id: 'ctc_1' } } });
     expect(normalizeEnvelope({ nope: true })).toBeUndefined();
   });
+
+  it('reads the observed envelope\'s numeric timestamp in seconds or milliseconds, and keeps an impossible one', () => {
+    const at = (timestamp: number) => normalizeEnvelope({ event: 'TESTING_CONNECTION', payload: {}, timestamp, version: 1 })?.createdAt;
+    expect(at(1_795_000_000)).toBe('2026-11-18T11:06:40.000Z');
+    expect(at(1_795_000_000_123)).toBe('2026-11-18T11:06:40.123Z');
+    expect(at(1e300)).toBe('1e+300');
+  });
 });
 
 describe('write-side requests are strict', () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forward, forwardableHeaders } from '../../src/webhook/forward.js';
+import { forward, forwardableHeaders, forwardsToItself } from '../../src/webhook/forward.js';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -43,5 +43,23 @@ describe('forward', () => {
     const result = await forward(url, Buffer.from('{}'), {}, { timeoutMs: 2000 });
     expect(result.status).toBeUndefined();
     expect(result.error).toMatch(/connection refused/);
+  });
+});
+
+describe('forwardsToItself', () => {
+  it.each([
+    ['http://localhost:4242/hooks', '127.0.0.1', 4242, true],
+    ['http://127.0.0.1:4242/', '127.0.0.1', 4242, true],
+    ['http://127.1.2.3:4242/', '127.0.0.1', 4242, true],
+    ['http://[::1]:4242/', '127.0.0.1', 4242, true],
+    ['http://app.localhost:4242/', '127.0.0.1', 4242, true],
+    ['http://192.168.1.5:4242/', '192.168.1.5', 4242, true],
+    ['http://localhost:80/', '127.0.0.1', 80, true],
+    ['http://localhost:3000/hooks', '127.0.0.1', 4242, false],
+    ['http://example.com:4242/', '127.0.0.1', 4242, false],
+    ['http://localhost:4242/', '127.0.0.1', 0, false],
+    ['https://localhost/', '127.0.0.1', 80, false],
+  ])('%s from %s:%i → %s', (url, host, port, expected) => {
+    expect(forwardsToItself(url, host, port)).toBe(expected);
   });
 });

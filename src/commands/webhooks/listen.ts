@@ -54,8 +54,11 @@ is {"ready":true,"url":…}. Ctrl-C stops it.`,
 
 export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { parseEvents } = await import('../../input/events.js');
-  const { checkForwardUrl } = await import('../../webhook/forward.js');
+  const { checkForwardUrl, forwardsToItself } = await import('../../webhook/forward.js');
   const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
+  if (forwardTo && forwardsToItself(forwardTo, flags.host, flags.port)) {
+    throw usageError(`--forward-to ${forwardTo} is this listener (port ${flags.port}): each delivery would be forwarded to itself`, ['forward to your app, on another port']);
+  }
   const only = flags.events === undefined ? undefined : new Set<string>(parseEvents([flags.events]));
 
   const { resolveSigningToken } = await import('./signing-token.js');
