@@ -1,4 +1,5 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isIP } from 'node:net';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
 import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
@@ -86,11 +87,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   // The inspection endpoints and the inbox have no auth: they answer loopback callers only, even
-  // when --host exposes /v1 to other machines.
+  // when --host exposes /v1 to other machines, and only under a local Host name, so a web page that
+  // rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read the caught mail.
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.inspection && !isLoopbackAddress(request.socket.remoteAddress)) {
-      throw new HttpError(403, 'The sandbox inspection endpoints answer loopback callers only');
-    }
+    if (!request.routeOptions.config.inspection) return;
+    if (!isLoopbackAddress(request.socket.remoteAddress)) throw new HttpError(403, 'The sandbox inspection endpoints answer loopback callers only');
+    if (!isLocalHostName(request.hostname)) throw new HttpError(403, `The sandbox inspection endpoints answer requests for localhost or an IP address only, not ${request.hostname}`);
   });
 
   // onSend, not onResponse: an answer destroyed by lostRate never completes, yet its work is done.
@@ -194,6 +196,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function isLocalHostName(hostname: string): boolean {
+  const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0;
 }
 
 function isEmailPath(request: FastifyRequest): boolean {

@@ -30,6 +30,19 @@ describe('sandbox server wiring', () => {
     }
   });
 
+  test('inspection endpoints answer only requests for localhost or an IP address (no DNS rebinding)', async () => {
+    for (const url of ['/_sandbox/emails', '/']) {
+      for (const host of ['localhost:4025', 'localhost', 'app.localhost:4025', '127.0.0.1:4025', '[::1]:4025']) {
+        expect((await app.inject({ url, remoteAddress: '127.0.0.1', headers: { host } })).statusCode, `${url} ${host}`).toBe(200);
+      }
+      const rebound = await app.inject({ url, remoteAddress: '127.0.0.1', headers: { host: 'attacker.example:4025' } });
+      expect(rebound.statusCode, url).toBe(403);
+      expect(rebound.json()).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringContaining('not attacker.example') });
+    }
+    const api = await app.inject({ url: '/v1/api-keys/check', remoteAddress: '127.0.0.1', headers: { host: 'sandbox.example:4025', authorization: 'Bearer sk_live_unit' } });
+    expect(api.statusCode).toBe(200);
+  });
+
   test('the API itself answers remote callers that hold a key', async () => {
     const res = await app.inject({ url: '/v1/api-keys/check', remoteAddress: '10.1.2.3', headers: { authorization: 'Bearer sk_live_unit' } });
     expect(res.statusCode).toBe(200);
