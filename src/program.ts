@@ -13,7 +13,7 @@ export function parseIntegerOption(name: string, min: number, max = Number.MAX_S
 }
 
 /** Columns of help text (Commander's default when not on a terminal); bin/mailroom.js relies on it. */
-export const HELP_WIDTH = 80;
+const HELP_WIDTH = 80;
 
 /** Global options that take a value: the word after them is not the command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--base-url', '--workspace', '--timeout', '--max-retries']);
