@@ -37,26 +37,34 @@ Examples:
   config
     .command('list')
     .description('every effective setting, its source, secrets masked')
+    .addHelpText('after', examples('mailroom config list', 'mailroom config list --profile ci --json'))
     .action(async (_o: unknown, cmd: Command) => list(ctx, globalsOf(cmd)));
   config
     .command('get')
     .description('one effective setting, as plain text (--json: with its source; api-key is masked)')
+    .addHelpText('after', examples('mailroom config get base-url', 'mailroom config get workspace --json    # {"key","value","source","origin"}'))
     .argument('<key>', ALL_KEYS.join(' | '))
     .action(async (key: string, _o: unknown, cmd: Command) => get(ctx, globalsOf(cmd), key));
   config
     .command('set')
     .description('store a setting in the profile')
+    .addHelpText(
+      'after',
+      examples('mailroom config set workspace wrk_123', 'mailroom config set base-url http://127.0.0.1:4025 --profile sandbox', `printf '%s' "$KEY" | mailroom config set api-key -     # prefer \`mailroom login\``),
+    )
     .argument('<key>', STORED_KEYS.join(' | '))
     .argument('<value>', 'the value; for api-key, "-" reads it from stdin')
     .action(async (key: string, value: string, _o: unknown, cmd: Command) => set(ctx, globalsOf(cmd), key, value));
   config
     .command('unset')
     .description('remove a setting from the profile')
+    .addHelpText('after', examples('mailroom config unset base-url', 'mailroom config unset api-key --profile ci'))
     .argument('<key>', STORED_KEYS.join(' | '))
     .action(async (key: string, _o: unknown, cmd: Command) => unset(ctx, globalsOf(cmd), key));
   config
     .command('path')
     .description('where the config store lives')
+    .addHelpText('after', examples('mailroom config path', 'MAILROOM_CONFIG_DIR=/tmp/mr mailroom config path'))
     .action(async (_o: unknown, cmd: Command) => path(ctx, globalsOf(cmd)));
 }
 
@@ -160,4 +168,8 @@ async function path(ctx: Context, globals: Globals): Promise<void> {
   const file = configFile(ctx.env);
   if (globals.json) ctx.io.out.write(`${JSON.stringify({ path: file })}\n`);
   else ctx.io.out.write(`${file}\n`);
+}
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
 }

@@ -73,7 +73,16 @@ Examples:
     .description('fire a webhook event in a running sandbox (POST /_sandbox/events)')
     .argument('<event>', 'CONTACT_CREATED, CONTACT_UPDATED, CONTACT_UNSUBSCRIBED, CONTACT_RESUBSCRIBED, CONTACT_DELETED or WORKSPACE_TEAM_MEMBER_JOINED')
     .option('--email <address>', 'the contact (or team member) the event is about')
-    .addHelpText('after', `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.`)
+    .addHelpText(
+      'after',
+      `
+The sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.
+
+Examples:
+  $ mailroom sandbox trigger CONTACT_CREATED --email ada@example.com
+  $ mailroom sandbox trigger contact_unsubscribed --email ada@example.com --json
+  $ mailroom sandbox trigger WORKSPACE_TEAM_MEMBER_JOINED --base-url http://127.0.0.1:5025`,
+    )
     .action(async (event: string, flags: { email?: string }, cmd: Command) => {
       await runTrigger({ event, email: flags.email, ...globals(cmd) }, ctx);
     });

@@ -34,6 +34,11 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     expect(catalog.screens['send --help']?.out).toContain('Examples:');
   });
 
+  it('every command\'s help shows examples', () => {
+    const without = screens.filter(([, screen]) => !/\nExamples:\n {2}\$ .*mailroom /.test(screen.out + screen.err)).map(([key]) => key);
+    expect(without).toEqual([]);
+  });
+
   it.each(screens)('%j prints exactly what the full program prints, on the same streams, exit 0', (key) => {
     const args = key === '' ? [] : key.split(' ');
     const fast = node(BIN, args);

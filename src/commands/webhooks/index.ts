@@ -12,6 +12,17 @@ import * as replay from './replay.js';
 import * as sample from './sample.js';
 
 export function register(program: Command, ctx: Context): void {
-  const webhooks = program.command('webhooks').description('manage webhooks; receive, verify and replay signed deliveries');
+  const webhooks = program
+    .command('webhooks')
+    .description('manage webhooks; receive, verify and replay signed deliveries')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom webhooks create --url https://example.com/hooks --event CONTACT_CREATED,CONTACT_UNSUBSCRIBED
+  $ mailroom webhooks listen --webhook wh_123 --forward-to http://localhost:3000/webhooks --journal deliveries.ndjson
+  $ mailroom webhooks verify --token "$TOKEN" --signature "$SIG" --payload body.json
+  $ mailroom webhooks replay --journal deliveries.ndjson --webhook wh_123 --forward-to http://localhost:3000/webhooks`,
+    );
   for (const mod of [list, get, create, update, del, events, verify, listen, replay, sample]) mod.register(webhooks, ctx);
 }
