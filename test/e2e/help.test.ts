@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HelpCatalog } from '../../src/help-catalog.js';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -54,6 +55,39 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
   it('--version and -V print the package version', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) expect(node(BIN, [flag])).toEqual({ stdout: `${version}\n`, stderr: '', code: 0 });
+  });
+
+  describe('the full program, when it prints help itself (options before --help, a narrow terminal)', () => {
+    const HEAVY = /^\/\/ (node_modules\/(undici|zod|fastify|conf)\/|src\/sandbox\/)/m;
+
+    /** The bundle files a run of dist/main.js loads that hold undici, zod, conf or the sandbox. */
+    function heavyModules(args: string[], extraEnv: Record<string, string> = {}): string[] {
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-'));
+      const list = join(dir, 'modules.txt');
+      try {
+        const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-modules.mjs'), MAIN, ...args], {
+          env: { ...env, ...extraEnv, MAILROOM_TEST_MODULES_FILE: list },
+          encoding: 'utf8',
+        });
+        expect(r.error).toBeUndefined();
+        const files = readFileSync(list, 'utf8')
+          .split('\n')
+          .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+          .map((url) => fileURLToPath(url));
+        return files.filter((file) => HEAVY.test(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+
+    it.each(screens.map(([key]) => [key]))('%j loads no undici, zod, conf or sandbox code', (key) => {
+      const args = key === '' ? [] : key.split(' ');
+      expect(heavyModules(['--json', ...args])).toEqual([]);
+    });
+
+    it('(the check above sees a command that does load them)', () => {
+      expect(heavyModules(['--max-retries', '0', 'check', '-q'], { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' }).length).toBeGreaterThan(0);
+    });
   });
 
   describe('with only bin/ and dist/help.json installed', () => {
