@@ -185,7 +185,9 @@ export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<vo
   if (res.statusCode !== 200 || typeof envelope !== 'object' || envelope === null) {
     const message = (body as { message?: unknown } | undefined)?.message;
     if (res.statusCode === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
-    throw new CliError('rejected', `the sandbox answered ${res.statusCode}${typeof message === 'string' ? `: ${message}` : ''}`);
+    // The exit codes of the API commands: a refusal (403: not addressed as localhost) 3, a server failure 6.
+    const kind = res.statusCode === 401 || res.statusCode === 403 ? 'auth' : res.statusCode >= 500 ? 'network' : 'rejected';
+    throw new CliError(kind, `the sandbox answered ${res.statusCode}${typeof message === 'string' ? `: ${message}` : ''}`);
   }
   if (opts.quiet) return;
   if (opts.json || !ctx.io.isStdoutTTY) {

@@ -160,6 +160,23 @@ describe('mailroom sandbox: bad input', () => {
     expect(res.stderr).not.toMatch(/\n\s+at /);
   });
 
+  test.each([
+    [500, 6],
+    [403, 3],
+    [400, 4],
+  ])('a sandbox answering %i: exit %i with its message', async (status, exit) => {
+    const server = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: status, error: 'x', message: 'no luck' })));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const res = await run(['sandbox', 'trigger', 'CONTACT_CREATED', '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`]);
+      expect(res.code).toBe(exit);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toBe(`mailroom: the sandbox answered ${status}: no luck\n`);
+    } finally {
+      server.close();
+    }
+  });
+
   test('a bad config file exits 2 with one line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
     try {
