@@ -203,7 +203,7 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
       summary.invalid += 1;
       report?.write({ index: e.index, line: e.line, error: e.error } satisfies ReportLine);
       failedFile?.write(failedLine(e.entry, e.index, e.line, e.error));
-      noteError(e);
+      noteError({ index: e.index, line: e.line, error: e.error });
     };
     const onDone = (state: number) => {
       if (state === DONE_OK) summary.skipped += 1;

@@ -63,6 +63,7 @@ export class BatchSender {
   private fatal: CliError | undefined;
   private consecutiveFailures = 0;
   private lastSuccessAt = Date.now();
+  private anySuccess = false;
   private readonly breakerLimit: number;
   private readonly maxAttempts: number;
   private readonly maxUnknownRounds: number;
@@ -172,6 +173,11 @@ export class BatchSender {
           continue;
         }
         if (attempts >= this.maxAttempts) {
+          if (!this.anySuccess) {
+            // Not one request of the run got through: the API is unreachable, not this request's problem.
+            this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
+            continue;
+          }
           for (const e of pending) events.uncertain(e, `gave up after ${attempts} attempts: ${message}`);
           return;
         }
@@ -183,6 +189,7 @@ export class BatchSender {
       this.window.succeeded();
       this.consecutiveFailures = 0;
       this.lastSuccessAt = Date.now();
+      this.anySuccess = true;
       const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);

@@ -17,14 +17,17 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
   source.on('error', (err) => parser.destroy(err));
   source.pipe(parser);
   let header: string[] | undefined;
+  // csv-parse counts a CRLF inside a quoted cell as two lines; its count drifts by one per such CRLF.
+  let overcount = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      for (const cell of record) if (cell.includes('\r\n')) overcount += cell.split('\r\n').length - 1;
       if (!header) {
         header = record.map((h) => h.trim());
         checkHeader(header);
         continue;
       }
-      yield rowToItem(header, record, info.lines);
+      yield rowToItem(header, record, info.lines - overcount);
     }
   } catch (err) {
     if (err instanceof Error && 'code' in err && String((err as { code: unknown }).code).startsWith('CSV_')) {

@@ -93,8 +93,8 @@ async function* prepend(head: string, rest: AsyncIterator<string>): AsyncGenerat
 
 /**
  * Decides the format: `--format` if given, else the file extension, else the content: `[` is a JSON
- * array; `{` is NDJSON when the first line is a complete object (without an `emails` array),
- * otherwise a pretty-printed `{ "emails": [...] }`; anything else is CSV.
+ * array; `{` is NDJSON when the first line is a complete object (without an `emails` array) or too
+ * long to peek at and no `"emails"` key shows, otherwise `{ "emails": [...] }`; anything else is CSV.
  */
 export function detectFormat(forced: InputFormat | undefined, path: string | undefined, head: string): InputFormat {
   if (forced) return forced;
@@ -109,6 +109,8 @@ export function detectFormat(forced: InputFormat | undefined, path: string | und
       const value = JSON.parse(first) as Record<string, unknown>;
       return Array.isArray(value.emails) ? 'json' : 'ndjson';
     } catch {
+      // No whole first line within the peek: NDJSON with a long first entry, unless a wrapper's "emails" key shows.
+      if (nl === -1) return /[{,]\s*"emails"\s*:/.test(text) ? 'json' : 'ndjson';
       return 'json';
     }
   }

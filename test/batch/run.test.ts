@@ -74,6 +74,12 @@ describe('runBatch', () => {
     expect(api.delivered[0]!.idempotencyKey).toBe(`mr-${s.runId}-0`);
   });
 
+  it('lists each first error as { index, line, error } only, an invalid entry included', async () => {
+    writeInput(3, [1]);
+    const s = await runBatch(ctx(), base({ dryRun: true }));
+    expect(s.errors).toEqual([{ index: 1, line: 2, error: expect.stringMatching(/to: must be an email address/) }]);
+  });
+
   it('resumes an interrupted run: skips what the journal holds, reuses its keys, completes the report', async () => {
     writeInput(1000);
     const controller = new AbortController();

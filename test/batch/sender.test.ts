@@ -88,6 +88,15 @@ describe('batch sender', () => {
     expect(api.calls).toBeLessThan(40);
   });
 
+  it('stops with exit 6, leaving its entries unsent, when a short run never gets a request through', async () => {
+    const api = fakeApi({ fault: () => 'drop' });
+    const { outcome, events } = recorder();
+    const r = await new BatchSender({ ...opts, maxAttempts: 3, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(2), 50));
+    expect(r.finished).toBe(false);
+    expect(r.fatal?.exitCode).toBe(6);
+    expect([...outcome.values()]).toEqual(['unsent', 'unsent']);
+  });
+
   it('on abort starts no new request but lets those in flight settle', async () => {
     const controller = new AbortController();
     const api = fakeApi({ fault: (call) => (call === 5 ? (controller.abort(), 'ok') : 'ok') });

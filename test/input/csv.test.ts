@@ -30,6 +30,14 @@ describe('CSV reader', () => {
     expect(items[2]).toMatchObject({ line: 4, error: expect.stringMatching(/settings.trackClicks: "maybe" is not true or false/) });
   });
 
+  it('gives CRLF files with quoted line breaks the right line numbers', async () => {
+    const text = 'to,html\r\na@example.com,"x\r\ny"\r\n\r\nb@example.com,z\r\nc@example.com,"p\r\nq\r\nr"\r\nd@example.com,w\r\n';
+    for (const size of [4, text.length]) {
+      const items = await collect(readCsvItems(chunksOf(text, size)));
+      expect(items.map((i) => i.line)).toEqual([3, 5, 8, 9]);
+    }
+  });
+
   it('fails with one line on a broken quote or a duplicate column', async () => {
     await expect(collect(readCsvItems(chunksOf('to,subject\n"a@example.com,Hi\n', 5)))).rejects.toThrow(/^CSV: /);
     await expect(collect(readCsvItems(chunksOf('to,to\na,b\n', 5)))).rejects.toThrow(/column "to" appears twice/);

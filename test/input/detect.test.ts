@@ -27,6 +27,19 @@ describe('format detection', () => {
     expect(input.counter.bytes).toBe(Buffer.byteLength(lines));
   });
 
+  it('detects NDJSON piped with a first line longer than the peek, and a long one-line { "emails" } as JSON', async () => {
+    const html = `<p>${'x'.repeat(100_000)}</p>`;
+    const ndjson = [0, 1].map((i) => JSON.stringify({ to: `u${i}@example.com`, html })).join('\n');
+    const pieces = (text: string) => Readable.from(Array.from({ length: Math.ceil(text.length / 16_384) }, (_, i) => Buffer.from(text.slice(i * 16_384, (i + 1) * 16_384))));
+    const piped = await readInput({ path: undefined, size: undefined, chunks: pieces(ndjson) }, undefined);
+    expect(piped.format).toBe('ndjson');
+    expect((await collect(piped.items)).map((i) => (i.value as { to: string }).to)).toEqual(['u0@example.com', 'u1@example.com']);
+    const wrapped = JSON.stringify({ emails: [{ to: 'a@example.com', html }] });
+    const one = await readInput({ path: undefined, size: undefined, chunks: pieces(wrapped) }, undefined);
+    expect(one.format).toBe('json');
+    expect(await collect(one.items)).toHaveLength(1);
+  });
+
   it('decodes multi-byte characters split across chunks', async () => {
     const bytes = Buffer.from('[{"to":"a@example.com","s":"héllo ✓"}]');
     const stream = Readable.from([bytes.subarray(0, 32), bytes.subarray(32, 35), bytes.subarray(35)]);
