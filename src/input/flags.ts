@@ -158,7 +158,7 @@ export function validateEmail(body: Record<string, unknown>, now: Date = new Dat
       const field = issue.path.map(String).join('.');
       const top = String(issue.path[0] ?? '');
       const flag = FIELD_FLAGS[top] ? ` (${FIELD_FLAGS[top]})` : '';
-      const message = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.message;
+      const message = issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined ? 'required' : issue.message;
       return `${field}${flag}: ${message}`;
     });
     throw usageError(`invalid ${parsed.kind} email: ${problems.join('; ')}`);
@@ -176,6 +176,12 @@ export function pairs(values: readonly string[], flag: string): Record<string, s
     out[item.slice(0, eq).trim()] = item.slice(eq + 1);
   }
   return out;
+}
+
+function valueAt(body: Record<string, unknown>, path: readonly PropertyKey[]): unknown {
+  let value: unknown = body;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
 }
 
 function asObject(value: unknown): Record<string, unknown> {

@@ -111,8 +111,10 @@ function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: 
     kind = 'auth';
     hints.push(init.authHint ?? 'run `mailroom login` to store a valid key');
   } else if (status === 403) {
-    // The same status means "monthly sending limit" on sends and "no permission" on key endpoints.
-    kind = /limit/i.test(`${d.message ?? ''} ${d.error ?? ''}`) ? 'limit' : 'auth';
+    // The same status means "monthly sending limit" on sends and "no permission" on key endpoints;
+    // a permission message may quote a key's name, which can itself contain "limit".
+    const text = `${d.message ?? ''} ${d.error ?? ''}`;
+    kind = !/permission/i.test(text) && /limit/i.test(text) ? 'limit' : 'auth';
     if (kind === 'auth') hints.push('this key lacks the permission for that operation');
   } else if (status === 429) {
     kind = 'limit';

@@ -29,6 +29,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const wait = options.wait ?? sleep;
   const random = options.random ?? Math.random;
   const log = options.log ? (line: string) => options.log?.(redact(line, [options.apiKey])) : undefined;
+  // Redacted before clipping: a secret cut in half at the limit no longer looks like one.
+  const logBody = (label: string, text: string) => log?.(`  ${label}: ${clip(redact(text, [options.apiKey]))}`);
 
   // A request given up on (timeout, Ctrl-C) may still hold a connection: close() then destroys.
   let abandoned = false;
@@ -47,7 +49,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
 
     for (let n = 0; ; n++) {
       log?.(`→ ${opts.method} ${url.href}${n > 0 ? ` (retry ${n})` : ''}`);
-      if (body !== undefined) log?.(`  request body: ${clip(body)}`);
+      if (body !== undefined) logBody('request body', body);
       const started = Date.now();
       let raw: RawResponse;
       try {
@@ -62,7 +64,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       }
       const requestId = header(raw.headers, 'x-request-id');
       log?.(`← ${raw.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
-      if (raw.text) log?.(`  response body: ${clip(raw.text)}`);
+      if (raw.text) logBody('response body', raw.text);
       const parsed = parseBody(raw.text);
       if (raw.status >= 200 && raw.status < 300) {
         return { status: raw.status, body: parsed as T, requestId, headers: raw.headers };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { recordingProxy } from '../helpers/recording-proxy.js';
@@ -108,6 +109,20 @@ describe('keys create', () => {
     expect(viaProfile.code).toBe(0);
     expect((JSON.parse(viaProfile.stdout) as Key[]).some((k) => k.displayName === 'ci')).toBe(true);
   });
+
+  it('--save-as that cannot be written still prints the new secret (even with -q) and says the key exists', async () => {
+    const dir = tempConfigDir();
+    dirs.push(dir);
+    const notADir = join(dir, 'a-file');
+    writeFileSync(notADir, '');
+    const r = await runCli(['keys', 'create', '--name', 'unsaved', '--save-as', 'ci', '-q'], { env, configDir: notADir });
+    expect(r.code).toBe(1);
+    const fresh = JSON.parse(r.stdout) as Key;
+    expect(fresh.displayName).toBe('unsaved');
+    expect(await works(fresh.secretKey)).toBe(true);
+    expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^mailroom: created key ${fresh.id}, but could not save it in profile "ci": `));
+    expect(r.stderr).toContain('the new secret is printed above (stdout), once');
+  });
 });
 
 describe('keys update and delete', () => {
@@ -189,6 +204,28 @@ describe('keys rotate', () => {
     expect(r.stderr).toContain(`The key this command used (from MAILROOM_API_KEY) was ${own.id}: replace it with the new secret there.\n`);
     expect(await works(own.secretKey)).toBe(false);
     expect(await works((JSON.parse(r.stdout) as Key).secretKey)).toBe(true);
+  });
+
+  it('rotating the key in MAILROOM_API_KEY with --save-as <active profile> still says the variable must be replaced', async () => {
+    const own = (await call('POST', keysPath(), { displayName: 'env-self', role: 'API_USER' })).body.apiKey as Key;
+    const configDir = tempConfigDir();
+    dirs.push(configDir);
+    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default'], { env: { ...env, MAILROOM_API_KEY: own.secretKey }, configDir });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`The key this command used (from MAILROOM_API_KEY) was ${own.id}: replace it with the new secret there.\n`);
+  });
+
+  it('rotating the key of the active profile with --save-as that profile needs no such note', async () => {
+    const own = (await call('POST', keysPath(), { displayName: 'profile-self', role: 'API_USER' })).body.apiKey as Key;
+    const configDir = tempConfigDir();
+    dirs.push(configDir);
+    const noEnvKey = { ...env, MAILROOM_API_KEY: undefined };
+    const login = await runCli(['login', '--api-key-stdin'], { env: noEnvKey, configDir, input: own.secretKey });
+    expect(login.code).toBe(0);
+    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default'], { env: noEnvKey, configDir });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('The key this command used');
+    expect(await works(own.secretKey)).toBe(false);
   });
 
   it('terminal: shows the new secret once with the warning', async () => {

@@ -131,6 +131,11 @@ describe('validateEmail', () => {
     );
   });
 
+  it('a field of the wrong type (from --file) is named as such, not as missing', () => {
+    expect(usage(() => validateEmail({ ...build(raw), to: 5 }, now))).toMatch(/^invalid raw email: to \(--to\): (?!required).*expected string/);
+    expect(usage(() => validateEmail({ ...build(raw), settings: { trackClicks: 'no' } }, now))).toMatch(/^invalid raw email: settings\.trackClicks \(--track-clicks, --track-opens\): (?!required).*expected boolean/);
+  });
+
   it('checks addresses', () => {
     expect(usage(() => validateEmail(build({ ...raw, to: 'not-an-address' }), now))).toBe('invalid raw email: to (--to): must be an email address');
     expect(usage(() => validateEmail(build({ ...raw, from: 'Ops <nope>' }), now))).toBe(

@@ -191,6 +191,7 @@ describe('errors', () => {
     [401, { message: 'Invalid API key' }, 3],
     [403, { message: 'API key lacks permissions' }, 3],
     [403, { message: 'Monthly sending limit reached' }, 5],
+    [403, { message: 'This API key lacks permissions: API key "rate-limit-bot" has role VIEWER, which can only read' }, 3],
     [404, { message: 'Not found' }, 4],
     [409, { message: 'Conflict' }, 4],
     [422, { message: 'bad' }, 4],
@@ -212,6 +213,16 @@ describe('errors', () => {
 });
 
 describe('verbose log', () => {
+  it('a long body clipped in the middle of a secret field still hides it', async () => {
+    const lines: string[] = [];
+    const token = 'my-own-signing-token-0123456789';
+    const pad = 'x'.repeat(4_000 - '{"note":"","token":"'.length - 10);
+    agent.get(BASE).intercept({ path: '/v1/webhooks', method: 'POST' }).reply(200, { webhook: { id: 'wh_1' } });
+    const { t } = transport({ log: (l) => lines.push(l) });
+    await t.request({ method: 'POST', path: '/v1/webhooks', body: { note: pad, token } });
+    expect(lines.join('\n')).not.toContain(token.slice(0, 10));
+  });
+
   it('logs each request and response with the key and tokens redacted', async () => {
     const lines: string[] = [];
     agent.get(BASE).intercept({ path: '/v1/webhooks', method: 'POST' }).reply(200, { webhook: { id: 'wh_1', token: 'wht_secretsecretsecret1234' } }, { headers: { 'x-request-id': 'req_9' } });

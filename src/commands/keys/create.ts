@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
-import { usageError } from '../../errors.js';
+import { CliError, usageError } from '../../errors.js';
 
 export interface KeysCreateOptions {
   name: string;
@@ -41,8 +41,22 @@ export async function run(opts: KeysCreateOptions, globals: GlobalOptions, ctx: 
   try {
     const { createKey } = await import('../../api/apiKeys.js');
     const key = await createKey(transport, workspaceId, body.data, { signal: ctx.signal });
-    if (opts.saveAs && key.secretKey) await shared.saveToProfile(ctx, settings, opts.saveAs, key.secretKey, workspaceId);
-    await shared.printKey(ctx, globals, key, 'full');
+    let saveError: unknown;
+    if (opts.saveAs && key.secretKey) {
+      try {
+        await shared.saveToProfile(ctx, settings, opts.saveAs, key.secretKey, workspaceId);
+      } catch (err) {
+        saveError = err;
+      }
+    }
+    // The key exists now: a failed save must not lose its secret, so it is printed even with -q.
+    await shared.printKey(ctx, saveError === undefined ? globals : { ...globals, quiet: false }, key, 'full');
+    if (saveError !== undefined) {
+      throw new CliError('unexpected', `created key ${key.id}, but could not save it in profile "${opts.saveAs}": ${saveError instanceof Error ? saveError.message : String(saveError)}`, {
+        hints: [`the new secret is printed above (stdout), once: store it now, or delete the key: \`mailroom keys delete ${key.id} --yes\``],
+        cause: saveError,
+      });
+    }
     if (!globals.quiet) {
       ctx.io.err.write(`${shared.ONCE_WARNING}\n`);
       if (opts.saveAs) ctx.io.err.write(`Saved in profile "${opts.saveAs}" (use --profile ${opts.saveAs}).\n`);

@@ -162,7 +162,9 @@ export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOp
       ctx.io.err.write(`Rotated ${oldKey.id} → ${newKey.id} ("${newKey.displayName}", ${newKey.role}); ${oldKey.id} no longer works.\n`);
       ctx.io.err.write(opts.saveAs ? `Saved in profile "${opts.saveAs}".\n` : `${shared.ONCE_WARNING}\n`);
       const used = settings.apiKey;
-      if (used && opts.saveAs !== settings.profile.value && usedTheOldKey(oldKey, used.value)) {
+      // Saving into the active profile replaces only a key that came from that profile, not a flag or variable.
+      const replacedWhereItCameFrom = used?.source === 'profile' && opts.saveAs === settings.profile.value;
+      if (used && !replacedWhereItCameFrom && usedTheOldKey(oldKey, used.value)) {
         ctx.io.err.write(`The key this command used (from ${used.origin}) was ${oldKey.id}: replace it with the new secret there.\n`);
       }
     }
