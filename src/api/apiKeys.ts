@@ -1,7 +1,7 @@
 import type { ApiKey, CreateKeyRequest, KeyCheckResult, UpdateKeyRequest } from '../schema/index.js';
 import { keyCheckResultSchema, keyDeleteResponseSchema, keyListResponseSchema, keyResponseSchema } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
-import { callOptions, parseBody, type CallOptions } from './request.js';
+import { callOptions, deleteRequest, parseBody, type CallOptions } from './request.js';
 
 /** GET /v1/api-keys/check: validates the key the transport sends. */
 export async function checkKey(t: Transport, opts: CallOptions = {}): Promise<KeyCheckResult> {
@@ -67,8 +67,11 @@ export async function updateKey(t: Transport, workspaceId: string, keyId: string
   return parseBody(keyResponseSchema, res, 'key update').apiKey;
 }
 
-/** DELETE /v1/workspaces/{wrk}/api-keys/{aki}: the key stops working at once. */
-export async function deleteKey(t: Transport, workspaceId: string, keyId: string, opts: CallOptions = {}): Promise<ApiKey> {
-  const res = await t.request({ method: 'DELETE', path: keyPath(workspaceId, keyId), ...callOptions(opts) });
-  return parseBody(keyDeleteResponseSchema, res, 'key delete').apiKey;
+/**
+ * DELETE /v1/workspaces/{wrk}/api-keys/{aki}: the key stops working at once. `'gone'` when the
+ * answer was lost and a retry found the key already deleted (see deleteRequest).
+ */
+export async function deleteKey(t: Transport, workspaceId: string, keyId: string, opts: CallOptions = {}): Promise<ApiKey | 'gone'> {
+  const res = await deleteRequest(t, keyPath(workspaceId, keyId), opts);
+  return res === 'gone' ? res : parseBody(keyDeleteResponseSchema, res, 'key delete').apiKey;
 }

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { CliError } from '../errors.js';
 import { describeIssues } from '../schema/index.js';
-import type { ApiResponse, RequestOptions } from '../transport/index.js';
+import { ApiError } from '../transport/errors.js';
+import type { ApiResponse, RequestOptions, Transport } from '../transport/index.js';
 
 /** Per-call knobs every endpoint passes through to the transport. */
 export interface CallOptions {
@@ -32,4 +33,23 @@ export function parseBody<S extends z.ZodType>(schema: S, res: ApiResponse, what
   throw new CliError('unexpected', `unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, {
     requestId: res.requestId,
   });
+}
+
+/**
+ * DELETE, retried like any idempotent request. When an attempt fails without an answer (connection
+ * lost, timeout, 5xx) and a retry then finds the resource gone (404), the failed attempt most likely
+ * deleted it: that is success, `'gone'`, without the object its lost answer held.
+ */
+export async function deleteRequest(t: Transport, path: string, opts: CallOptions): Promise<ApiResponse | 'gone'> {
+  let retried = false;
+  const onRetry: RequestOptions['onRetry'] = (info) => {
+    retried = true;
+    opts.onRetry?.(info);
+  };
+  try {
+    return await t.request({ method: 'DELETE', path, ...callOptions({ ...opts, onRetry }) });
+  } catch (err) {
+    if (retried && err instanceof ApiError && err.status === 404) return 'gone';
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 import type { CreateWebhookRequest, UpdateWebhookRequest, Webhook } from '../schema/index.js';
 import { webhookDeleteResponseSchema, webhookListItems, webhookListResponseSchema, webhookResponseSchema } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
-import { callOptions, parseBody, type CallOptions } from './request.js';
+import { callOptions, deleteRequest, parseBody, type CallOptions } from './request.js';
 
 const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
 
@@ -26,7 +26,8 @@ export async function updateWebhook(t: Transport, id: string, body: UpdateWebhoo
   return parseBody(webhookResponseSchema, res, 'webhook update').webhook;
 }
 
-export async function deleteWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook> {
-  const res = await t.request({ method: 'DELETE', path: webhookPath(id), ...callOptions(opts) });
-  return parseBody(webhookDeleteResponseSchema, res, 'webhook delete').webhook;
+/** `'gone'` when the answer was lost and a retry found the webhook already deleted (see deleteRequest). */
+export async function deleteWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook | 'gone'> {
+  const res = await deleteRequest(t, webhookPath(id), opts);
+  return res === 'gone' ? res : parseBody(webhookDeleteResponseSchema, res, 'webhook delete').webhook;
 }

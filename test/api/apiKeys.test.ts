@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkKey, createKey, deleteKey, listAllKeys, listKeys, updateKey } from '../../src/api/apiKeys.js';
-import { expectedHeaders, mockApi } from './mock.js';
+import { expectedHeaders, KEY, mockApi, ORIGIN } from './mock.js';
 
 let api: ReturnType<typeof mockApi>;
 beforeEach(() => {
@@ -70,11 +70,21 @@ describe('api keys endpoints', () => {
 
   it('deleteKey: DELETE the key path; requires isDeleted true', async () => {
     api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_9', 200, { apiKey: key(9), isDeleted: true });
-    expect((await deleteKey(api.transport, 'wrk_1', 'aki_9')).id).toBe('aki_9');
+    expect(await deleteKey(api.transport, 'wrk_1', 'aki_9')).toMatchObject({ id: 'aki_9' });
     expect(api.seen[0]).toMatchObject({ method: 'DELETE', path: '/v1/workspaces/wrk_1/api-keys/aki_9', body: undefined });
     expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
     api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_8', 200, { apiKey: key(8) });
     await expect(deleteKey(api.transport, 'wrk_1', 'aki_8')).rejects.toThrow(/unexpected key delete response/);
+  });
+
+  it('deleteKey: a 404 answering a retry after a lost answer means the lost attempt deleted it; a first 404 is not found', async () => {
+    const { createHttpTransport } = await import('../../src/transport/http.js');
+    const retrying = createHttpTransport({ baseUrl: ORIGIN, apiKey: KEY, dispatcher: api.agent, userAgent: 'ua', timeoutMs: 5000, maxRetries: 2, ownsDispatcher: false, wait: async () => {} });
+    api.agent.get(ORIGIN).intercept({ method: 'DELETE', path: '/v1/workspaces/wrk_1/api-keys/aki_7' }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_7', 404, { statusCode: 404, error: 'Not Found', message: 'API key aki_7 not found' });
+    expect(await deleteKey(retrying, 'wrk_1', 'aki_7')).toBe('gone');
+    api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_6', 404, { statusCode: 404, error: 'Not Found', message: 'API key aki_6 not found' });
+    await expect(deleteKey(retrying, 'wrk_1', 'aki_6')).rejects.toMatchObject({ status: 404, exitCode: 4 });
   });
 
   it('escapes path segments', async () => {

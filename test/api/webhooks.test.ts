@@ -55,7 +55,7 @@ describe('webhook endpoints', () => {
 
   it('deleteWebhook: DELETE /v1/webhooks/{id}', async () => {
     api.answer('DELETE', '/v1/webhooks/wh_1', 200, { webhook: hook(), isDeleted: true });
-    expect((await deleteWebhook(api.transport, 'wh_1')).id).toBe('wh_1');
+    expect(await deleteWebhook(api.transport, 'wh_1')).toMatchObject({ id: 'wh_1' });
     expect(api.seen[0]).toMatchObject({ method: 'DELETE', path: '/v1/webhooks/wh_1', body: undefined });
     expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
   });

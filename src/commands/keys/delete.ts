@@ -37,6 +37,11 @@ export async function run(id: string, opts: KeysDeleteOptions, globals: GlobalOp
   try {
     const { deleteKey } = await import('../../api/apiKeys.js');
     const deleted = await deleteKey(transport, workspaceId, keyId, { signal: ctx.signal });
+    if (deleted === 'gone') {
+      const { printDeletedWithoutAnswer } = await import('../../output/gone.js');
+      await printDeletedWithoutAnswer(ctx, globals, keyId, 'API key');
+      return;
+    }
     await shared.printKey(ctx, globals, deleted);
     if (!globals.quiet && ctx.io.isStdoutTTY && !globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);
   } finally {

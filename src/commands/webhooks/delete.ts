@@ -34,6 +34,11 @@ export async function run(id: string, opts: WebhooksDeleteOptions, globals: Glob
   try {
     const [{ deleteWebhook }, { printWebhook }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
     const deleted = await deleteWebhook(transport, webhookId, { signal: ctx.signal });
+    if (deleted === 'gone') {
+      const { printDeletedWithoutAnswer } = await import('../../output/gone.js');
+      await printDeletedWithoutAnswer(ctx, globals, webhookId, 'webhook');
+      return;
+    }
     await printWebhook(ctx, globals, deleted);
     if (!globals.quiet && ctx.io.isStdoutTTY && !globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);
   } finally {

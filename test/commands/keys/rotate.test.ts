@@ -69,6 +69,19 @@ async function caught(p: Promise<unknown>): Promise<CliError> {
 }
 
 describe('rotateKey', () => {
+  it('completes when the old key\'s delete lost its answer and the retry finds the key gone', async () => {
+    const { ApiError } = await import('../../../src/transport/errors.js');
+    const { d } = deps({
+      ...base(),
+      [`DELETE /v1/workspaces/${WS}/api-keys/aki_old`]: (req) => {
+        req.onRetry?.({ attempt: 1, delayMs: 0, reason: 'connection lost' });
+        throw new ApiError({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'API key aki_old not found' }, requestId: 'req_2' });
+      },
+    });
+    const out = await rotateKey(d, 'aki_old');
+    expect(out.newKey.id).toBe('aki_new');
+  });
+
   it('creates the same name and role, checks the NEW secret, saves, then deletes the old key, in that order', async () => {
     const saved: string[] = [];
     const { d, calls, checked } = deps(base(), { save: async (s) => void saved.push(s) });
