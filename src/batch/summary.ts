@@ -40,7 +40,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
     if (s.interrupted || s.fatal) {
       lines.push(
         `Stopped after sending ${n(s.sent)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}; ` +
-          `${n(s.unsent)} read but not sent, and the rest of the input was not read.`,
+          `${n(s.unsent)} read but not sent (any entries after them were not read).`,
       );
     } else {
       lines.push(`Sent ${n(s.sent)} of ${n(s.total)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}.`);

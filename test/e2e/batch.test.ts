@@ -127,6 +127,7 @@ describe('mailroom batch end to end', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/mailroom: API 401/);
     expect(r.stderr).toContain('Stopped after sending 0 emails');
+    expect(r.stderr).toContain('; 2 read but not sent (any entries after them were not read).');
     expect(r.stderr).toMatch(/to finish, run again with the same flags: mailroom batch \S+two\.ndjson --resume \S+\.journal/);
     expect(r.stderr).not.toContain('sk_live_wrong');
     const journal = readFileSync(JSON.parse(r.stdout).journal, 'utf8');
