@@ -72,10 +72,13 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
   try {
     newKey = await api.createKey(transport, workspaceId, { displayName: oldKey.displayName, role: oldKey.role as 'API_USER' }, { signal: deps.signal });
   } catch (err) {
-    throw new CliError(kindOf(err), `rotate: could not create the replacement key: ${reason(err)}`, {
-      hints: [`nothing was changed: ${keyId} still works`],
-      requestId: requestIdOf(err),
-    });
+    const kind = kindOf(err);
+    // No answer (connection lost, timeout, 5xx): the API may have created the key all the same.
+    const hints =
+      kind === 'network'
+        ? [`${keyId} still works`, `a replacement may have been created without its answer arriving: look for a second "${oldKey.displayName}" in \`mailroom keys list\` and delete it`]
+        : [`nothing was changed: ${keyId} still works`];
+    throw new CliError(kind, `rotate: could not create the replacement key: ${reason(err)}`, { hints, requestId: requestIdOf(err) });
   }
 
   // From here on the new key exists; a failure must remove it again (no signal: cleanup must finish).

@@ -116,6 +116,14 @@ describe('rotateKey', () => {
     expect(calls.some((c) => c.startsWith('DELETE'))).toBe(false);
   });
 
+  it('create without an answer (network): the old key still works, and a replacement may exist', async () => {
+    const { d, calls } = deps({ ...base(), [`POST /v1/workspaces/${WS}/api-keys`]: fail('network', 'timed out after 30000 ms') });
+    const err = await caught(rotateKey(d, 'aki_old'));
+    expect(err.kind).toBe('network');
+    expect(err.hints).toEqual(['aki_old still works', 'a replacement may have been created without its answer arriving: look for a second "deploy" in `mailroom keys list` and delete it']);
+    expect(calls.some((c) => c.startsWith('DELETE'))).toBe(false);
+  });
+
   it('check of the new key fails: the new key is deleted, the old one is never touched', async () => {
     const { d, calls } = deps(base(), { checkWith: fail('auth', 'API 401 Unauthorized: Invalid API key') as never });
     const err = await caught(rotateKey(d, 'aki_old'));
