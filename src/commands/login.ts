@@ -74,6 +74,8 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
   const { outputMode, mask, printJson, printKeyValues } = await import('../output/index.js');
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
+  // A key in the environment outranks the stored one: the login would seem to have no effect.
+  if (base.apiKey?.source === 'env' && base.apiKey.value !== key) ctx.io.err.write(`note: ${base.apiKey.origin} overrides the stored key while it is set\n`);
   const saved = store.read().profiles[profile] ?? {};
   const view = {
     profile,

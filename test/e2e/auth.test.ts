@@ -42,6 +42,15 @@ describe('mailroom login', () => {
     expect(JSON.parse(check.stdout)).toMatchObject({ keySource: 'profile', keyOrigin: 'profile default', baseUrl: sandbox.baseUrl });
   });
 
+  it('says when a key in the environment will keep overriding the one it saved', async () => {
+    const r = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { SMASHSEND_API_KEY: 'sk_live_someotherkey0000000001' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('note: SMASHSEND_API_KEY overrides the stored key while it is set\n');
+    expect(stored().profiles.default?.apiKey).toBe(sandbox.apiKey);
+    const quiet = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { MAILROOM_API_KEY: sandbox.apiKey } });
+    expect(quiet).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('refuses a key the API rejects, exit 3, and saves nothing', async () => {
     const r = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: 'sk_live_notarealkeynotarealkey\n' });
     expect(r.code).toBe(3);
