@@ -2,7 +2,7 @@ import { isCliError } from '../errors.js';
 import type { EmailRequest } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
 import type { InputItem } from './json-stream.js';
-import { checkSchedule } from './time.js';
+import { canonicalSendAt, checkSchedule } from './time.js';
 
 /** Values from `batch` flags, applied to every entry that lacks them. */
 export interface EntryDefaults {
@@ -92,5 +92,6 @@ function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<
   }
   if (d.groupBy !== undefined) entry.groupBy ??= d.groupBy;
   if (d.sendAt !== undefined) entry.sendAt ??= d.sendAt;
+  if (entry.sendAt !== undefined) entry.sendAt = canonicalSendAt(entry.sendAt);
   return entry;
 }

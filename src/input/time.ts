@@ -26,6 +26,20 @@ export function parseSendAt(value: string, now: Date = new Date(), field = '--se
   return when.toISOString();
 }
 
+// What the wire schema accepts as is: seconds, and a zone written Z or ±hh:mm.
+const CANONICAL_ENDING = /T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A batch entry's `sendAt` in a form `--send-at` accepts but the wire schema does not (no seconds,
+ * a ±hhmm zone, a lower-case z) becomes the UTC ISO string `--send-at` would send; anything else is
+ * returned as it was, for the schema to accept or explain.
+ */
+export function canonicalSendAt(value: unknown): unknown {
+  if (typeof value !== 'string' || CANONICAL_ENDING.test(value) || !ISO_WITH_ZONE.test(value)) return value;
+  const when = new Date(value.toUpperCase().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(when.getTime()) ? value : when.toISOString();
+}
+
 /** The service rejects a past time and anything beyond the horizon; say so before sending. */
 export function checkSchedule(when: Date, now: Date, field: string): void {
   if (when.getTime() <= now.getTime()) throw usageError(`${field}: ${when.toISOString()} is in the past`);

@@ -16,6 +16,16 @@ describe('batch entry preparation', () => {
     expect(byTemplate.ok && byTemplate.email).toEqual({ to: 'c@example.com', template: 'welcome', variables: { name: 'Ada' }, idempotencyKey: 'mr-run-2' });
   });
 
+  it('writes a sendAt that --send-at would accept (no seconds, a +hhmm zone) in the wire form; leaves others to the schema', async () => {
+    const at = async (sendAt: string) => prepareEntry({ line: 1, value: { template: 't', to: 'a@example.com', sendAt } }, 0, {}, key, clock);
+    expect(await at('2026-06-02T09:00Z')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T09:00:00.000Z' } });
+    expect(await at('2026-06-02T09:00:30+0200')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T07:00:30.000Z' } });
+    expect(await at('2026-06-02t09:00z')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T09:00:00.000Z' } });
+    expect(await at('2026-06-02T09:00:00+02:00')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T09:00:00+02:00' } });
+    expect(await at('2026-06-02 09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt: /) });
+    expect(await at('2026-06-02T09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt: /) });
+  });
+
   it('drops the annotation fields a --failed file carries, so it can be fed back', async () => {
     const p = await prepareEntry({ line: 1, value: { from: 'o@example.com', to: 'a@example.com', subject: 's', html: 'h', _index: 4, _line: 5, _error: 'x' } }, 0, {}, key, clock);
     expect(p.ok).toBe(true);
