@@ -4,7 +4,7 @@ import { usageError } from '../errors.js';
 import type { EmailRequest } from '../schema/index.js';
 import { parseEmailRequest } from '../schema/index.js';
 import { readSource, parseJsonObject } from './sources.js';
-import { checkSchedule, parseSendAt } from './time.js';
+import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
 
 /** `mailroom send`'s own flags, as Commander parses them (design/cli.md). */
 export interface SendFlags {
@@ -113,6 +113,7 @@ export function buildEmailPayload(f: SendFlags, loaded: LoadedSources, opts: Bui
   set('template', f.template);
   set('groupBy', f.groupBy);
   if (f.sendAt !== undefined) body.sendAt = parseSendAt(f.sendAt, now);
+  else if (body.sendAt !== undefined) body.sendAt = canonicalSendAt(body.sendAt);
 
   if (f.property?.length) body.contactProperties = { ...asObject(body.contactProperties), ...pairs(f.property, '--property') };
 

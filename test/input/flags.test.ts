@@ -90,6 +90,13 @@ describe('buildEmailPayload', () => {
     });
   });
 
+  it('a --file sendAt written as --send-at accepts it is sent in the API form; --send-at wins over it', () => {
+    const file = { template: 'welcome', to: 'a@example.com', sendAt: '2026-03-02T09:00+0100' };
+    expect(build({}, { file }).sendAt).toBe('2026-03-02T08:00:00.000Z');
+    expect(validateEmail(build({}, { file }), now)).toMatchObject({ sendAt: '2026-03-02T08:00:00.000Z' });
+    expect(build({ sendAt: '+2h' }, { file }).sendAt).toBe('2026-03-01T14:00:00.000Z');
+  });
+
   it('uses the rendered React HTML as html', () => {
     expect(buildEmailPayload({ ...raw, html: undefined }, {}, { now, newKey: key, renderedHtml: '<h1>R</h1>' }).html).toBe('<h1>R</h1>');
   });
