@@ -30,9 +30,16 @@ export function callOptions(opts: CallOptions): PassThrough {
 export function parseBody<S extends z.ZodType>(schema: S, res: ApiResponse, what: string): z.infer<S> {
   const parsed = schema.safeParse(res.body);
   if (parsed.success) return parsed.data;
-  throw new CliError('unexpected', `unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, {
-    requestId: res.requestId,
-  });
+  throw new UnexpectedResponseError(`unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, res);
+}
+
+/** A 2xx whose body breaks the contract: the request itself went through. */
+export class UnexpectedResponseError extends CliError {
+  readonly status: number;
+  constructor(message: string, res: ApiResponse) {
+    super('unexpected', message, { requestId: res.requestId });
+    this.status = res.status;
+  }
 }
 
 /**

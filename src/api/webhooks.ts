@@ -1,14 +1,25 @@
 import type { CreateWebhookRequest, UpdateWebhookRequest, Webhook } from '../schema/index.js';
-import { webhookDeleteResponseSchema, webhookListItems, webhookListResponseSchema, webhookResponseSchema } from '../schema/index.js';
+import { webhookDeleteResponseSchema, webhookListResponseSchema, webhookResponseSchema } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
 import { callOptions, deleteRequest, parseBody, type CallOptions } from './request.js';
 
 const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
 
+export interface WebhookPage {
+  items: Webhook[];
+  /** The API says more exist; the spec shows no way to ask for them. */
+  hasMore: boolean;
+}
+
 /** GET /v1/webhooks: accepts the spec's page and the flat array the real service also sends. */
-export async function listWebhooks(t: Transport, opts: CallOptions = {}): Promise<Webhook[]> {
+export async function listWebhookPage(t: Transport, opts: CallOptions = {}): Promise<WebhookPage> {
   const res = await t.request({ method: 'GET', path: '/v1/webhooks', ...callOptions(opts) });
-  return webhookListItems(parseBody(webhookListResponseSchema, res, 'webhook list'));
+  const { webhooks } = parseBody(webhookListResponseSchema, res, 'webhook list');
+  return { items: webhooks.items, hasMore: webhooks.hasMore === true };
+}
+
+export async function listWebhooks(t: Transport, opts: CallOptions = {}): Promise<Webhook[]> {
+  return (await listWebhookPage(t, opts)).items;
 }
 
 export async function getWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook> {

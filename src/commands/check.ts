@@ -2,12 +2,6 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { Globals } from '../config/settings.js';
 
-export interface CheckResult {
-  status?: string;
-  displayName?: string;
-  role?: string;
-}
-
 export function register(parent: Command, ctx: Context): void {
   parent
     .command('check')
@@ -60,8 +54,7 @@ export async function run(ctx: Context, globals: Globals): Promise<void> {
   ]);
 }
 
-function readCheckResult(body: unknown): CheckResult & Record<string, unknown> {
-  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return { ...b, status: str(b.status), displayName: str(b.displayName), role: str(b.role) };
+/** The answer as sent: a value of an unexpected type (null, a list of roles) is shown, not dropped. */
+function readCheckResult(body: unknown): Record<string, unknown> {
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }

@@ -77,13 +77,21 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
   const { connect } = await import('../client.js');
   const { transport } = await connect(ctx, globals);
   try {
-    const { sendEmail } = await import('../api/emails.js');
-    const { email: result } = await sendEmail(transport, email, { signal: ctx.signal });
+    const [{ sendEmail }, { UnexpectedResponseError }] = await Promise.all([import('../api/emails.js'), import('../api/request.js')]);
+    const { email: result } = await sendEmail(transport, email, { signal: ctx.signal }).catch((err: unknown) => {
+      // The API took the email; a retry with a fresh key would send it twice.
+      if (err instanceof UnexpectedResponseError && email.idempotencyKey) {
+        err.hints.push(`the API answered ${err.status}, so the email was most likely accepted: to retry without sending it twice, pass --idempotency-key ${email.idempotencyKey}`);
+      }
+      throw err;
+    });
     const out = await import('../output/index.js');
     const mode = out.outputMode(ctx, globals);
     if (mode.quiet) return;
-    if (mode.format === 'json') out.printJson(ctx, result);
-    else {
+    if (mode.format === 'json') {
+      out.printJson(ctx, result);
+      if (result.warning) ctx.io.err.write(`warning: ${result.warning}\n`);
+    } else {
       await out.printKeyValues(ctx, [
         ['id', result.id ?? result.messageId],
         ['status', result.status],

@@ -28,10 +28,10 @@ export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[]
   ctx.io.out.write(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
 }
 
-/** `label  value` lines with aligned values, for one object on a terminal. Undefined values are skipped. */
+/** `label  value` lines with aligned values, for one object on a terminal. Absent (undefined or null) values are skipped. */
 export async function printKeyValues(ctx: Pick<Context, 'io'>, pairs: readonly (readonly [string, unknown])[]): Promise<void> {
   const c = await palette(ctx.io.color);
-  const shown = pairs.filter(([, v]) => v !== undefined);
+  const shown = pairs.filter(([, v]) => v !== undefined && v !== null);
   const width = Math.max(0, ...shown.map(([k]) => k.length));
   for (const [k, v] of shown) ctx.io.out.write(`${c.dim(k.padEnd(width))}  ${cell(v)}\n`);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, tolerantEnum } from './common.js';
+import { isoTimestamp, tolerantEnum, unset } from './common.js';
 
 export const KEY_ROLES = ['API_USER', 'EDITOR', 'VIEWER'] as const;
 export const KEY_STATUSES = ['ACTIVE', 'ARCHIVED'] as const;
@@ -10,16 +10,17 @@ export const apiKeySchema = z.looseObject({
   displayName: z.string(),
   role: tolerantEnum(KEY_ROLES),
   status: tolerantEnum(KEY_STATUSES),
-  secretKey: z.string().optional(),
+  secretKey: unset(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
+/** A 200 is what says the key is valid (api-v1.md); the fields only describe it. */
 export const keyCheckResultSchema = z.looseObject({
-  status: tolerantEnum(KEY_CHECK_STATUSES),
-  displayName: z.string(),
-  role: tolerantEnum(KEY_ROLES),
+  status: unset(tolerantEnum(KEY_CHECK_STATUSES)),
+  displayName: unset(z.string()),
+  role: unset(tolerantEnum(KEY_ROLES)),
 });
 export type KeyCheckResult = z.infer<typeof keyCheckResultSchema>;
 

@@ -16,6 +16,14 @@ export const senderField = z.string().refine((v) => senderAddress(v) !== undefin
   message: 'must be an email address or "Name <address>"',
 });
 
+/**
+ * An optional field of an API answer, absent or null: the service's observed payloads write unset
+ * properties as null (service-facts.md), so a reader takes both as "not set".
+ */
+export function unset<T extends z.ZodType>(schema: T) {
+  return schema.nullish();
+}
+
 export const isoTimestamp = z.iso.datetime({ offset: true });
 
 /** Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. */

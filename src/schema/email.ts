@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, isoTimestamp, scalarRecord, senderField, tolerantEnum } from './common.js';
+import { emailAddress, isoTimestamp, scalarRecord, senderField, tolerantEnum, unset } from './common.js';
 import { MAX_BATCH } from './limits.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
@@ -68,7 +68,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .map((i) => {
       const path = i.path.map(String).join('.');
       if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
-      if (i.code === 'invalid_type' && i.input === undefined) return `${path}: required`;
+      // zod leaves `input` out of issues, so a missing field is told from a wrong one by the message.
+      if (i.code === 'invalid_type' && /received undefined$/.test(i.message)) return path ? `${path}: required` : 'required';
       return path ? `${path}: ${i.message}` : i.message;
     })
     .join('; ');
@@ -77,18 +78,18 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 /** Email result object; tolerant of fields and values a newer server adds or omits. */
 export const emailResultSchema = z
   .looseObject({
-    id: z.string().optional(),
-    messageId: z.string().optional(),
+    id: unset(z.string()),
+    messageId: unset(z.string()),
     status: tolerantEnum(EMAIL_STATUSES),
     to: z.string(),
-    type: tolerantEnum(EMAIL_TYPES).optional(),
-    from: z.string().optional(),
-    subject: z.string().optional(),
-    template: z.string().optional(),
-    groupBy: z.string().optional(),
-    warning: z.string().optional(),
+    type: unset(tolerantEnum(EMAIL_TYPES)),
+    from: unset(z.string()),
+    subject: unset(z.string()),
+    template: unset(z.string()),
+    groupBy: unset(z.string()),
+    warning: unset(z.string()),
   })
-  .refine((r) => r.id !== undefined || r.messageId !== undefined, { message: 'email result has neither id nor messageId' });
+  .refine((r) => Boolean(r.id ?? r.messageId), { message: 'email result has neither id nor messageId' });
 
 export type EmailResult = z.infer<typeof emailResultSchema>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventNameSchema } from './events.js';
-import { tolerantEnum } from './common.js';
+import { tolerantEnum, unset } from './common.js';
 
 export const WEBHOOK_STATUSES = ['ACTIVE', 'PAUSED', 'BANNED'] as const;
 
@@ -8,12 +8,12 @@ export const webhookSchema = z.looseObject({
   id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
-  token: z.string().optional(),
+  token: unset(z.string()),
   createdAt: z.string(),
-  displayName: z.string().optional(),
-  status: tolerantEnum(WEBHOOK_STATUSES).optional(),
-  workspaceId: z.string().optional(),
-  updatedAt: z.string().optional(),
+  displayName: unset(z.string()),
+  status: unset(tolerantEnum(WEBHOOK_STATUSES)),
+  workspaceId: unset(z.string()),
+  updatedAt: unset(z.string()),
 });
 export type Webhook = z.infer<typeof webhookSchema>;
 
@@ -31,16 +31,19 @@ export const updateWebhookRequestSchema = z.strictObject({
 });
 export type UpdateWebhookRequest = z.infer<typeof updateWebhookRequestSchema>;
 
-/** The spec's paged list, or the flat array the real service has also been seen to send. */
+/**
+ * The spec's paged list, or the flat array the real service has also been seen to send, read as a
+ * page: one schema, so a bad item is reported by its path rather than as a failed union.
+ */
 export const webhookListResponseSchema = z.looseObject({
-  webhooks: z.union([
-    z.looseObject({ items: z.array(webhookSchema), hasMore: z.boolean().optional() }),
-    z.array(webhookSchema),
-  ]),
+  webhooks: z.preprocess(
+    (v) => (Array.isArray(v) ? { items: v } : v),
+    z.looseObject({ items: z.array(webhookSchema), hasMore: unset(z.boolean()) }),
+  ),
 });
 export const webhookResponseSchema = z.looseObject({ webhook: webhookSchema });
 export const webhookDeleteResponseSchema = z.looseObject({ webhook: webhookSchema, isDeleted: z.literal(true) });
 
 export function webhookListItems(body: z.infer<typeof webhookListResponseSchema>): Webhook[] {
-  return Array.isArray(body.webhooks) ? body.webhooks : body.webhooks.items;
+  return body.webhooks.items;
 }

@@ -67,17 +67,41 @@ export class AbortedError extends CliError {
 }
 
 const strings = (v: unknown): string[] | undefined =>
-  Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
+  typeof v === 'string' ? [v] : Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
+
+/** Error text on one line, clipped: a proxy's page or a stack trace must not flood the terminal. */
+const oneLine = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 500 ? `${flat.slice(0, 500)}…` : flat;
+};
+
+/**
+ * What the server said went wrong, wherever it put it: `message` as a string or a list (the spec),
+ * an object, `error: { message }`, or `errors: [{ message } | string]` (other servers and gateways).
+ */
+function messageOf(b: Record<string, unknown>): string | undefined {
+  const texts = (v: unknown): string[] => {
+    if (typeof v === 'string') return v.trim() ? [v] : [];
+    if (Array.isArray(v)) return v.flatMap(texts);
+    if (v && typeof v === 'object') {
+      const m = (v as Record<string, unknown>).message;
+      return m === undefined ? [JSON.stringify(v)] : texts(m);
+    }
+    return [];
+  };
+  const found = [b.message, typeof b.error === 'object' ? b.error : undefined, b.errors].map((v) => texts(v).join('; ')).find(Boolean);
+  return found ? oneLine(found) : undefined;
+}
 
 export function readErrorBody(body: unknown): ApiErrorBody {
-  if (typeof body === 'string') return body.trim() ? { message: body.trim().slice(0, 200) } : {};
+  if (typeof body === 'string') return body.trim() ? { message: oneLine(body) } : {};
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
   const out: ApiErrorBody = {};
   if (typeof b.statusCode === 'number') out.statusCode = b.statusCode;
   if (typeof b.error === 'string') out.error = b.error;
-  if (typeof b.message === 'string') out.message = b.message;
-  else if (Array.isArray(b.message)) out.message = b.message.filter((m) => typeof m === 'string').join('; ');
+  const message = messageOf(b);
+  if (message) out.message = message;
   const emails = strings(b.allowedEmails);
   if (emails) out.allowedEmails = emails;
   const domains = strings(b.allowedDomains);

@@ -30,6 +30,17 @@ describe('api keys endpoints', () => {
     expect(api.seen[0]!.headers).not.toHaveProperty('content-type');
   });
 
+  it('checkKey: a 200 is a valid key even when the answer leaves its name or role null or out', async () => {
+    api.answer('GET', '/v1/api-keys/check', 200, { status: 'SUCCEED', displayName: null });
+    expect(await checkKey(api.transport)).toEqual({ status: 'SUCCEED', displayName: null });
+  });
+
+  it('listKeys: a null secretKey is read as none', async () => {
+    const key = { id: 'aki_1', displayName: 'ci', role: 'VIEWER', status: 'ARCHIVED', secretKey: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+    api.answer('GET', '/v1/workspaces/wrk_1/api-keys', 200, { apiKeys: { items: [key], hasMore: false, startAt: null } });
+    expect((await listKeys(api.transport, 'wrk_1')).items).toEqual([key]);
+  });
+
   it('listKeys: GET /v1/workspaces/{wrk}/api-keys with limit and startAt', async () => {
     api.answer('GET', '/v1/workspaces/wrk_1/api-keys?limit=2&startAt=2026-01-02T00%3A00%3A00.000Z', 200, {
       apiKeys: { items: [key(1), key(2, { role: 'VIEWER', status: 'ARCHIVED' })], hasMore: true, startAt: '2026-01-03T00:00:00.000Z' },

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendBatch, sendEmail } from '../../src/api/emails.js';
 import { isCliError } from '../../src/errors.js';
+import { UnexpectedResponseError } from '../../src/api/request.js';
 import { expectedHeaders, mockApi } from './mock.js';
 
 let api: ReturnType<typeof mockApi>;
@@ -36,6 +37,19 @@ describe('sendEmail', () => {
     expect(isCliError(err) && err.kind).toBe('unexpected');
     expect((err as Error).message).toMatch(/^unexpected send response from the API: /);
     expect((err as { requestId?: string }).requestId).toBe('req_1');
+  });
+
+  it('reads null from/subject/type/warning as unset rather than failing a send that went through', async () => {
+    const email = { id: 'trs_3', messageId: 'm', status: 'SENT', to: 'a@example.com', from: null, subject: null, type: null, template: null, groupBy: null, warning: null };
+    api.answer('POST', '/v1/emails', 200, { email });
+    expect((await sendEmail(api.transport, raw)).email).toEqual(email);
+  });
+
+  it('marks a contract-breaking 2xx as such, with its status, so a send can say the email went through', async () => {
+    api.answer('POST', '/v1/emails', 202, { email: { status: 'SENT', to: 'a@example.com' } });
+    const err = await sendEmail(api.transport, raw).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect((err as UnexpectedResponseError).status).toBe(202);
   });
 
   it('maps a 400 to a rejected error carrying the API message', async () => {

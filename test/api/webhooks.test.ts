@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../src/api/webhooks.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhookPage, listWebhooks, updateWebhook } from '../../src/api/webhooks.js';
 import { expectedHeaders, mockApi } from './mock.js';
 
 let api: ReturnType<typeof mockApi>;
@@ -29,6 +29,19 @@ describe('webhook endpoints', () => {
     expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
     api.answer('GET', '/v1/webhooks', 200, { webhooks: [item, { ...item, id: 'wh_2', status: 'PAUSED' }] });
     expect((await listWebhooks(api.transport)).map((w) => w.id)).toEqual(['wh_1', 'wh_2']);
+  });
+
+  it('listWebhookPage: says when the API has more, in either shape, and keeps drifted fields', async () => {
+    const { token: _t, ...item } = hook({ status: 'SOMETHING_NEW', displayName: null, updatedAt: null, enabled: true });
+    api.answer('GET', '/v1/webhooks', 200, { webhooks: { items: [item], hasMore: true } });
+    expect(await listWebhookPage(api.transport)).toEqual({ items: [item], hasMore: true });
+    api.answer('GET', '/v1/webhooks', 200, { webhooks: [item] });
+    expect(await listWebhookPage(api.transport)).toEqual({ items: [item], hasMore: false });
+  });
+
+  it('getWebhook: a null token or name is read as unset', async () => {
+    api.answer('GET', '/v1/webhooks/wh_1', 200, { webhook: hook({ token: null, displayName: null, status: 'BANNED' }) });
+    expect(await getWebhook(api.transport, 'wh_1')).toMatchObject({ id: 'wh_1', token: null, status: 'BANNED' });
   });
 
   it('getWebhook: GET /v1/webhooks/{id}', async () => {

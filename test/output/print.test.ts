@@ -50,6 +50,14 @@ describe('printers', () => {
   });
 });
 
+describe('absent values', () => {
+  it('leaves null values out of a key/value view, as it does undefined ones', async () => {
+    const io = fakeIO(true);
+    await printKeyValues({ io }, [['id', 'trs_1'], ['from', null], ['warning', 'w']]);
+    expect(io.text()).toBe('id       trs_1\nwarning  w\n');
+  });
+});
+
 describe('mask', () => {
   it.each([
     ['sk_live_0123456789abcdefWXYZ', 'sk_live_…WXYZ'],

@@ -11,6 +11,7 @@ import {
   webhookListItems,
   webhookListResponseSchema,
   createWebhookRequestSchema,
+  keyCheckResultSchema,
 } from '../../src/schema/index.js';
 
 describe('email requests', () => {
@@ -99,5 +100,34 @@ describe('write-side requests are strict', () => {
     expect(hasPrefix('apiKey', 'aki_abc123')).toBe(true);
     expect(hasPrefix('apiKey', 'aki_')).toBe(false);
     expect(hasPrefix('webhook', 'aki_abc')).toBe(false);
+  });
+});
+
+describe('drifted answers (service-facts.md)', () => {
+  it('reads null as an unset optional field on emails, keys, webhooks and the key check', () => {
+    expect(emailResultSchema.safeParse({ id: 'trs_1', messageId: 'm', status: 'SENT', to: 'a@b.co', type: null, from: null, subject: null, template: null, groupBy: null, warning: null }).success).toBe(true);
+    expect(emailResultSchema.safeParse({ id: null, messageId: 'm', status: 'SENT', to: 'a@b.co' }).success).toBe(true);
+    expect(emailResultSchema.safeParse({ id: null, messageId: null, status: 'SENT', to: 'a@b.co' }).success).toBe(false);
+    expect(apiKeySchema.safeParse({ id: 'aki_1', displayName: 'x', role: 'API_USER', status: 'ACTIVE', secretKey: null, createdAt: 't', updatedAt: 't' }).success).toBe(true);
+    const hook = { id: 'wh_1', url: 'http://x', events: ['SOMETHING_NEW'], createdAt: 't', token: null, displayName: null, status: null, workspaceId: null, updatedAt: null };
+    expect(webhookListItems(webhookListResponseSchema.parse({ webhooks: [hook] }))).toEqual([hook]);
+    expect(keyCheckResultSchema.safeParse({ status: 'SUCCEED', displayName: null }).success).toBe(true);
+  });
+
+  it('names the bad field of a webhook list in either shape, not "Invalid input"', () => {
+    for (const webhooks of [[{ id: 'wh_1', url: 'http://x', events: null, createdAt: 't' }], { items: [{ id: 'wh_1', url: 'http://x', events: null, createdAt: 't' }] }]) {
+      const r = webhookListResponseSchema.safeParse({ webhooks });
+      expect(r.success).toBe(false);
+      if (!r.success) expect(describeIssues(r.error.issues)).toBe('webhooks.items.0.events: Invalid input: expected array, received null');
+    }
+  });
+
+  it('says "required" only for a missing field, not for one of the wrong type', () => {
+    const r = emailResultSchema.safeParse({ id: 'trs_1', status: 'SENT', to: 5 });
+    expect(!r.success && describeIssues(r.error.issues)).toBe('to: Invalid input: expected string, received number');
+    const missing = emailResultSchema.safeParse({ id: 'trs_1', status: 'SENT' });
+    expect(!missing.success && describeIssues(missing.error.issues)).toBe('to: required');
+    const notObject = webhookListResponseSchema.safeParse('not json');
+    expect(!notObject.success && describeIssues(notObject.error.issues)).toBe('Invalid input: expected object, received string');
   });
 });

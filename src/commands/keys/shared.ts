@@ -19,7 +19,7 @@ export function workspaceOf(settings: Settings): string {
 
 /** Secrets are never shown after creation, even if a server sends them in full. */
 export function maskKey(key: ApiKey): ApiKey {
-  return key.secretKey === undefined || isMasked(key.secretKey) ? key : { ...key, secretKey: mask(key.secretKey) };
+  return typeof key.secretKey !== 'string' || isMasked(key.secretKey) ? key : { ...key, secretKey: mask(key.secretKey) };
 }
 
 /** A server that already masks (`sk_live_…abcd`) keeps its last four characters; masking again would lose them. */

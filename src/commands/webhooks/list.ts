@@ -19,8 +19,10 @@ export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
   const { connect } = await import('../../client.js');
   const { transport } = await connect(ctx, globals);
   try {
-    const [{ listWebhooks }, { printWebhooks }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
-    await printWebhooks(ctx, globals, await listWebhooks(transport, { signal: ctx.signal }));
+    const [{ listWebhookPage }, { printWebhooks }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
+    const page = await listWebhookPage(transport, { signal: ctx.signal });
+    await printWebhooks(ctx, globals, page.items);
+    if (page.hasMore && !globals.quiet) ctx.io.err.write(`The API says more webhooks exist than the ${page.items.length} listed; it offers no way to fetch them.\n`);
   } finally {
     await transport.close();
   }

@@ -4,7 +4,7 @@ import type { Webhook } from '../../schema/webhook.js';
 
 /** Tokens are signing secrets: masked everywhere except the moment `webhooks create` returns one. */
 export function maskWebhook(hook: Webhook): Webhook {
-  return hook.token === undefined || /[…*]/.test(hook.token) ? hook : { ...hook, token: mask(hook.token) };
+  return typeof hook.token !== 'string' || /[…*]/.test(hook.token) ? hook : { ...hook, token: mask(hook.token) };
 }
 
 const COLUMNS: Column<Webhook>[] = [
@@ -31,11 +31,14 @@ export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: W
   else {
     await printKeyValues(ctx, [
       ['id', shown.id],
+      ['name', shown.displayName],
       ['url', shown.url],
       ['events', shown.events],
       ['token', shown.token],
       ['status', shown.status],
+      ['workspace', shown.workspaceId],
       ['created', shown.createdAt],
+      ['updated', shown.updatedAt],
     ]);
   }
 }

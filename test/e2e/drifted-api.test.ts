@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+/** A stand-in for the real service where it drifts from api-v1.md (service-facts.md). */
+const answers: Record<string, unknown> = {
+  'GET /v1/api-keys/check': { status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'] },
+  'GET /v1/webhooks': { webhooks: { items: [{ id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_TAG_ADDED'], createdAt: '2026-01-01T00:00:00Z', status: null }], hasMore: true } },
+  'GET /v1/webhooks/wh_1': { webhook: { id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_CREATED'], token: null, createdAt: '2026-01-01T00:00:00Z', displayName: 'Billing hook', status: 'PAUSED', workspaceId: 'wrk_1', updatedAt: '2026-02-01T00:00:00Z' } },
+  'POST /v1/emails': { email: { id: 'trs_1', messageId: 'm1', status: 'SENT', to: 'a@example.com', from: null, subject: null, type: null, warning: 'sender domain is warming up' } },
+};
+
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const body = answers[`${req.method} ${req.url}`];
+      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json', 'x-request-id': 'req_drift' });
+      res.end(JSON.stringify(body ?? { statusCode: 404, error: 'Not Found', message: 'no such route' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const cli = (args: string[], tty?: 'stdout') => runCli([...args, '--base-url', base, '--api-key', 'sk_live_x', '--workspace', 'wrk_1'], tty ? { tty } : {});
+
+describe('answers that drift from the spec', () => {
+  it('check shows the answer as sent, values of unexpected types included', async () => {
+    const r = await cli(['check']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'] });
+  });
+
+  it('webhooks list says when the API reports more webhooks than it returned', async () => {
+    const r = await cli(['webhooks', 'list']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: 'wh_1', status: null })]);
+    expect(r.stderr).toBe('The API says more webhooks exist than the 1 listed; it offers no way to fetch them.\n');
+  });
+
+  it('webhooks get on a terminal shows the name, workspace and update time the service adds', async () => {
+    const r = await cli(['webhooks', 'get', 'wh_1', '--no-color'], 'stdout');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^name +Billing hook$/m);
+    expect(r.stdout).toMatch(/^workspace +wrk_1$/m);
+    expect(r.stdout).toMatch(/^updated +2026-02-01T00:00:00Z$/m);
+    expect(r.stdout).not.toMatch(/^token/m);
+  });
+
+  it('send with null fields succeeds; on a terminal only what is present is shown, piped the warning also goes to stderr', async () => {
+    const args = ['send', '--template', 'welcome', '--to', 'a@example.com'];
+    const tty = await cli([...args, '--no-color'], 'stdout');
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).not.toMatch(/^(from|subject|type) /m);
+    expect(tty.stdout).toMatch(/^warning +sender domain is warming up$/m);
+    const piped = await cli(args);
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ id: 'trs_1', from: null, warning: 'sender domain is warming up' });
+    expect(piped.stderr).toBe('warning: sender domain is warming up\n');
+  });
+
+  it('a send whose 2xx answer breaks the contract says the email most likely went out and how to retry safely', async () => {
+    const saved = answers['POST /v1/emails'];
+    answers['POST /v1/emails'] = { email: { status: 'SENT', to: 'a@example.com' } };
+    try {
+      const r = await cli(['send', '--template', 'welcome', '--to', 'a@example.com', '--idempotency-key', 'k-123']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        'mailroom: unexpected send response from the API: email: email result has neither id nor messageId\n' +
+          '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, pass --idempotency-key k-123\n' +
+          '  request id: req_drift\n',
+      );
+    } finally {
+      answers['POST /v1/emails'] = saved;
+    }
+  });
+});
