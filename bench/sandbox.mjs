@@ -1,6 +1,8 @@
 // Throughput of the sandbox: concurrent batch requests of 50 emails over undici, as a client
-// benchmark would drive it. Run after `npm run build`:  node bench/sandbox.mjs [seconds] [concurrency]
+// benchmark would drive it. Run after `npm run build`:  node bench/sandbox.mjs [seconds] [concurrency] [scheduled]
 // Prints emails accepted per second and whether the inbox holds exactly the accepted emails.
+// `scheduled`: every email has a sendAt 1 to 25 hours ahead, so the run also shows whether a
+// growing set of scheduled emails (100,000 and more) slows the sandbox down.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +10,7 @@ import { Agent, request } from 'undici';
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 8);
+const scheduled = process.argv[4] === 'scheduled';
 const TARGET = 5000;
 const bin = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
 
@@ -31,6 +34,7 @@ function batchBody() {
       subject: `Order ${n} shipped`,
       html: `<h1>Hi user ${n}</h1><p>Your order <b>#${n}</b> is on its way. <a href="https://example.com/t/${n}">Track it</a>.</p>`,
       idempotencyKey: `bench-${n}`,
+      ...(scheduled ? { sendAt: new Date(Date.now() + 3_600_000 + (n % 86_400) * 1000).toISOString() } : {}),
     });
   }
   return JSON.stringify({ emails });
@@ -78,7 +82,7 @@ await once(child, 'exit');
 await agent.close();
 
 const rate = accepted / elapsed;
-console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s`);
+console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ", every email scheduled" : ""}`);
 console.log(`  emails accepted/s : ${Math.round(rate)} (target ${TARGET}; ratio ${(rate / TARGET).toFixed(2)}x)`);
 console.log(`  failed entries    : ${failed}`);
 console.log(`  inbox == accepted : ${total === accepted} (inbox ${total}, accepted ${accepted})`);

@@ -20,6 +20,8 @@ export class Deliverer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
+  /** Bumped by `cancelPending`: attempts begun before it are neither recorded nor retried. */
+  private generation = 0;
 
   constructor(
     private readonly state: SandboxState,
@@ -42,8 +44,9 @@ export class Deliverer {
   }
 
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number): Promise<void> {
-    // A webhook deleted while a retry waits gets no more deliveries.
-    if (this.closed || this.state.webhooks.get(hook.id) !== hook) return;
+    // A webhook deleted, or no longer subscribed to the event, while a retry waits gets no more deliveries.
+    if (this.closed || this.state.webhooks.get(hook.id) !== hook || !hook.events.includes(event)) return;
+    const generation = this.generation;
     const controller = new AbortController();
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
@@ -68,7 +71,7 @@ export class Deliverer {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (this.closed) return;
+    if (this.closed || generation !== this.generation) return;
     record.durationMs = Date.now() - started;
     this.record(record);
     const delay = this.options.retryDelaysMs[attempt - 1];
@@ -89,11 +92,17 @@ export class Deliverer {
     this.options.onRecord?.();
   }
 
+  /** `POST /_sandbox/reset`: drops pending retries and attempts in flight, so none lands in the emptied log. */
+  cancelPending(reason = 'sandbox reset'): void {
+    this.generation += 1;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const c of this.inFlight) c.abort(new Error(reason));
+  }
+
   /** Stops pending retries and aborts attempts in flight. */
   close(): void {
     this.closed = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    for (const c of this.inFlight) c.abort(new Error('sandbox closed'));
+    this.cancelPending('sandbox closed');
   }
 }

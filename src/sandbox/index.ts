@@ -79,7 +79,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   });
   for (const email of state.emails) if (email.status === 'SCHEDULED') scheduler.add(email);
 
-  const app = await buildServer({ state, config, emails, deliverer, changed, reset: () => scheduler.clear(), log });
+  const reset = () => {
+    scheduler.clear();
+    deliverer.cancelPending();
+  };
+  const app = await buildServer({ state, config, emails, deliverer, changed, reset, log });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host });
   if (persister) {

@@ -150,6 +150,45 @@ describe('signed deliveries', () => {
     }
   });
 
+  test('a webhook updated to drop the event while a retry waits gets no more attempts for it', async () => {
+    rx = await receiver([500, 500, 500]);
+    const slow = await withSandbox({ config: { deliveries: { retryDelaysMs: [400, 400], timeoutMs: 2000 } } });
+    try {
+      const call2 = client(slow);
+      const hook = (await call2('POST', '/v1/webhooks', { url: rx.url, events: ['CONTACT_CREATED'] })).body.webhook;
+      await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+      await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
+      await call2('POST', `/v1/webhooks/${hook.id}`, { events: ['CONTACT_UPDATED'] });
+      await new Promise((r) => setTimeout(r, 900));
+      expect(rx.received).toHaveLength(1);
+      expect((await slow.deliveries()).map((d) => d.attempt)).toEqual([1]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('a reset drops pending retries and attempts in flight: the emptied log stays empty', async () => {
+    rx = await receiver([500, 500, 500]);
+    const hang = createServer(() => undefined);
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
+    const slow = await withSandbox({ config: { deliveries: { retryDelaysMs: [300, 300], timeoutMs: 400 } } });
+    try {
+      const call2 = client(slow);
+      await call2('POST', '/v1/webhooks', { url: rx.url, events: ['CONTACT_CREATED'] });
+      await call2('POST', '/v1/webhooks', { url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/`, events: ['CONTACT_CREATED'] });
+      await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+      await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
+      expect((await call2('POST', '/_sandbox/reset')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(rx.received).toHaveLength(1);
+      expect(await slow.deliveries()).toEqual([]);
+    } finally {
+      await slow.close();
+      hang.closeAllConnections();
+      hang.close();
+    }
+  });
+
   test('deliveries never slow the API answer', async () => {
     // A receiver that never answers within the test: the send must still answer at once.
     const slow = createServer(() => undefined);

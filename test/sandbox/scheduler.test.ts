@@ -56,3 +56,32 @@ describe('Scheduler', () => {
     expect(e.status).toBe('SCHEDULED');
   });
 });
+
+describe('Scheduler with many pending emails', () => {
+  test('sends each of many emails, added in any order, when its own sendAt comes', () => {
+    const s = new Scheduler(() => undefined);
+    const base = Date.now();
+    const offsets = Array.from({ length: 500 }, (_, i) => ((i * 7919) % 500) * 1000 + 1000);
+    const emails = offsets.map((ms) => email(new Date(base + ms)));
+    for (const e of emails) s.add(e);
+    for (let step = 1; step <= 500; step++) {
+      vi.advanceTimersByTime(1000);
+      const due = offsets.map((ms, i) => (ms <= step * 1000 ? 'SENT' : 'SCHEDULED') === emails[i]!.status);
+      expect(due.every(Boolean)).toBe(true);
+    }
+    s.stop();
+  });
+
+  test('re-arms its timer only for an email due sooner than the one it waits for', () => {
+    const arming = vi.spyOn(globalThis, 'setTimeout');
+    const s = new Scheduler(() => undefined);
+    const base = Date.now() + 3_600_000;
+    for (let i = 0; i < 1000; i++) s.add(email(new Date(base + i * 1000)));
+    expect(arming).toHaveBeenCalledTimes(1);
+    for (let i = 1; i <= 10; i++) s.add(email(new Date(base - i * 1000)));
+    expect(arming).toHaveBeenCalledTimes(11);
+    expect(vi.getTimerCount()).toBe(1);
+    s.stop();
+    arming.mockRestore();
+  });
+});
