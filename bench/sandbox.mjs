@@ -1,16 +1,20 @@
 // Throughput of the sandbox: concurrent batch requests of 50 emails over undici, as a client
-// benchmark would drive it. Run after `npm run build`:  node bench/sandbox.mjs [seconds] [concurrency] [scheduled]
+// benchmark would drive it. Run after `npm run build`:
+//   node bench/sandbox.mjs [seconds] [concurrency] [scheduled] [webhooks=N]
 // Prints emails accepted per second and whether the inbox holds exactly the accepted emails.
 // `scheduled`: every email has a sendAt 1 to 25 hours ahead, so the run also shows whether a
-// growing set of scheduled emails (100,000 and more) slows the sandbox down.
+// growing set of scheduled emails (100,000 and more) slows the sandbox down. `webhooks=N`: N webhooks
+// (a receiver in another process) subscribe to CONTACT_CREATED, which every email fires.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
-const seconds = Number(process.argv[2] ?? 5);
-const concurrency = Number(process.argv[3] ?? 8);
-const scheduled = process.argv[4] === 'scheduled';
+const numbers = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const seconds = numbers[0] ?? 5;
+const concurrency = numbers[1] ?? 8;
+const scheduled = process.argv.includes('scheduled');
+const webhooks = Number(/^webhooks=(\d+)$/.exec(process.argv.find((a) => a.startsWith('webhooks=')) ?? '')?.[1] ?? 0);
 const TARGET = 5000;
 const bin = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
 
@@ -22,6 +26,22 @@ for await (const chunk of child.stdout) {
 }
 const { baseUrl, apiKey } = JSON.parse(line);
 const agent = new Agent({ connections: concurrency, pipelining: 1 });
+
+let receiver;
+if (webhooks > 0) {
+  receiver = spawn(process.execPath, ['-e', "const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.end()); }); s.listen(0, '127.0.0.1', () => console.log(s.address().port));"], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [port] = await once(receiver.stdout, 'data');
+  for (let i = 0; i < webhooks; i++) {
+    const res = await request(`${baseUrl}/v1/webhooks`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${String(port).trim()}/hooks`, events: ['CONTACT_CREATED'] }),
+    });
+    await res.body.dump();
+    if (res.statusCode !== 200) throw new Error(`webhook create answered ${res.statusCode}`);
+  }
+}
 
 let seq = 0;
 function batchBody() {
@@ -79,10 +99,11 @@ const { total } = await inboxRes.body.json();
 
 child.kill('SIGTERM');
 await once(child, 'exit');
+receiver?.kill();
 await agent.close();
 
 const rate = accepted / elapsed;
-console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ", every email scheduled" : ""}`);
+console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ', every email scheduled' : ''}${webhooks ? `, ${webhooks} webhooks on CONTACT_CREATED` : ''}`);
 console.log(`  emails accepted/s : ${Math.round(rate)} (target ${TARGET}; ratio ${(rate / TARGET).toFixed(2)}x)`);
 console.log(`  failed entries    : ${failed}`);
 console.log(`  inbox == accepted : ${total === accepted} (inbox ${total}, accepted ${accepted})`);

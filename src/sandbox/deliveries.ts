@@ -1,9 +1,14 @@
+import Agent from 'undici/lib/dispatcher/agent.js';
+import request from 'undici/lib/api/api-request.js';
 import { sign, SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { Envelope } from './events.js';
 import type { DeliveryRecord, SandboxState, StoredWebhook } from './state.js';
 
 /** Older attempts are dropped past this many, so a long-running sandbox keeps a bounded log. */
 export const DELIVERY_LOG_LIMIT = 10_000;
+
+/** Attempts in flight at once; more wait their turn, so a flood of events cannot starve the API. */
+export const MAX_DELIVERIES_IN_FLIGHT = 16;
 
 export interface DelivererOptions {
   retryDelaysMs: number[];
@@ -14,19 +19,25 @@ export interface DelivererOptions {
 /**
  * Signed webhook deliveries: the exact envelope bytes, signed with the webhook's token, POSTed to
  * its URL; a non-2xx answer or a connection failure is retried after each configured delay. Runs
- * detached from the API request that caused it, so it never slows an answer.
+ * detached from the API request that caused it, over kept-alive connections (undici), at most
+ * MAX_DELIVERIES_IN_FLIGHT at a time.
  */
 export class Deliverer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<AbortController>();
+  private readonly waiting: (() => void)[] = [];
+  private running = 0;
   private closed = false;
   /** Bumped by `cancelPending`: attempts begun before it are neither recorded nor retried. */
   private generation = 0;
+  private readonly agent: Agent;
 
   constructor(
     private readonly state: SandboxState,
     private readonly options: DelivererOptions,
-  ) {}
+  ) {
+    this.agent = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: options.timeoutMs } });
+  }
 
   /** Webhooks of the workspace subscribed to the event. */
   subscribers(event: string): StoredWebhook[] {
@@ -44,45 +55,72 @@ export class Deliverer {
   }
 
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number): Promise<void> {
-    // A webhook deleted, or no longer subscribed to the event, while a retry waits gets no more deliveries.
-    if (this.closed || this.state.webhooks.get(hook.id) !== hook || !hook.events.includes(event)) return;
     const generation = this.generation;
+    await this.turn();
+    try {
+      // A webhook deleted, or no longer subscribed to the event, while a retry waits gets no more deliveries.
+      if (this.closed || generation !== this.generation || this.state.webhooks.get(hook.id) !== hook || !hook.events.includes(event)) return;
+      const record = await this.post(hook, event, body, attempt);
+      if (this.closed || generation !== this.generation) return;
+      this.record(record);
+      const delay = this.options.retryDelaysMs[attempt - 1];
+      if (record.error !== undefined && delay !== undefined) {
+        const retry = setTimeout(() => {
+          this.timers.delete(retry);
+          void this.attempt(hook, event, body, attempt + 1);
+        }, delay);
+        retry.unref();
+        this.timers.add(retry);
+      }
+    } finally {
+      this.endTurn();
+    }
+  }
+
+  /** One POST within the timeout; what happened, as the delivery log records it. */
+  private async post(hook: StoredWebhook, event: string, body: string, attempt: number): Promise<DeliveryRecord> {
     const controller = new AbortController();
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
     const started = Date.now();
     const record: DeliveryRecord = { webhookId: hook.id, event, url: hook.url, attempt, durationMs: 0, createdAt: new Date(started).toISOString() };
     try {
-      const res = await fetch(hook.url, {
+      const url = new URL(hook.url);
+      const res = await request.call(this.agent, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: sign(hook.token, body), 'user-agent': 'mailroom-sandbox' },
         signal: controller.signal,
-        redirect: 'manual',
       });
-      await res.arrayBuffer().catch(() => undefined);
-      record.statusCode = res.status;
-      if (!res.ok) record.error = `receiver answered ${res.status}`;
+      await res.body.dump().catch(() => undefined);
+      record.statusCode = res.statusCode;
+      if (res.statusCode < 200 || res.statusCode >= 300) record.error = `receiver answered ${res.statusCode}`;
     } catch (err) {
-      const reason = controller.signal.aborted ? controller.signal.reason : err;
-      const cause = (reason as { cause?: { code?: string; message?: string } }).cause;
-      record.error = cause?.code ?? cause?.message ?? (reason instanceof Error ? reason.message : String(reason));
+      const reason = (controller.signal.aborted ? controller.signal.reason : err) as { code?: string; message?: string } | undefined;
+      record.error = reason?.code ?? reason?.message ?? String(reason);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (this.closed || generation !== this.generation) return;
     record.durationMs = Date.now() - started;
-    this.record(record);
-    const delay = this.options.retryDelaysMs[attempt - 1];
-    if (record.error !== undefined && delay !== undefined) {
-      const retry = setTimeout(() => {
-        this.timers.delete(retry);
-        void this.attempt(hook, event, body, attempt + 1);
-      }, delay);
-      retry.unref();
-      this.timers.add(retry);
+    return record;
+  }
+
+  private async turn(): Promise<void> {
+    if (this.running < MAX_DELIVERIES_IN_FLIGHT) {
+      this.running += 1;
+      return;
     }
+    // endTurn hands its slot straight to the first waiter.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private endTurn(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running -= 1;
   }
 
   private record(rec: DeliveryRecord): void {
@@ -104,5 +142,6 @@ export class Deliverer {
   close(): void {
     this.closed = true;
     this.cancelPending('sandbox closed');
+    void this.agent.destroy().catch(() => undefined);
   }
 }

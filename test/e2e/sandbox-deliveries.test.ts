@@ -271,3 +271,62 @@ describe('POST /_sandbox/events', () => {
     }
   });
 });
+
+describe('delivery load', () => {
+  test('at most 16 attempts are in flight at once; the rest wait their turn and all arrive', async () => {
+    let open = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    let arrived = 0;
+    const server = createServer((req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      req.resume();
+      held.push(() => {
+        open -= 1;
+        arrived += 1;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      for (let i = 0; i < 40; i++) expect((await call('POST', '/v1/webhooks', { url, events: ['CONTACT_DELETED'] })).status).toBe(200);
+      expect((await call('POST', '/_sandbox/events', { event: 'CONTACT_DELETED' })).status).toBe(200);
+      await expect.poll(() => open).toBe(16);
+      // The API keeps answering while deliveries wait.
+      expect((await call('GET', '/v1/webhooks')).status).toBe(200);
+      while (arrived < 40) {
+        await expect.poll(() => held.length).toBeGreaterThan(0);
+        held.splice(0).forEach((release) => release());
+      }
+      expect(most).toBe(16);
+      await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(40);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  test('deliveries to one receiver reuse a kept-alive connection', async () => {
+    const sockets = new Set<unknown>();
+    const server = createServer((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      expect((await call('POST', '/v1/webhooks', { url, events: ['CONTACT_DELETED'] })).status).toBe(200);
+      for (let i = 1; i <= 10; i++) {
+        await call('POST', '/_sandbox/events', { event: 'CONTACT_DELETED' });
+        await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(i);
+      }
+      expect(sockets.size).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
