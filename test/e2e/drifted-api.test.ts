@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 
 /** A stand-in for the real service where it drifts from api-v1.md (service-facts.md). */
 const answers: Record<string, unknown> = {
-  'GET /v1/api-keys/check': { status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'] },
+  'GET /v1/api-keys/check': { status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'], secretKey: 'sk_live_echoedbytheserver0001' },
   'GET /v1/webhooks': { webhooks: { items: [{ id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_TAG_ADDED'], createdAt: '2026-01-01T00:00:00Z', status: null }], hasMore: true } },
   'GET /v1/webhooks/wh_1': { webhook: { id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_CREATED'], token: null, createdAt: '2026-01-01T00:00:00Z', displayName: 'Billing hook', status: 'PAUSED', workspaceId: 'wrk_1', updatedAt: '2026-02-01T00:00:00Z' } },
   'POST /v1/emails': { email: { id: 'trs_1', messageId: 'm1', status: 'SENT', to: 'a@example.com', from: null, subject: null, type: null, warning: 'sender domain is warming up' } },
@@ -33,7 +33,8 @@ describe('answers that drift from the spec', () => {
   it('check shows the answer as sent, values of unexpected types included', async () => {
     const r = await cli(['check']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'] });
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'], secretKey: 'sk_live_…0001' });
+    expect(r.stdout).not.toContain('sk_live_echoedbytheserver0001');
   });
 
   it('webhooks list says when the API reports more webhooks than it returned', async () => {
