@@ -18,10 +18,6 @@ export async function listWebhookPage(t: Transport, opts: CallOptions = {}): Pro
   return { items: webhooks.items, hasMore: webhooks.hasMore === true };
 }
 
-export async function listWebhooks(t: Transport, opts: CallOptions = {}): Promise<Webhook[]> {
-  return (await listWebhookPage(t, opts)).items;
-}
-
 export async function getWebhook(t: Transport, id: string, opts: CallOptions = {}): Promise<Webhook> {
   const res = await t.request({ method: 'GET', path: webhookPath(id), ...callOptions(opts) });
   return parseBody(webhookResponseSchema, res, 'webhook get').webhook;

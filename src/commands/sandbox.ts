@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
+import { isLoopback } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
 import { untilStopped } from './until-stopped.js';
@@ -91,8 +92,6 @@ Examples:
 function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals<GlobalOptions>();
 }
-
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
 export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Context): Promise<void> {

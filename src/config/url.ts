@@ -21,3 +21,9 @@ export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
   const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   return `${url.origin}${path}`;
 }
+
+/** A name or address of this machine's loopback interface (`localhost`, `*.localhost`, 127/8, ::1). */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+}

@@ -43,7 +43,3 @@ export const webhookListResponseSchema = z.looseObject({
 });
 export const webhookResponseSchema = z.looseObject({ webhook: webhookSchema });
 export const webhookDeleteResponseSchema = z.looseObject({ webhook: webhookSchema, isDeleted: z.literal(true) });
-
-export function webhookListItems(body: z.infer<typeof webhookListResponseSchema>): Webhook[] {
-  return body.webhooks.items;
-}

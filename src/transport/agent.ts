@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { setFlagsFromString } from 'node:v8';
+import { isLoopback } from '../config/url.js';
 
 /**
  * The process's one keep-alive dispatcher. Imported from undici's internal files rather than the
@@ -10,6 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 export async function createDispatcher(baseUrl: string, env: Readonly<Record<string, string | undefined>>): Promise<Dispatcher> {
   baselineWasmOnly();
   const proxy = proxySettings(env);
+  // A local sandbox must never be sent through a corporate proxy, whatever NO_PROXY says.
   if (proxy && !isLoopback(new URL(baseUrl).hostname)) {
     // The whole package here: its entry installs the dispatcher API (connect) that tunnelling needs.
     const { EnvHttpProxyAgent } = await import('undici');
@@ -38,11 +40,6 @@ export function proxySettings(env: Readonly<Record<string, string | undefined>>)
   return out;
 }
 
-/** A local sandbox must never be sent through a corporate proxy, whatever NO_PROXY says. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
-}
 
 let wasmFlagsSet = false;
 

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isLoopback } from '../config/url.js';
 import { usageError } from '../errors.js';
 
 export interface ForwardResult {
@@ -31,8 +32,8 @@ export function forwardsToItself(forwardTo: string, host: string, port: number):
   const target = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (port === 0 || target !== port) return false;
   const name = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const local = name === 'localhost' || name.endsWith('.localhost') || /^127\./.test(name) || name === '::1' || name === '0.0.0.0' || name === '::';
-  return local || name === host.replace(/^\[|\]$/g, '').toLowerCase();
+  // A connection to the unspecified address (0.0.0.0, ::) reaches this machine too.
+  return isLoopback(name) || name === '0.0.0.0' || name === '::' || name === host.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, not the message; host and

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhook, deleteWebhook, getWebhook, listWebhookPage, listWebhooks, updateWebhook } from '../../src/api/webhooks.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhookPage, updateWebhook } from '../../src/api/webhooks.js';
 import { expectedHeaders, mockApi } from './mock.js';
 
 let api: ReturnType<typeof mockApi>;
@@ -21,14 +21,14 @@ const hook = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('webhook endpoints', () => {
-  it('listWebhooks: GET /v1/webhooks, the spec page or a flat array', async () => {
+  it('listWebhookPage: GET /v1/webhooks, the spec page or a flat array', async () => {
     const { token: _t, ...item } = hook();
     api.answer('GET', '/v1/webhooks', 200, { webhooks: { items: [item], hasMore: false } });
-    expect(await listWebhooks(api.transport)).toEqual([item]);
+    expect((await listWebhookPage(api.transport)).items).toEqual([item]);
     expect(api.seen[0]).toMatchObject({ method: 'GET', path: '/v1/webhooks', body: undefined });
     expect(api.seen[0]!.headers).toMatchObject(expectedHeaders(false));
     api.answer('GET', '/v1/webhooks', 200, { webhooks: [item, { ...item, id: 'wh_2', status: 'PAUSED' }] });
-    expect((await listWebhooks(api.transport)).map((w) => w.id)).toEqual(['wh_1', 'wh_2']);
+    expect((await listWebhookPage(api.transport)).items.map((w) => w.id)).toEqual(['wh_1', 'wh_2']);
   });
 
   it('listWebhookPage: says when the API has more, in either shape, and keeps drifted fields', async () => {

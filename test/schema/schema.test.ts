@@ -8,7 +8,6 @@ import {
   normalizeEnvelope,
   parseEmailRequest,
   senderAddress,
-  webhookListItems,
   webhookListResponseSchema,
   createWebhookRequestSchema,
   keyCheckResultSchema,
@@ -65,8 +64,8 @@ describe('responses are read tolerantly', () => {
     const item = { id: 'wh_1', url: 'http://x', events: ['CONTACT_CREATED'], createdAt: 't' };
     const paged = webhookListResponseSchema.parse({ webhooks: { items: [item], hasMore: false } });
     const flat = webhookListResponseSchema.parse({ webhooks: [item] });
-    expect(webhookListItems(paged)).toHaveLength(1);
-    expect(webhookListItems(flat)).toHaveLength(1);
+    expect(paged.webhooks.items).toHaveLength(1);
+    expect(flat.webhooks.items).toHaveLength(1);
   });
 
   it('keeps failed batch entries of any shape', () => {
@@ -110,7 +109,7 @@ describe('drifted answers (service-facts.md)', () => {
     expect(emailResultSchema.safeParse({ id: null, messageId: null, status: 'SENT', to: 'a@b.co' }).success).toBe(false);
     expect(apiKeySchema.safeParse({ id: 'aki_1', displayName: 'x', role: 'API_USER', status: 'ACTIVE', secretKey: null, createdAt: 't', updatedAt: 't' }).success).toBe(true);
     const hook = { id: 'wh_1', url: 'http://x', events: ['SOMETHING_NEW'], createdAt: 't', token: null, displayName: null, status: null, workspaceId: null, updatedAt: null };
-    expect(webhookListItems(webhookListResponseSchema.parse({ webhooks: [hook] }))).toEqual([hook]);
+    expect(webhookListResponseSchema.parse({ webhooks: [hook] }).webhooks.items).toEqual([hook]);
     expect(keyCheckResultSchema.safeParse({ status: 'SUCCEED', displayName: null }).success).toBe(true);
   });
 

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcher, isLoopback, proxySettings } from '../../src/transport/agent.js';
+import { isLoopback } from '../../src/config/url.js';
+import { createDispatcher, proxySettings } from '../../src/transport/agent.js';
 import { createHttpTransport } from '../../src/transport/http.js';
 import { TimeoutError } from '../../src/transport/index.js';
 
@@ -96,6 +97,7 @@ describe('proxy support', () => {
     ['127.1.2.3', true],
     ['localhost', true],
     ['app.localhost', true],
+    ['LOCALHOST', true],
     ['[::1]', true],
     ['api.smashsend.com', false],
     ['10.0.0.1', false],
