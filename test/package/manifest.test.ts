@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+
+describe('package manifest', () => {
+  it('is published as mailroom-cli (the npm name "mailroom" is someone else\'s) with the mailroom command', () => {
+    expect(pkg.name).toBe('mailroom-cli');
+    expect(pkg.bin).toEqual({ mailroom: 'bin/mailroom.js' });
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { name: string; packages: Record<string, { name?: string }> };
+    expect([lock.name, lock.packages['']?.name]).toEqual(['mailroom-cli', 'mailroom-cli']);
+  });
+
+  it('has a LICENSE matching its license field, and no invented repository URLs', () => {
+    expect(pkg.license).toBe('MIT');
+    const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(license.split('\n')[0]).toBe('MIT License');
+    expect(license).toMatch(/^Copyright \(c\) \d{4} the mailroom authors$/m);
+    expect(license).toContain('Permission is hereby granted, free of charge');
+    for (const field of ['repository', 'homepage', 'bugs']) expect(pkg).not.toHaveProperty(field);
+  });
+
+  it('README installs mailroom-cli, never the unrelated "mailroom" package', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('npm install -g mailroom-cli');
+    expect(readme).not.toMatch(/npm (i|install) (-g )?mailroom(\s|$)|\.\/mailroom-\d/);
+  });
+
+  it('packs LICENSE, README, bin and dist', () => {
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    expect(packed!.filename).toMatch(/^mailroom-cli-\d+\.\d+\.\d+\.tgz$/);
+    const paths = packed!.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/mailroom.js', 'dist/main.js', 'dist/help.json']));
+  });
+});
