@@ -77,7 +77,7 @@ async function main() {
     const { baseUrl, apiKey } = JSON.parse(line);
     const env = { ...process.env, MAILROOM_BASE_URL: baseUrl, MAILROOM_API_KEY: apiKey, MAILROOM_CONFIG_DIR: join(dir, 'cfg'), MAILROOM_STATE_DIR: join(dir, 'state'), BASE_URL: baseUrl, API_KEY: apiKey };
     const reset = async () => {
-      const res = await fetch(`${baseUrl}/_sandbox/reset`, { method: 'POST' });
+      const res = await fetch(`${baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       if (!res.ok) throw new Error(`reset answered ${res.status}`);
     };
     const inboxCount = async () => (await (await fetch(`${baseUrl}/_sandbox/emails`)).json()).items.length;

@@ -74,7 +74,7 @@ async function post(body) {
 
 // Warm up (JIT, connections), then reset so the count covers only the measured run.
 await Promise.all(Array.from({ length: concurrency }, () => post(batchBody())));
-await request(`${baseUrl}/_sandbox/reset`, { method: 'POST', dispatcher: agent }).then((r) => r.body.dump());
+await request(`${baseUrl}/_sandbox/reset`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.body.dump());
 
 let accepted = 0;
 let failed = 0;

@@ -1,5 +1,4 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isIP } from 'node:net';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
 import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
@@ -9,6 +8,7 @@ import { errorBody, HttpError } from './errors.js';
 import { triggerEvent } from './events.js';
 import { installFaults } from './faults.js';
 import { emailPage, INBOX_CSP, inboxPage } from './inbox.js';
+import { installLocalOnly } from './local-only.js';
 import { checkKey, createKey, deleteKey, listKeys, updateKey } from './keys.js';
 import { RateLimiter } from './limits.js';
 import { randomToken, type SandboxState, type StoredKey } from './state.js';
@@ -86,14 +86,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     authorize(key, scope, request.method);
   });
 
-  // The inspection endpoints and the inbox have no auth: they answer loopback callers only, even
-  // when --host exposes /v1 to other machines, and only under a local Host name, so a web page that
-  // rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read the caught mail.
-  app.addHook('onRequest', async (request) => {
-    if (!request.routeOptions.config.inspection) return;
-    if (!isLoopbackAddress(request.socket.remoteAddress)) throw new HttpError(403, 'The sandbox inspection endpoints answer loopback callers only');
-    if (!isLocalHostName(request.hostname)) throw new HttpError(403, `The sandbox inspection endpoints answer requests for localhost or an IP address only, not ${request.hostname}`);
-  });
+  // Before any route is registered: it marks every route outside /v1 as an inspection route.
+  installLocalOnly(app);
 
   // onSend, not onResponse: an answer destroyed by lostRate never completes, yet its work is done.
   app.addHook('onSend', async (request, _reply, payload) => {
@@ -154,7 +148,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.post('/v1/webhooks/:webhookId', api, async (request) => updateWebhook(state, (request.params as Params).webhookId!, request.body));
   app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(state, (request.params as Params).webhookId!));
 
-  // Inspection and control: no auth, no faults, no rate limit.
+  // Inspection and control: no auth, no faults, no rate limit; guarded by local-only.ts.
   const inspect = { config: { inspection: true } };
   // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply.
   app.get('/_sandbox/emails', inspect, async (request) => {
@@ -191,16 +185,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   return app;
-}
-
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
-function isLocalHostName(hostname: string): boolean {
-  const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0;
 }
 
 function isEmailPath(request: FastifyRequest): boolean {

@@ -23,8 +23,7 @@ export function readNdjson(path: string): Array<Record<string, unknown>> {
 }
 
 export async function reset(sandbox: TestSandbox): Promise<void> {
-  const res = await fetch(`${sandbox.baseUrl}/_sandbox/reset`, { method: 'POST' });
-  if (!res.ok) throw new Error(`reset answered ${res.status}`);
+  await sandbox.reset();
 }
 
 /** Each of `count` recipients arrived exactly once, each under its own idempotency key. */

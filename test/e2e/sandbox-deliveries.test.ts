@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 beforeEach(async () => {
-  await call('POST', '/_sandbox/reset');
+  await call('POST', '/_sandbox/reset', {});
   for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
 });
 afterEach(() => rx?.close());
@@ -164,7 +164,7 @@ describe('signed deliveries', () => {
       await call2('POST', '/v1/webhooks', { url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/`, events: ['CONTACT_CREATED'] });
       await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
       await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
-      expect((await call2('POST', '/_sandbox/reset')).status).toBe(200);
+      expect((await call2('POST', '/_sandbox/reset', {})).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1200));
       expect(rx.received).toHaveLength(1);
       expect(await slow.deliveries()).toEqual([]);

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 beforeEach(async () => {
-  expect((await call('POST', '/_sandbox/reset')).status).toBe(200);
+  expect((await call('POST', '/_sandbox/reset', {})).status).toBe(200);
 });
 
 describe('authentication', () => {

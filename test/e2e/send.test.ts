@@ -17,7 +17,7 @@ afterAll(async () => {
   await sandbox.close();
 });
 beforeEach(async () => {
-  await fetch(`${sandbox.baseUrl}/_sandbox/reset`, { method: 'POST' });
+  await sandbox.reset();
 });
 
 const raw = ['send', '--from', 'Ops <ops@example.com>', '--to', 'ada@example.com', '--subject', 'Hello', '--html', '<p>Hi Ada</p>'];

@@ -7,6 +7,8 @@ export interface TestSandbox extends RunningSandbox {
   emails(): Promise<InboxEmail[]>;
   /** Every webhook delivery attempt (GET /_sandbox/deliveries). */
   deliveries(): Promise<DeliveryRecord[]>;
+  /** POST /_sandbox/reset, as a script would send it (JSON, no Origin); throws unless 200. */
+  reset(): Promise<void>;
 }
 
 async function items<T>(url: string): Promise<T[]> {
@@ -23,6 +25,10 @@ export async function withSandbox(opts: SandboxOptions = {}): Promise<TestSandbo
     close: () => sandbox.close(),
     emails: () => items<InboxEmail>(`${sandbox.baseUrl}/_sandbox/emails`),
     deliveries: () => items<DeliveryRecord>(`${sandbox.baseUrl}/_sandbox/deliveries`),
+    reset: async () => {
+      const res = await fetch(`${sandbox.baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      if (!res.ok) throw new Error(`POST /_sandbox/reset answered ${res.status}`);
+    },
   };
 }
 

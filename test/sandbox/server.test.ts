@@ -57,7 +57,7 @@ describe('sandbox server wiring', () => {
     const before = changes;
     await app.inject({ url: '/_sandbox/emails' });
     expect(changes).toBe(before);
-    await app.inject({ method: 'POST', url: '/_sandbox/reset' });
+    await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: { 'content-type': 'application/json' }, payload: {} });
     expect(changes).toBe(before + 1);
   });
 
@@ -92,5 +92,101 @@ describe('sandbox server wiring', () => {
     });
     expect(removed.statusCode).toBe(200);
     expect(removed.json().isDeleted).toBe(true);
+  });
+});
+
+describe('cross-site requests cannot change the sandbox (no CSRF on the control endpoints)', () => {
+  const json = { 'content-type': 'application/json' };
+  const sendOne = () =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/emails',
+      headers: { authorization: 'Bearer sk_live_unit', ...json },
+      payload: { from: 'a@example.com', to: 'csrf@x.test', subject: 's', html: 'h' },
+    });
+
+  test('a reset with no body and a foreign Origin (what a web page can send without a preflight) is refused, nothing wiped', async () => {
+    expect((await sendOne()).statusCode).toBe(200);
+    const before = state.emails.length;
+    const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: { host: 'localhost:4025', origin: 'https://evil.example' } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringContaining('https://evil.example') });
+    expect(state.emails.length).toBe(before);
+  });
+
+  test('every foreign Origin is refused, JSON or not: another site, another port, another scheme, "null"', async () => {
+    expect((await sendOne()).statusCode).toBe(200);
+    const before = state.emails.length;
+    const origins = ['https://evil.example', 'http://localhost:3000', 'https://localhost:4025', 'http://127.0.0.1:4025', 'null', 'http://localhost:4025.evil.example'];
+    for (const origin of origins) {
+      for (const url of ['/_sandbox/reset', '/_sandbox/events']) {
+        const payload = url === '/_sandbox/reset' ? {} : { event: 'CONTACT_CREATED' };
+        const res = await app.inject({ method: 'POST', url, headers: { host: 'localhost:4025', origin, ...json }, payload });
+        expect(res.statusCode, `${url} ${origin}`).toBe(403);
+      }
+    }
+    expect(state.emails.length).toBe(before);
+  });
+
+  test('a body that is not JSON (a form, text/plain, none at all) is refused with 415 before any work', async () => {
+    expect((await sendOne()).statusCode).toBe(200);
+    const before = state.emails.length;
+    const cases: [string, Record<string, string>, string | undefined][] = [
+      ['none', {}, undefined],
+      ['text/plain', { 'content-type': 'text/plain' }, '{"event":"CONTACT_CREATED"}'],
+      ['form', { 'content-type': 'application/x-www-form-urlencoded' }, 'event=CONTACT_CREATED'],
+      ['multipart', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'],
+      ['json lookalike', { 'content-type': 'application/jsonp' }, '{}'],
+    ];
+    for (const url of ['/_sandbox/reset', '/_sandbox/events']) {
+      for (const [name, headers, payload] of cases) {
+        const res = await app.inject({ method: 'POST', url, headers, payload });
+        expect(res.statusCode, `${url} ${name}`).toBe(415);
+        expect(res.json().message, `${url} ${name}`).toContain('application/json');
+      }
+    }
+    expect(state.emails.length).toBe(before);
+    expect(state.deliveries.length).toBe(0);
+  });
+
+  test('JSON with no Origin (curl, scripts, mailroom) or the sandbox page’s own Origin is accepted', async () => {
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: json, payload: {} })).statusCode).toBe(200);
+    const empty = await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: { 'content-type': 'application/json; charset=utf-8' }, payload: '' });
+    expect(empty.statusCode).toBe(200);
+    for (const host of ['localhost:4025', '127.0.0.1:4025', '[::1]:4025']) {
+      const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: { host, origin: `http://${host}`, ...json }, payload: {} });
+      expect(res.statusCode, host).toBe(200);
+    }
+    const own = { host: 'localhost:4025', origin: 'http://localhost:4025', ...json };
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/events', headers: own, payload: { event: 'CONTACT_CREATED' } })).statusCode).toBe(200);
+  });
+
+  test('the guard covers every route outside /v1 that is not a read, including ones added later', async () => {
+    const config = resolveConfig();
+    const emails = new EmailService(state, config, { contactChanged: () => undefined, scheduled: () => undefined });
+    const deliverer = new Deliverer(state, config.deliveries);
+    const extra = await buildServer({ state, config, emails, deliverer, changed: () => undefined, reset: () => undefined, log: () => undefined });
+    // Added after the server is built, as a new feature would add them, and without any marking.
+    extra.delete('/_sandbox/emails/:id', async () => ({ deleted: true }));
+    extra.put('/_sandbox/thing', async () => ({ put: true }));
+    extra.patch('/inbox/:id', async () => ({ patched: true }));
+    try {
+      for (const [method, url] of [['DELETE', '/_sandbox/emails/trs_1'], ['PUT', '/_sandbox/thing'], ['PATCH', '/inbox/trs_1']] as const) {
+        expect((await extra.inject({ method, url, headers: { origin: 'https://evil.example', ...json }, payload: {} })).statusCode, `${method} ${url}`).toBe(403);
+        expect((await extra.inject({ method, url })).statusCode, `${method} ${url}`).toBe(415);
+        expect((await extra.inject({ method, url, headers: json, payload: {} })).statusCode, `${method} ${url}`).toBe(200);
+        expect((await extra.inject({ method, url, headers: json, payload: {}, remoteAddress: '10.1.2.3' })).statusCode, `${method} ${url}`).toBe(403);
+      }
+    } finally {
+      await extra.close();
+    }
+  });
+
+  test('inspection answers tell browsers not to hand them to other sites', async () => {
+    for (const url of ['/_sandbox/emails', '/_sandbox/deliveries', '/']) {
+      const res = await app.inject({ url });
+      expect(res.headers['cross-origin-resource-policy'], url).toBe('same-origin');
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+    }
   });
 });
