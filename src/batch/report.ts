@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { usageError } from '../errors.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
@@ -13,15 +14,21 @@ export interface ReportLine {
 
 const FLUSH_AT = 64 * 1024;
 
-/** An NDJSON file written through a small buffer: one write(2) per 64 KiB, not per line. */
+/** An NDJSON file (or stdout, path `-`) written through a small buffer: one write(2) per 64 KiB, not per line. */
 export class NdjsonWriter {
   private buffer = '';
-  private fd: number;
+  private fd = -1;
+  private readonly stream: Writable | undefined;
 
   constructor(
     readonly path: string,
     flag: string,
+    stdout?: Writable,
   ) {
+    if (stdout) {
+      this.stream = stdout;
+      return;
+    }
     try {
       this.fd = openSync(path, 'w', 0o600);
     } catch (err) {
@@ -36,11 +43,13 @@ export class NdjsonWriter {
 
   flush(): void {
     if (this.buffer === '') return;
-    writeSync(this.fd, this.buffer);
+    if (this.stream) this.stream.write(this.buffer);
+    else writeSync(this.fd, this.buffer);
     this.buffer = '';
   }
 
   close(): void {
+    if (this.stream) return this.flush();
     if (this.fd < 0) return;
     this.flush();
     closeSync(this.fd);

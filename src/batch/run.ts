@@ -7,6 +7,7 @@ import { openSource, readInput, type InputFormat } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
+import { checkOutputs, type NamedPath } from '../output/targets.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
@@ -23,6 +24,8 @@ export interface BatchRunOptions {
   report?: string;
   failed?: string;
   resume?: string;
+  /** Files read besides the input (--html-file): never written. */
+  otherInputs?: NamedPath[];
   dryRun: boolean;
   /** Directory of journals when --resume does not name one. */
   journalDir: string;
@@ -105,6 +108,22 @@ function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
 export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchSummary> {
   const startedAt = Date.now();
   const now = o.now ?? (() => new Date());
+  const outputs: NamedPath[] = [];
+  if (o.resume !== undefined) outputs.push({ flag: '--resume', path: o.resume });
+  if (o.report !== undefined) outputs.push({ flag: '--report', path: o.report });
+  if (o.failed !== undefined) outputs.push({ flag: '--failed', path: o.failed });
+  const targets = checkOutputs({
+    cwd: ctx.cwd,
+    inputs: [{ flag: 'input', path: o.input ?? '-' }, ...(o.otherInputs ?? [])],
+    outputs,
+    stdoutAllowed: new Set(['--report', '--failed']),
+    io: ctx.io,
+  });
+  const writerFor = (flag: string): NdjsonWriter | undefined => {
+    const target = targets.get(flag);
+    if (target === undefined) return undefined;
+    return target === 'stdout' ? new NdjsonWriter('-', flag, ctx.io.out) : new NdjsonWriter(target.path, flag);
+  };
   const source = await openSource(o.input, ctx.cwd, ctx.io);
   const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
   const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
@@ -129,8 +148,8 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
   }
   const runId = header?.runId ?? newRunId();
 
-  const report = o.report ? new NdjsonWriter(resolve(ctx.cwd, o.report), '--report') : undefined;
-  const failedFile = o.failed ? new NdjsonWriter(resolve(ctx.cwd, o.failed), '--failed') : undefined;
+  const report = writerFor('--report');
+  const failedFile = writerFor('--failed');
   const summary: BatchSummary = {
     total: 0,
     sent: 0,

@@ -37,8 +37,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--send-at <time>', 'default schedule: ISO 8601 with a zone, or +30m, +2h, +3d')
     .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(parseIntegerOption('--concurrency', 1, 64)))
     .addOption(new Option('--size <n>', 'emails per request (1..50)').default(50).argParser(parseIntegerOption('--size', 1, 50)))
-    .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? }')
-    .option('--failed <file>', 'write the failed entries as NDJSON, ready to fix and feed back in')
+    .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? } ("-": stdout)')
+    .option('--failed <file>', 'write the failed entries as NDJSON, ready to fix and feed back in ("-": stdout)')
     .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
     .option('--dry-run', 'validate every entry locally; send nothing')
     .addHelpText(
@@ -104,6 +104,7 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
       report: flags.report,
       failed: flags.failed,
       resume: flags.resume,
+      otherInputs: flags.htmlFile !== undefined && flags.htmlFile !== '-' ? [{ flag: '--html-file', path: flags.htmlFile }] : [],
       dryRun: Boolean(flags.dryRun),
       journalDir: batchJournalDir(ctx.env),
       send: sending?.send,
@@ -114,7 +115,11 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
     await transport?.close();
   }
 
-  if (mode.format === 'json' && !mode.quiet) ctx.io.out.write(`${JSON.stringify(summaryJson(summary))}\n`);
+  // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
+  const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
+  if (mode.format === 'json' && !mode.quiet && (!stdoutTaken || globals.json)) {
+    (stdoutTaken ? ctx.io.err : ctx.io.out).write(`${JSON.stringify(summaryJson(summary))}\n`);
+  }
   if (!mode.quiet && !globals.json) printSummary(ctx.io.err, summary, file);
 
   if (summary.fatal) throw summary.fatal;

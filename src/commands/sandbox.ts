@@ -100,6 +100,10 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
   const say = (line: string) => {
     if (!opts.quiet) ctx.io.err.write(`${line}\n`);
   };
+  if (opts.data !== undefined) {
+    const { checkOutputs } = await import('../output/targets.js');
+    checkOutputs({ cwd: ctx.cwd, inputs: opts.config === undefined ? [] : [{ flag: '--config', path: opts.config }], outputs: [{ flag: '--data', path: opts.data }], io: ctx.io });
+  }
   try {
     const config = opts.config === undefined ? {} : await loadConfigFile(opts.config);
     if (opts.monthlyLimit !== undefined) config.monthlyLimit = opts.monthlyLimit;

@@ -60,6 +60,11 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     throw usageError(`--forward-to ${forwardTo} is this listener (port ${flags.port}): each delivery would be forwarded to itself`, ['forward to your app, on another port']);
   }
   const only = flags.events === undefined ? undefined : new Set<string>(parseEvents([flags.events]));
+  if (flags.journal !== undefined) {
+    // Deliveries are printed on stdout: a journal there would interleave with them.
+    const { checkOutputs } = await import('../../output/targets.js');
+    checkOutputs({ cwd: ctx.cwd, inputs: [], outputs: [{ flag: '--journal', path: flags.journal }], io: ctx.io });
+  }
 
   const { resolveSigningToken } = await import('./signing-token.js');
   const { token, webhook } = await resolveSigningToken(flags, globals, ctx, 'to verify deliveries');
