@@ -11,9 +11,10 @@ import type { SendBatch } from './sender.js';
  * is simply not matched, and the matcher resends those entries under their keys.
  */
 export function batchOver(transport: Transport): SendBatch {
-  return async (emails, onRetry) => {
-    // Every entry carries an idempotency key (see input/entries.ts), so retrying the POST is safe.
-    const res = await transport.request({ method: 'POST', path: '/v1/emails/batch', body: { emails }, idempotent: true, onRetry });
+  return async (emails) => {
+    // No retries here: the batch sender owns them (one budget, --max-retries), and every entry
+    // carries an idempotency key (see input/entries.ts), so its retries of the POST are safe.
+    const res = await transport.request({ method: 'POST', path: '/v1/emails/batch', body: { emails }, idempotent: true, maxRetries: 0 });
     return readBatchAnswer(res.body, res.requestId);
   };
 }

@@ -2,13 +2,13 @@ import type { BatchFailureEntry, BatchResult } from '../api/emails.js';
 import { CliError, isCliError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
-import type { RequestOptions } from '../transport/index.js';
+import { ApiError } from '../transport/errors.js';
+import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry.js';
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
 
-export type OnRetry = NonNullable<RequestOptions['onRetry']>;
-/** One POST /v1/emails/batch (sendBatch over the shared transport, or a fake in tests). */
-export type SendBatch = (emails: EmailRequest[], onRetry: OnRetry) => Promise<Pick<BatchResult, 'successful' | 'failed'>>;
+/** One POST /v1/emails/batch, one HTTP attempt (over the shared transport, or a fake in tests). */
+export type SendBatch = (emails: EmailRequest[]) => Promise<Pick<BatchResult, 'successful' | 'failed'>>;
 
 /** Where each entry ends up. Every entry handed to the sender reaches exactly one of these. */
 export interface SenderEvents {
@@ -28,11 +28,11 @@ export interface SenderOptions {
   events: SenderEvents;
   /** Ctrl-C: stop starting requests; those in flight settle. */
   signal: AbortSignal;
-  /** Attempts of one request on transient failures (5xx, connection errors) before giving up on it. */
+  /** Attempts of one request on transient failures (5xx, connection errors) before giving up on it: 1 + --max-retries. */
   maxAttempts?: number;
   /** Rounds of resending entries a 2xx answer said nothing about. */
   maxUnknownRounds?: number;
-  /** Backoff base between attempts, ms. */
+  /** Backoff base between attempts, ms (the transport's by default). */
   backoffMs?: number;
   random?: () => number;
 }
@@ -72,9 +72,9 @@ export class BatchSender {
 
   constructor(private readonly opts: SenderOptions) {
     this.window = new ConcurrencyWindow(opts.concurrency);
-    this.maxAttempts = opts.maxAttempts ?? 6;
+    this.maxAttempts = opts.maxAttempts ?? 4;
     this.maxUnknownRounds = opts.maxUnknownRounds ?? 5;
-    this.backoffMs = opts.backoffMs ?? 500;
+    this.backoffMs = opts.backoffMs ?? BASE_DELAY_MS;
     this.random = opts.random ?? Math.random;
     // Many requests failing in a row with nothing getting through: the API is down, stop.
     this.breakerLimit = Math.max(8, 3 * opts.concurrency);
@@ -132,10 +132,7 @@ export class BatchSender {
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
       try {
-        answer = await this.opts.send(
-          pending.map((e) => e.email),
-          (info) => this.onTransportRetry(info),
-        );
+        answer = await this.opts.send(pending.map((e) => e.email));
       } catch (err) {
         const verdict = classify(err);
         const message = err instanceof Error ? err.message : String(err);
@@ -172,7 +169,8 @@ export class BatchSender {
           this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
           continue;
         }
-        if (attempts >= this.maxAttempts) {
+        const retryAfter = (err as { retryAfterMs?: number }).retryAfterMs;
+        if (attempts >= this.maxAttempts || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
           if (!this.anySuccess) {
             // Not one request of the run got through: the API is unreachable, not this request's problem.
             this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
@@ -181,7 +179,7 @@ export class BatchSender {
           for (const e of pending) events.uncertain(e, `gave up after ${attempts} attempts: ${message}`);
           return;
         }
-        const delay = this.backoff(attempts);
+        const delay = retryAfter ?? this.backoff(attempts);
         events.retried?.({ reason: message, status: (err as { status?: number }).status, delayMs: delay });
         await this.sleep(delay);
         continue;
@@ -193,8 +191,25 @@ export class BatchSender {
       const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);
-      for (const { pos, failure } of matched.failed) events.rejected(pending[pos]!, failureReason(failure));
-      pending = matched.unknown.map((pos) => pending[pos]!);
+      const again = [...matched.unknown];
+      for (const { pos, failure } of matched.failed) {
+        const status = failure.statusCode;
+        // About the account, not the entry (the monthly limit, the key, the rate, the service):
+        // the entry stays unsent (not journaled) so a resume sends it.
+        if (status === 401 || status === 403) {
+          this.fatal ??= new ApiError({ status, body: failure });
+          again.push(pos);
+        } else if (status === 429 || (status !== undefined && status >= 500)) {
+          if (status === 429) {
+            this.window.rateLimited();
+            this.pause(this.backoff(unknownRounds + 1));
+          }
+          again.push(pos);
+        } else {
+          events.rejected(pending[pos]!, failureReason(failure));
+        }
+      }
+      pending = again.sort((a, b) => a - b).map((pos) => pending[pos]!);
       if (pending.length === 0) return;
       unknownRounds += 1;
       if (unknownRounds > this.maxUnknownRounds) {
@@ -202,14 +217,6 @@ export class BatchSender {
         return;
       }
     }
-  }
-
-  private onTransportRetry(info: { delayMs: number; reason: string; status?: number }): void {
-    if (info.status === 429) {
-      this.window.rateLimited();
-      this.pause(info.delayMs);
-    }
-    this.opts.events.retried?.(info);
   }
 
   private pause(ms: number): void {
@@ -221,9 +228,9 @@ export class BatchSender {
     if (wait > 0) await this.sleep(wait);
   }
 
-  /** Full-jitter exponential backoff, capped at 8 s. */
+  /** The transport's backoff (full jitter), attempt 1 being the first retry. */
   private backoff(attempt: number): number {
-    return Math.floor((0.5 + this.random() / 2) * Math.min(8000, this.backoffMs * 2 ** (attempt - 1)));
+    return backoffMs(attempt - 1, this.random, this.backoffMs);
   }
 
   /** Sleeps, waking early on Ctrl-C. */

@@ -108,6 +108,8 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
       dryRun: Boolean(flags.dryRun),
       journalDir: batchJournalDir(ctx.env),
       send: sending?.send,
+      // One retry budget: the transport makes one attempt per call, the sender retries.
+      ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries } } : {}),
       onProgress: bar ? (p, final) => bar.update(p, final) : undefined,
     });
   } finally {
@@ -141,9 +143,9 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   }
 }
 
-async function openSending(ctx: Context, globals: GlobalOptions): Promise<{ transport: Transport; send: SendBatch }> {
+async function openSending(ctx: Context, globals: GlobalOptions): Promise<{ transport: Transport; send: SendBatch; maxRetries: number }> {
   const [{ connect }, { batchOver }] = await Promise.all([import('../client.js'), import('../batch/http.js')]);
-  const { transport } = await connect(ctx, globals);
+  const { transport, settings } = await connect(ctx, globals);
   // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
-  return { transport, send: batchOver(transport) };
+  return { transport, send: batchOver(transport), maxRetries: settings.maxRetries.value };
 }

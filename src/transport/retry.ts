@@ -10,8 +10,8 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * Exponential backoff with FULL jitter (AWS architecture blog): a uniform pick in [0, cap), so
  * many clients retrying at once spread out instead of hammering the service in waves.
  */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const cap = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+export function backoffMs(attempt: number, random: () => number = Math.random, baseMs = BASE_DELAY_MS): number {
+  const cap = Math.min(MAX_DELAY_MS, baseMs * 2 ** attempt);
   return Math.floor(random() * cap);
 }
 

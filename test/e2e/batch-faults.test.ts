@@ -18,7 +18,9 @@ async function sendThrough(config: SandboxOptions['config'], count: number, extr
     const input = join(dir, `in-${count}.ndjson`);
     ndjsonInput(input, count);
     const report = join(dir, `report-${Date.now()}.ndjson`);
-    const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', report, '--json', ...extra], {
+    // A fifth of the attempts fail here: --max-retries is the whole budget of a request (1 + 8
+    // attempts), so giving up on one (0.2^9 per request) would take far more than these 200 requests.
+    const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', report, '--json', '--max-retries', '8', ...extra], {
       env: sandboxEnv(sandbox, join(dir, 'state')),
       timeoutMs: 55_000,
     });

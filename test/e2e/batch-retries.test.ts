@@ -1,0 +1,93 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { withSandbox } from '../helpers/sandbox.js';
+import { exactlyOnce, ndjsonInput, readNdjson, sandboxEnv } from './batch-helpers.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-retries-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const posts = (stderr: string) => stderr.split('\n').filter((l) => /→ POST .*\/v1\/emails\/batch/.test(l)).length;
+
+describe('mailroom batch: one retry budget', () => {
+  it('a server answering 503 forever: --max-retries 3 makes exactly 4 HTTP attempts for the request, then exit 6', async () => {
+    const sandbox = await withSandbox({ config: { faults: { errorRate: 1 } } });
+    try {
+      const input = join(dir, 'one.ndjson');
+      ndjsonInput(input, 1);
+      const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '3', '--verbose'], {
+        env: sandboxEnv(sandbox, join(dir, 'state')),
+      });
+      expect(posts(r.stderr)).toBe(4);
+      expect(r.code).toBe(6);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--max-retries 0 against an API that never answers gives up after about one --timeout, exit 6', async () => {
+    const sockets = new Set<Socket>();
+    const server: Server = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const input = join(dir, 'dead.ndjson');
+      ndjsonInput(input, 120);
+      const started = Date.now();
+      const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '0', '--timeout', '1000', '--verbose'], {
+        env: { MAILROOM_BASE_URL: `http://127.0.0.1:${port}`, MAILROOM_API_KEY: 'sk_dead', MAILROOM_STATE_DIR: join(dir, 'state') },
+      });
+      const elapsed = Date.now() - started;
+      expect(r.code).toBe(6);
+      expect(posts(r.stderr)).toBe(3);
+      // One timeout (1 s) plus process start-up; two timeouts would be over 2 s.
+      expect(elapsed).toBeLessThan(2000 + 600);
+    } finally {
+      for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+});
+
+describe('mailroom batch: account-wide refusals are not verdicts on entries', () => {
+  it('the monthly limit stops the run (exit 5) and leaves the refused entries unsent; a resume after the limit is raised sends them, each exactly once', async () => {
+    const data = join(dir, 'limit-state.json');
+    const first = await withSandbox({ dataFile: data, config: { monthlyLimit: 120 } });
+    const port = Number(new URL(first.baseUrl).port);
+    const env = sandboxEnv(first, join(dir, 'state'));
+    const input = join(dir, 'limit.ndjson');
+    ndjsonInput(input, 500);
+    const journal = join(dir, 'limit.journal');
+    const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal, '--concurrency', '1'];
+    let r;
+    try {
+      r = await runCli([...args, '--json'], { env });
+      expect(r.code).toBe(5);
+      expect(JSON.parse(r.stdout)).toMatchObject({ total: expect.any(Number), sent: 120, failed: 0 });
+      // The journal holds no refusal: nothing in it would stop a resume from sending those entries.
+      expect(readNdjson(journal).filter((l) => 'fail' in l)).toEqual([]);
+    } finally {
+      await first.close();
+    }
+    const raised = await withSandbox({ dataFile: data, port, apiKey: first.apiKey });
+    try {
+      const report = join(dir, 'limit.report.ndjson');
+      r = await runCli([...args, '--report', report, '--json'], { env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ total: 500, sent: 380, skipped: 120, failed: 0 });
+      expect(exactlyOnce(await raised.emails(), 500)).toEqual({ arrived: 500, distinctKeys: 500, distinctRecipients: 500 });
+    } finally {
+      await raised.close();
+    }
+  });
+});
