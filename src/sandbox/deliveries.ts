@@ -2,7 +2,7 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import { sign, SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { Envelope } from './events.js';
-import type { DeliveryRecord, SandboxState, StoredWebhook } from './state.js';
+import { randomToken, type DeliveryRecord, type SandboxState, type StoredWebhook } from './state.js';
 
 /** Older attempts are dropped past this many, so a long-running sandbox keeps a bounded log. */
 export const DELIVERY_LOG_LIMIT = 10_000;
@@ -54,7 +54,19 @@ export class Deliverer {
     return hooks.length;
   }
 
-  private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number): Promise<void> {
+  /**
+   * The inbox's "resend": the same bytes again to the same webhook, signed with its current token,
+   * as a new delivery (retried like any other). Undefined when the attempt or its webhook is gone.
+   */
+  resend(id: string): DeliveryRecord | undefined {
+    const original = this.state.deliveries.find((d) => d.id === id);
+    const hook = original && this.state.webhooks.get(original.webhookId);
+    if (!original || original.body === undefined || !hook) return undefined;
+    void this.attempt(hook, original.event, original.body, 1, id);
+    return original;
+  }
+
+  private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): Promise<void> {
     const generation = this.generation;
     await this.turn();
     try {
@@ -62,12 +74,15 @@ export class Deliverer {
       if (this.closed || generation !== this.generation || this.state.webhooks.get(hook.id) !== hook || !hook.events.includes(event)) return;
       const record = await this.post(hook, event, body, attempt);
       if (this.closed || generation !== this.generation) return;
-      this.record(record);
+      if (resendOf !== undefined) record.resendOf = resendOf;
       const delay = this.options.retryDelaysMs[attempt - 1];
-      if (record.error !== undefined && delay !== undefined) {
+      const retrying = record.error !== undefined && delay !== undefined;
+      if (retrying) record.nextRetryAt = new Date(Date.now() + delay).toISOString();
+      this.record(record);
+      if (retrying) {
         const retry = setTimeout(() => {
           this.timers.delete(retry);
-          void this.attempt(hook, event, body, attempt + 1);
+          void this.attempt(hook, event, body, attempt + 1, resendOf);
         }, delay);
         retry.unref();
         this.timers.add(retry);
@@ -83,7 +98,18 @@ export class Deliverer {
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
     const started = Date.now();
-    const record: DeliveryRecord = { webhookId: hook.id, event, url: hook.url, attempt, durationMs: 0, createdAt: new Date(started).toISOString() };
+    const signature = sign(hook.token, body);
+    const record: DeliveryRecord = {
+      id: `dlv_${randomToken(16)}`,
+      webhookId: hook.id,
+      event,
+      url: hook.url,
+      attempt,
+      durationMs: 0,
+      createdAt: new Date(started).toISOString(),
+      body,
+      signature,
+    };
     try {
       const url = new URL(hook.url);
       const res = await request.call(this.agent, {
@@ -91,7 +117,7 @@ export class Deliverer {
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: sign(hook.token, body), 'user-agent': 'mailroom-sandbox' },
+        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature, 'user-agent': 'mailroom-sandbox' },
         signal: controller.signal,
       });
       await res.body.dump().catch(() => undefined);

@@ -57,7 +57,8 @@ export class EmailService {
     return errorBody(403, `Monthly sending limit reached (${this.config.monthlyLimit} emails this month)`);
   }
 
-  send(input: unknown, now: Date): SendOutcome {
+  /** `requestId`: the x-request-id of the call that sent it, shown in the inbox. */
+  send(input: unknown, now: Date, requestId?: string): SendOutcome {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return { ok: false, error: invalidPayload('the body must be a JSON object') };
     }
@@ -117,6 +118,7 @@ export class EmailService {
     if (email.groupBy !== undefined) stored.groupBy = email.groupBy;
     if (email.idempotencyKey !== undefined) stored.idempotencyKey = email.idempotencyKey;
     if (email.sendAt !== undefined) stored.sendAt = email.sendAt;
+    if (requestId !== undefined) stored.requestId = requestId;
 
     this.state.addEmail(stored);
     this.state.countSent(now);
@@ -129,11 +131,11 @@ export class EmailService {
   }
 
   /** Each entry on its own: a failed entry carries the body a single send would have answered. */
-  sendBatch(emails: unknown[], now: Date): { successful: EmailResultBody[]; failed: BatchFailed[] } {
+  sendBatch(emails: unknown[], now: Date, requestId?: string): { successful: EmailResultBody[]; failed: BatchFailed[] } {
     const successful: EmailResultBody[] = [];
     const failed: BatchFailed[] = [];
     for (let index = 0; index < emails.length; index++) {
-      const outcome = this.send(emails[index], now);
+      const outcome = this.send(emails[index], now, requestId);
       if (outcome.ok) successful.push(outcome.result);
       else failed.push({ index, ...outcome.error });
     }

@@ -1,65 +1,272 @@
-import type { InboxEmail, SandboxState } from './state.js';
+import { countEmails, filterEmails, isFiltered, type EmailFilter } from './email-query.js';
+import { countRemoteResources } from './email-html.js';
+import { ASSET_VERSION } from './inbox-assets.js';
+import { SIGNATURE_HEADER } from '../webhook/signature.js';
+import type { DeliveryRecord, InboxEmail, SandboxState } from './state.js';
 import { escapeHtml } from './templates.js';
 
 /**
- * Scripts never run: the page allows none, and each email's HTML is shown only inside an iframe
- * with an empty `sandbox` attribute (no scripts, no same-origin), which also inherits this policy.
+ * The inbox pages, rendered on the server (they work without the script, which only adds live
+ * updates, keyboard navigation, unread marks and the buttons). Scripts and styles come from the
+ * sandbox itself; an email's scripts never run: its HTML is only ever shown in a sandboxed frame
+ * without `allow-scripts`, served with its own policy (see email-html.ts).
  */
 export const INBOX_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src data: http: https:; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const SHOWN = 200;
+export const PAGE_SIZE = 50;
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d1d1f}header{background:#222;color:#fff;padding:10px 16px}
-header a{color:#fff;text-decoration:none}main{padding:12px 16px}table{border-collapse:collapse;width:100%}
-td,th{text-align:left;padding:6px 8px;border-bottom:1px solid #e5e5e5;vertical-align:top}th{font-weight:600;color:#555}
-.st{font-size:11px;padding:1px 6px;border-radius:8px;background:#e8f5e9}.st.SCHEDULED{background:#fff3e0}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px}dt{color:#555}dd{margin:0}
-iframe{width:100%;height:60vh;border:1px solid #ddd}pre{white-space:pre-wrap;background:#f7f7f7;padding:8px}`;
+const h = escapeHtml;
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><header><a href="/">mailroom sandbox inbox</a></header><main>${body}</main></body></html>`;
+type Section = 'inbox' | 'deliveries' | 'none';
+
+function layout(title: string, section: Section, body: string, state: SandboxState | undefined): string {
+  const nav = state
+    ? `<nav class="sections"><a href="/"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emails.length}</span></a>` +
+      `<a href="/deliveries"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveries.length}</span></a></nav>`
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${h(title)} · mailroom sandbox</title>
+<link rel="stylesheet" href="/_inbox/inbox.css?v=${ASSET_VERSION}"><script src="/_inbox/inbox.js?v=${ASSET_VERSION}" defer></script></head>
+<body data-section="${section}" data-state="${state ? liveCounts(state) : ''}"><header class="top"><a class="brand" href="/">mailroom <span>sandbox</span></a>${nav}<span class="live" id="live" title="Live updates: connecting">●</span></header>
+<main>${body}</main>
+<footer><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>/</kbd> search · <kbd>u</kbd> back to the list</footer></body></html>`;
 }
 
-export function inboxPage(state: SandboxState): string {
-  const total = state.emails.length;
-  const recent = state.emails.slice(-SHOWN).reverse();
-  const rows = recent
-    .map(
-      (e) => `<tr><td><a href="/inbox/${encodeURIComponent(e.id)}">${escapeHtml(e.subject ?? e.template ?? '(no subject)')}</a></td>
-<td>${escapeHtml(e.to)}</td><td>${escapeHtml(e.from ?? '')}</td><td><span class="st ${escapeHtml(e.status)}">${escapeHtml(e.status)}</span></td>
-<td>${escapeHtml(e.createdAt)}</td></tr>`,
-    )
+function liveCounts(state: SandboxState): string {
+  const c = countEmails(state.emails);
+  return `${c.total},${c.scheduled},${state.deliveries.length}`;
+}
+
+/** "3 min ago"; the exact time is in the title (shown on hover) and the datetime attribute. */
+export function timeTag(iso: string, now: number): string {
+  return `<time datetime="${h(iso)}" title="${h(iso)}">${h(relative(iso, now))}</time>`;
+}
+
+export function relative(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((t - now) / 1000);
+  const abs = Math.abs(s);
+  const [n, unit] = abs < 45 ? [0, ''] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86_400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86_400), 'd'];
+  if (n === 0) return s > 0 ? 'in a moment' : 'just now';
+  return s > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const parts = Object.entries(params).filter(([, v]) => v !== undefined && v !== '');
+  const qs = new URLSearchParams(parts.map(([k, v]): [string, string] => [k, String(v)])).toString();
+  return qs === '' ? '' : `?${qs}`;
+}
+
+function filterParams(filter: EmailFilter): Record<string, string | undefined> {
+  return { q: filter.q, status: filter.status, kind: filter.kind === 'templated' ? 'template' : filter.kind, to: filter.to };
+}
+
+function pageNumber(value: string | undefined): number {
+  const n = value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : 1;
+  return Math.max(1, n);
+}
+
+function badge(status: string): string {
+  return `<span class="st ${h(status)}">${h(status)}</span>`;
+}
+
+function option(value: string, label: string, selected: string | undefined): string {
+  return `<option value="${h(value)}"${selected === value ? ' selected' : ''}>${h(label)}</option>`;
+}
+
+function pager(base: string, params: Record<string, string | undefined>, page: number, pages: number, from: number, to: number, of: number, noun: string): string {
+  if (of === 0) return '';
+  const link = (p: number, rel: string, label: string) =>
+    p < 1 || p > pages ? `<span class="off">${label}</span>` : `<a rel="${rel}" href="${base}${h(query({ ...params, page: p === 1 ? undefined : p }))}">${label}</a>`;
+  return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span>${from}–${to} of ${of} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
+}
+
+export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now()): string {
+  const matching = filterEmails(state.emails, filter);
+  const counts = countEmails(state.emails);
+  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  const page = Math.min(pageNumber(pageParam), pages);
+  const end = matching.length - (page - 1) * PAGE_SIZE;
+  const shown = matching.slice(Math.max(0, end - PAGE_SIZE), end).reverse();
+  const params = filterParams(filter);
+
+  const rows = shown
+    .map((e) => {
+      const subject = e.subject ?? e.template ?? '(no subject)';
+      const preview = e.previewText ?? e.text.slice(0, 140);
+      return `<li class="row" data-id="${h(e.id)}"><a href="/inbox/${encodeURIComponent(e.id)}">
+<span class="to" title="To">${h(e.to)}</span><span class="from" title="From">${h(e.from ?? '')}</span>
+<span class="subject"><b>${h(subject)}</b> <span class="preview">${h(preview)}</span></span>
+<span class="tags">${e.type === 'templated' ? `<span class="kind" title="Template">${h(e.template ?? 'template')}</span>` : ''}${badge(e.status)}</span>${timeTag(e.createdAt, now)}</a></li>`;
+    })
     .join('');
-  const note = total > SHOWN ? `<p>Showing the newest ${SHOWN} of ${total} emails; all are in <a href="/_sandbox/emails">/_sandbox/emails</a>.</p>` : '';
-  const body =
-    total === 0
-      ? '<p>No email caught yet. Point a client at this sandbox and send one.</p>'
-      : `${note}<table><thead><tr><th>Subject</th><th>To</th><th>From</th><th>Status</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return page(`Inbox (${total})`, `<h1>Inbox (${total})</h1>${body}`);
+
+  const form = `<form class="bar" method="get" action="/" role="search">
+<input type="search" name="q" value="${h(filter.q ?? '')}" placeholder="Search to, from, subject, template, id" aria-label="Search" autocomplete="off">
+<select name="status" aria-label="Status">${option('', 'Any status', params.status)}${option('SENT', 'Sent', params.status)}${option('SCHEDULED', 'Scheduled', params.status)}</select>
+<select name="kind" aria-label="Kind">${option('', 'Any kind', params.kind)}${option('raw', 'Raw', params.kind)}${option('template', 'Template', params.kind)}</select>
+<button type="submit">Search</button>${isFiltered(filter) ? '<a class="reset" href="/">Clear filters</a>' : ''}</form>`;
+
+  const summary = `<div class="summary"><span><b data-count="emails">${counts.total}</b> emails</span>
+<a href="/?status=SENT">${counts.sent} sent</a><a href="/?status=SCHEDULED">${counts.scheduled} scheduled</a>
+<a href="/?kind=raw">${counts.raw} raw</a><a href="/?kind=template">${counts.templated} template</a><span class="unread-count" id="unread"></span>
+${counts.total > 0 ? '<button type="button" class="danger" data-action="clear">Delete all</button>' : ''}</div>`;
+
+  let list: string;
+  if (counts.total === 0) list = '<p class="empty">No email caught yet. Point a client at this sandbox and send one; it appears here at once.</p>';
+  else if (matching.length === 0) list = `<p class="empty">No email matches. <a href="/">Show all ${counts.total}</a></p>`;
+  else {
+    const from = (page - 1) * PAGE_SIZE + 1;
+    list = `<ol class="list" id="list">${rows}</ol>${pager('/', params, page, pages, from, from + shown.length - 1, matching.length, isFiltered(filter) ? 'matching' : 'emails')}`;
+  }
+  const title = isFiltered(filter) ? `Inbox: ${matching.length} matching` : `Inbox (${counts.total})`;
+  return layout(title, 'inbox', `${form}${summary}<div id="live-region" data-live="emails">${list}</div>`, state);
 }
 
-export function emailPage(email: InboxEmail): string {
-  const fields: [string, string | undefined][] = [
-    ['Subject', email.subject],
+export type EmailTab = 'html' | 'text' | 'source' | 'details';
+const TABS: [EmailTab, string][] = [
+  ['html', 'HTML'],
+  ['text', 'Text'],
+  ['source', 'Source'],
+  ['details', 'Details'],
+];
+
+export interface EmailView {
+  tab: EmailTab;
+  mobile: boolean;
+  images: boolean;
+}
+
+export function parseView(query: Record<string, string | undefined>): EmailView {
+  const tab = TABS.some(([t]) => t === query.tab) ? (query.tab as EmailTab) : 'html';
+  return { tab, mobile: query.width === 'mobile', images: query.images === '1' };
+}
+
+function json(value: unknown): string {
+  return `<pre class="code">${h(JSON.stringify(value, null, 2))}</pre>`;
+}
+
+function detailRows(email: InboxEmail): [string, string][] {
+  const s = (v: string | undefined) => (v === undefined ? '<span class="none">—</span>' : h(v));
+  const obj = (v: unknown) => (v === undefined ? '<span class="none">—</span>' : json(v));
+  return [
+    ['Id', s(email.id)],
+    ['Message id', s(email.messageId)],
+    ['Request id', s(email.requestId)],
+    ['Status', badge(email.status)],
+    ['Kind', email.type === 'templated' ? 'template' : 'raw'],
+    ['To', s(email.to)],
+    ['From', s(email.from)],
+    ['From name', s(email.fromName)],
+    ['Reply-To', s(email.replyTo)],
+    ['Subject', s(email.subject)],
+    ['Preview text', s(email.previewText)],
+    ['Template', s(email.template)],
+    ['Variables', obj(email.variables)],
+    ['Contact properties', obj(email.contactProperties)],
+    ['Group by', s(email.groupBy)],
+    ['Idempotency key', s(email.idempotencyKey)],
+    ['Send at', s(email.sendAt)],
+    ['Created', s(email.createdAt)],
+    ['Tracking', `clicks ${email.settings.trackClicks ? 'on' : 'off'}, opens ${email.settings.trackOpens ? 'on' : 'off'}`],
+  ];
+}
+
+export function emailPage(state: SandboxState, email: InboxEmail, view: EmailView, now = Date.now()): string {
+  const base = `/inbox/${encodeURIComponent(email.id)}`;
+  const link = (over: Partial<EmailView>) => {
+    const v = { ...view, ...over };
+    return `${base}${h(query({ tab: v.tab === 'html' ? undefined : v.tab, width: v.mobile ? 'mobile' : undefined, images: v.images ? '1' : undefined }))}`;
+  };
+  const index = state.emails.indexOf(email);
+  const newer = state.emails[index + 1];
+  const older = state.emails[index - 1];
+  const step = (e: InboxEmail | undefined, rel: string, label: string, key: string) =>
+    e ? `<a rel="${rel}" href="/inbox/${encodeURIComponent(e.id)}" title="${label} (${key})">${label}</a>` : `<span class="off">${label}</span>`;
+
+  const tabs = TABS.map(([t, label]) => `<a role="tab" href="${link({ tab: t })}"${t === view.tab ? ' aria-selected="true" aria-current="page"' : ''}>${label}</a>`).join('');
+
+  let panel: string;
+  if (view.tab === 'html') {
+    const remote = countRemoteResources(email.html);
+    const images =
+      remote === 0
+        ? '<span class="note">No remote images</span>'
+        : view.images
+          ? `<span class="note">Remote images loaded</span> <a class="button" href="${link({ images: false })}">Block remote images</a>`
+          : `<span class="note warn">${remote} remote image${remote === 1 ? '' : 's'} blocked</span> <a class="button" id="load-images" href="${link({ images: true })}">Load remote images</a>`;
+    const widths = `<span class="widths"><a href="${link({ mobile: false })}"${view.mobile ? '' : ' aria-current="true"'}>Desktop</a><a href="${link({ mobile: true })}"${view.mobile ? ' aria-current="true"' : ''}>Mobile</a></span>`;
+    const src = `${base}/body${view.images ? '?images=1' : ''}`;
+    panel = `<div class="toolbar">${widths}<span class="images">${images}</span></div>
+<div class="frame${view.mobile ? ' mobile' : ''}"><iframe title="Email HTML" src="${h(src)}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" loading="lazy"></iframe></div>`;
+  } else if (view.tab === 'text') {
+    panel = `<pre class="text">${h(email.text)}</pre>`;
+  } else if (view.tab === 'source') {
+    panel = json(email);
+  } else {
+    panel = `<dl class="details">${detailRows(email)
+      .map(([k, v]) => `<dt>${h(k)}</dt><dd>${v}</dd>`)
+      .join('')}</dl>`;
+  }
+
+  const meta: [string, string | undefined][] = [
     ['From', email.from],
     ['To', email.to],
     ['Reply-To', email.replyTo],
-    ['Template', email.template],
-    ['Status', email.status],
-    ['Send at', email.sendAt],
-    ['Created', email.createdAt],
-    ['Id', email.id],
-    ['Message id', email.messageId],
-    ['Tracking', `clicks ${email.settings.trackClicks ? 'on' : 'off'}, opens ${email.settings.trackOpens ? 'on' : 'off'}`],
   ];
-  const dl = fields
+  const head = `<nav class="crumbs"><a href="/" data-key="u">← Inbox</a>${step(newer, 'prev', 'Newer', 'k')}${step(older, 'next', 'Older', 'j')}</nav>
+<h1>${h(email.subject ?? email.template ?? '(no subject)')}</h1>
+<div class="meta"><dl>${meta
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v!)}</dd>`)
-    .join('');
-  return page(
-    email.subject ?? email.id,
-    `<dl>${dl}</dl><h2>HTML</h2><iframe sandbox="" referrerpolicy="no-referrer" srcdoc="${escapeHtml(email.html)}"></iframe><h2>Text</h2><pre>${escapeHtml(email.text)}</pre>`,
-  );
+    .map(([k, v]) => `<dt>${k}</dt><dd>${h(v!)}</dd>`)
+    .join('')}<dt>Created</dt><dd>${timeTag(email.createdAt, now)}</dd>${email.sendAt ? `<dt>Send at</dt><dd>${timeTag(email.sendAt, now)}</dd>` : ''}</dl>
+<div class="actions" id="live-region" data-live="email">${badge(email.status)}<button type="button" class="danger" data-action="delete" data-id="${h(email.id)}">Delete</button></div></div>`;
+  return layout(email.subject ?? email.id, 'inbox', `<article data-email="${h(email.id)}">${head}<nav class="tabs" role="tablist">${tabs}</nav><section class="panel">${panel}</section></article>`, state);
+}
+
+export function deliveriesPage(state: SandboxState, pageParam: string | undefined, now = Date.now()): string {
+  const all = state.deliveries;
+  const failed = all.filter((d) => d.error !== undefined).length;
+  const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
+  const page = Math.min(pageNumber(pageParam), pages);
+  const end = all.length - (page - 1) * PAGE_SIZE;
+  const shown = all.slice(Math.max(0, end - PAGE_SIZE), end).reverse();
+  const hooks = state.webhooks.size;
+
+  const item = (d: DeliveryRecord) => {
+    const ok = d.error === undefined;
+    const code = d.statusCode === undefined ? h(d.error ?? 'no answer') : String(d.statusCode);
+    const retry = d.nextRetryAt ? `next retry ${timeTag(d.nextRetryAt, now)}` : ok ? '' : 'no more retries';
+    const canResend = d.id !== undefined && d.body !== undefined && state.webhooks.has(d.webhookId);
+    const headers = `content-type: application/json\n${SIGNATURE_HEADER}: ${d.signature ?? '(not recorded)'}\nuser-agent: mailroom-sandbox`;
+    let body = d.body ?? '(not recorded)';
+    try {
+      body = JSON.stringify(JSON.parse(body), null, 2);
+    } catch {
+      // shown as sent
+    }
+    return `<li class="delivery ${ok ? 'ok' : 'failed'}"${d.id ? ` data-id="${h(d.id)}"` : ''}><details><summary>
+<span class="code ${ok ? 'ok' : 'failed'}" title="${h(d.error ?? 'delivered')}">${code}</span><span class="event">${h(d.event)}</span>
+<span class="url" title="Target URL">${h(d.url)}</span><span class="attempt">attempt ${d.attempt}${d.resendOf ? ' (resent)' : ''}</span>
+<span class="retry">${retry}</span>${timeTag(d.createdAt, now)}</summary>
+<div class="delivery-body"><p>${ok ? 'Delivered' : `Failed: ${h(d.error!)}`} in ${d.durationMs} ms to <code>${h(d.url)}</code> (webhook <code>${h(d.webhookId)}</code>)${d.resendOf ? `, resent from <code>${h(d.resendOf)}</code>` : ''}.</p>
+<h3>Headers</h3><pre class="code">${h(headers)}</pre><h3>Signed body <small>(sent as one line: the bytes below, pretty-printed)</small></h3><pre class="code">${h(body)}</pre>
+${d.body !== undefined ? `<details class="raw"><summary>Exact bytes</summary><pre class="code">${h(d.body)}</pre></details>` : ''}
+${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">Resend</button>` : '<p class="note">Cannot be resent: its webhook is gone or it was recorded without its body.</p>'}</div></details></li>`;
+  };
+
+  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed} delivered</span><span>${failed} failed</span><span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
+  const list =
+    all.length === 0
+      ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`
+      : `<ol class="deliveries" id="list">${shown.map(item).join('')}</ol>${pager('/deliveries', {}, page, pages, (page - 1) * PAGE_SIZE + 1, (page - 1) * PAGE_SIZE + shown.length, all.length, 'attempts')}`;
+  return layout('Deliveries', 'deliveries', `<h1>Webhook deliveries</h1>${summary}<div id="live-region" data-live="deliveries">${list}</div>`, state);
+}
+
+/** A friendly page for a missing email or path, or a bad search. */
+export function messagePage(title: string, message: string, state?: SandboxState): string {
+  return layout(title, 'none', `<div class="notfound"><h1>${h(title)}</h1><p>${h(message)}</p><p><a href="/">Back to the inbox</a></p></div>`, state);
 }

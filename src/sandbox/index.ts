@@ -3,6 +3,8 @@ import { resolveConfig, SandboxConfigError, type SandboxConfig } from './config.
 import { contactPayload, envelope } from './events.js';
 import { Deliverer } from './deliveries.js';
 import { EmailService } from './emails.js';
+import { countEmails } from './email-query.js';
+import { LiveFeed } from './live.js';
 import { loadSnapshot, Persister } from './persistence.js';
 import { Scheduler } from './scheduler.js';
 import { buildServer } from './server.js';
@@ -66,7 +68,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const persister = options.dataFile
     ? new Persister(options.dataFile, () => state.snapshot(), (err) => log(`sandbox: cannot write ${options.dataFile}: ${err.message}`))
     : undefined;
-  const changed = () => persister?.schedule();
+  const live = new LiveFeed(() => {
+    const counts = countEmails(state.emails);
+    return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveries.length };
+  });
+  const changed = () => {
+    persister?.schedule();
+    live.changed();
+  };
   const deliverer = new Deliverer(state, { ...config.deliveries, onRecord: changed });
   const scheduler = new Scheduler(changed);
   const emails = new EmailService(state, config, {
@@ -83,7 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     scheduler.clear();
     deliverer.cancelPending();
   };
-  const app = await buildServer({ state, config, emails, deliverer, changed, reset, log });
+  const app = await buildServer({ state, config, emails, deliverer, live, changed, reset, log });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host });
   if (persister) {
@@ -91,6 +100,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     await persister.flush().catch(async (err: NodeJS.ErrnoException) => {
       deliverer.close();
       scheduler.stop();
+      live.close();
       await app.close();
       throw new SandboxConfigError(`cannot write data file ${options.dataFile}: ${err.code ?? err.message}`);
     });
@@ -106,6 +116,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       closing ??= (async () => {
         deliverer.close();
         scheduler.stop();
+        live.close();
         await app.close();
         await persister?.flush();
       })();

@@ -7,10 +7,12 @@ import { batchEntriesError, type EmailService } from './emails.js';
 import { errorBody, HttpError } from './errors.js';
 import { triggerEvent } from './events.js';
 import { installFaults } from './faults.js';
-import { emailPage, INBOX_CSP, inboxPage } from './inbox.js';
 import { installLocalOnly } from './local-only.js';
+import { filterEmails, isFiltered, parseFilter } from './email-query.js';
+import { notFoundPage, registerInbox, wantsPage } from './inbox-routes.js';
 import { checkKey, createKey, deleteKey, listKeys, updateKey } from './keys.js';
 import { RateLimiter } from './limits.js';
+import { LiveFeed } from './live.js';
 import { randomToken, type SandboxState, type StoredKey } from './state.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
 
@@ -23,6 +25,8 @@ export interface ServerDeps {
   config: ResolvedConfig;
   emails: EmailService;
   deliverer: Deliverer;
+  /** The inbox's live stream; absent, the stream only ever reports the state it opened with. */
+  live?: LiveFeed;
   /** Called after each request that may have changed the state (persistence). */
   changed: () => void;
   /** Called by `POST /_sandbox/reset`, after the state is emptied. */
@@ -102,13 +106,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
     return send(reply, frameworkError(err, request, deps.log));
   });
-  app.setNotFoundHandler((request, reply) => send(reply, errorBody(404, `No route ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (wantsPage(request)) return notFoundPage(reply, `Nothing at ${path} in this sandbox.`);
+    return send(reply, errorBody(404, `No route ${request.method} ${path}`));
+  });
 
   const api = { config: { scope: 'api_user' as AuthScope } };
   const keysScope = { config: { scope: 'keys' as AuthScope } };
 
   app.post('/v1/emails', api, async (request, reply) => {
-    const outcome = emails.send(request.body, new Date());
+    const outcome = emails.send(request.body, new Date(), request.id);
     return outcome.ok ? { email: outcome.result } : send(reply, outcome.error);
   });
 
@@ -118,7 +126,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const entries = (request.body as { emails: unknown[] }).emails;
     const now = new Date();
     if (emails.monthlyLimitReached(now) && !emails.repeatsAcceptedKey(entries)) return send(reply, emails.monthlyLimitError());
-    return { emails: emails.sendBatch(entries, now) };
+    return { emails: emails.sendBatch(entries, now, request.id) };
   });
 
   app.get('/v1/api-keys/check', { config: { scope: 'check' } }, async (request) => checkKey(request.apiKey!));
@@ -150,13 +158,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   // Inspection and control: no auth, no faults, no rate limit; guarded by local-only.ts.
   const inspect = { config: { inspection: true } };
-  // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply.
+  // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply;
+  // `q`, `to`, `status` and `kind` filter as the inbox's search does, and `total` counts the matches.
   app.get('/_sandbox/emails', inspect, async (request) => {
-    const limit = (request.query as Record<string, string | undefined>).limit;
-    if (limit === undefined) return { items: state.emails, total: state.emails.length };
+    const query = request.query as Record<string, string | undefined>;
+    const filter = parseFilter(query);
+    const matching = isFiltered(filter) ? filterEmails(state.emails, filter) : state.emails;
+    const limit = query.limit;
+    if (limit === undefined) return { items: matching, total: matching.length };
     if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
     const n = Number(limit);
-    return { items: n === 0 ? [] : state.emails.slice(-n), total: state.emails.length };
+    return { items: n === 0 ? [] : matching.slice(-n), total: matching.length };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);
@@ -177,12 +189,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     return { reset: true };
   });
 
-  app.get('/', inspect, async (_request, reply) => reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(inboxPage(state)));
-  app.get('/inbox/:id', inspect, async (request, reply) => {
-    const email = state.emailsById.get((request.params as Params).id!);
-    if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', INBOX_CSP).send(emailPage(email));
-  });
+  registerInbox(app, { state, deliverer, live: deps.live ?? new LiveFeed(() => ({ emails: state.emails.length, scheduled: 0, deliveries: state.deliveries.length })) });
 
   return app;
 }

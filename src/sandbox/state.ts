@@ -25,6 +25,8 @@ export interface InboxEmail {
   idempotencyKey?: string;
   sendAt?: string;
   createdAt: string;
+  /** The x-request-id of the API call that sent it. */
+  requestId?: string;
 }
 
 /** The email result object of api-v1.md. */
@@ -68,6 +70,8 @@ export interface Contact {
 
 /** One delivery attempt, as `GET /_sandbox/deliveries` lists it. */
 export interface DeliveryRecord {
+  /** Absent in data files written before attempts had ids; such attempts cannot be resent. */
+  id?: string;
   webhookId: string;
   event: string;
   url: string;
@@ -76,6 +80,13 @@ export interface DeliveryRecord {
   error?: string;
   durationMs: number;
   createdAt: string;
+  /** The exact bytes POSTed and the signature header sent with them. */
+  body?: string;
+  signature?: string;
+  /** When the next attempt is due, for a failed attempt that will be retried. */
+  nextRetryAt?: string;
+  /** The attempt this delivery was resent from (the inbox's "resend"). */
+  resendOf?: string;
 }
 
 export interface Workspace {
@@ -195,6 +206,23 @@ export class SandboxState {
   addEmail(email: InboxEmail): void {
     this.emails.push(email);
     this.emailsById.set(email.id, email);
+  }
+
+  /** The inbox's "delete": the email goes; its idempotency key still answers the email it created. */
+  deleteEmail(id: string): boolean {
+    const email = this.emailsById.get(id);
+    if (!email) return false;
+    this.emailsById.delete(id);
+    this.emails.splice(this.emails.indexOf(email), 1);
+    return true;
+  }
+
+  /** The inbox's "clear all": every caught email goes; contacts, deliveries and keys stay. */
+  clearEmails(): number {
+    const n = this.emails.length;
+    this.emails = [];
+    this.emailsById.clear();
+    return n;
   }
 
   /** Counts one accepted email against the monthly limit, starting over each calendar month (UTC). */

@@ -77,7 +77,18 @@ describe('signed deliveries', () => {
       },
     });
     await expect.poll(() => sb.deliveries()).toEqual([
-      { webhookId: hook.id, event: 'CONTACT_CREATED', url: rx.url, attempt: 1, statusCode: 200, durationMs: expect.any(Number), createdAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^dlv_/),
+        webhookId: hook.id,
+        event: 'CONTACT_CREATED',
+        url: rx.url,
+        attempt: 1,
+        statusCode: 200,
+        durationMs: expect.any(Number),
+        createdAt: expect.any(String),
+        body: delivery!.body,
+        signature: delivery!.headers['x-smashsend-signature'],
+      },
     ]);
   });
 

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deliverer } from './deliveries.js';
+import { HttpError } from './errors.js';
+import type { LiveFeed } from './live.js';
+import type { SandboxState } from './state.js';
+
+export interface InboxDeps {
+  state: SandboxState;
+  deliverer: Deliverer;
+  live: LiveFeed;
+}
+
+type Params = Record<string, string>;
+type Query = Record<string, string | undefined>;
+
+// The pages, styles and script load on the first visit only: a sandbox that nobody looks at (tests,
+// CI, `--sandbox`) never pays for them.
+const pages = () => import('./inbox.js');
+const assets = () => import('./inbox-assets.js');
+
+const PAGE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+async function html(reply: FastifyReply, body: string, status = 200): Promise<FastifyReply> {
+  const { INBOX_CSP } = await pages();
+  return reply.code(status).type('text/html; charset=utf-8').headers({ ...PAGE_HEADERS, 'content-security-policy': INBOX_CSP }).send(body);
+}
+
+/** True when the caller is a browser asking for a page (a 404 then answers a page, not JSON). */
+export function wantsPage(request: FastifyRequest): boolean {
+  const path = request.url.split('?')[0]!;
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (path.startsWith('/v1/') || path === '/v1' || path.startsWith('/_sandbox/')) return false;
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+export async function notFoundPage(reply: FastifyReply, message: string, state?: SandboxState): Promise<FastifyReply> {
+  const { messagePage } = await pages();
+  return html(reply, messagePage('Not found', message, state), 404);
+}
+
+/** The HTML inbox, its assets, its live stream and the inspection endpoints its buttons call. */
+export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
+  const { state, deliverer, live } = deps;
+  // Every route here is guarded by local-only.ts (loopback, local Host name, and for the POSTs a JSON
+  // content type and no foreign Origin), checked before the body is read.
+  const inspect = { config: { inspection: true } };
+
+  const list = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { inboxPage, messagePage } = await pages();
+    const { parseFilter } = await import('./email-query.js');
+    const query = request.query as Query;
+    try {
+      return await html(reply, inboxPage(state, parseFilter(query), query.page));
+    } catch (err) {
+      if (err instanceof HttpError) return html(reply, messagePage('Bad search', err.message, state), err.statusCode);
+      throw err;
+    }
+  };
+  app.get('/', inspect, list);
+  app.get('/inbox', inspect, list);
+
+  app.get('/inbox/:id', inspect, async (request, reply) => {
+    const id = (request.params as Params).id!;
+    const email = state.emailsById.get(id);
+    if (!email) return notFoundPage(reply, `No email ${id} in this sandbox: it was deleted or cleared, or the sandbox restarted without --data.`, state);
+    const { emailPage, parseView } = await pages();
+    return html(reply, emailPage(state, email, parseView(request.query as Query)));
+  });
+
+  // The email's own document, for the frame: its own policy (no scripts, remote content on request).
+  app.get('/inbox/:id/body', inspect, async (request, reply) => {
+    const id = (request.params as Params).id!;
+    const email = state.emailsById.get(id);
+    if (!email) return notFoundPage(reply, `No email ${id} in this sandbox.`);
+    const { prepareEmailHtml, emailFrameCsp } = await import('./email-html.js');
+    const remote = (request.query as Query).images === '1';
+    return reply
+      .type('text/html; charset=utf-8')
+      .headers({ ...PAGE_HEADERS, 'content-security-policy': emailFrameCsp(remote) })
+      .send(prepareEmailHtml(email.html));
+  });
+
+  app.get('/deliveries', inspect, async (request, reply) => {
+    const { deliveriesPage } = await pages();
+    return html(reply, deliveriesPage(state, (request.query as Query).page));
+  });
+
+  const asset = (type: string, pick: (a: Awaited<ReturnType<typeof assets>>) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const a = await assets();
+    // The pages name the assets with their version: a versioned URL never changes.
+    const cache = (request.query as Query).v === a.ASSET_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache';
+    return reply.type(type).headers({ 'x-content-type-options': 'nosniff', 'cache-control': cache }).send(pick(a));
+  };
+  app.get('/_inbox/inbox.css', inspect, asset('text/css; charset=utf-8', (a) => a.INBOX_CSS));
+  app.get('/_inbox/inbox.js', inspect, asset('text/javascript; charset=utf-8', (a) => a.INBOX_JS));
+
+  app.get('/_sandbox/stream', inspect, async (request, reply) => {
+    reply.hijack();
+    live.attach(reply.raw, { 'x-request-id': request.id });
+  });
+
+  app.post('/_sandbox/emails/:id/delete', inspect, async (request) => {
+    const id = (request.params as Params).id!;
+    if (!state.deleteEmail(id)) throw new HttpError(404, `Email ${id} not found`);
+    return { deleted: id };
+  });
+
+  app.post('/_sandbox/emails/clear', inspect, async () => {
+    return { deleted: state.clearEmails() };
+  });
+
+  app.post('/_sandbox/deliveries/:id/resend', inspect, async (request) => {
+    const id = (request.params as Params).id!;
+    const original = state.deliveries.find((d) => d.id === id);
+    if (!original) throw new HttpError(404, `Delivery ${id} not found`);
+    if (!state.webhooks.has(original.webhookId)) throw new HttpError(409, `Webhook ${original.webhookId} was deleted: delivery ${id} cannot be resent`);
+    if (!deliverer.resend(id)) throw new HttpError(409, `Delivery ${id} was recorded without its body and cannot be resent`);
+    return { resent: id, webhookId: original.webhookId, event: original.event };
+  });
+}
