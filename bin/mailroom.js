@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
-// CommonJS on purpose (bin/package.json): `mailroom --help` and `--version` are answered from
-// dist/help.json, rendered from the real program at build time, before any ES module, Commander or
-// the rest of the CLI loads; everything else runs dist/main.js.
+// CommonJS on purpose (bin/package.json): `mailroom --help`, `mailroom help <command...>`, a bare
+// command group and `--version` are answered from dist/help.json, rendered from the real program at
+// build time, before any ES module, Commander or the rest of the CLI loads; everything else runs
+// dist/main.js.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { isatty } = require('node:tty');
@@ -13,8 +14,10 @@ const HELP_WIDTH = 80;
 function answerFromCatalog(args) {
   const last = args[args.length - 1];
   const isVersion = args.length === 1 && (last === '-V' || last === '--version');
-  const isHelp = args.length === 0 || last === '--help' || last === '-h';
-  if (!isVersion && !isHelp) return false;
+  // Only bare words (and a final --help) can be a help request; anything else goes to the CLI unread.
+  const words = last === '--help' || last === '-h' ? args.slice(0, -1) : args;
+  const mayBeHelp = words.length < args.length || words.length <= 1 || words.includes('help');
+  if (!isVersion && (!mayBeHelp || words.some((w) => w.startsWith('-')))) return false;
   let catalog;
   try {
     catalog = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
@@ -25,12 +28,26 @@ function answerFromCatalog(args) {
     quietOnClosedReader(process.stdout).write(`${catalog.version}\n`);
     return true;
   }
-  const key = args.length === 0 ? '' : [...args.slice(0, -1), '--help'].join(' ');
+  const key = screenKey(args, words, catalog);
   const screen = Object.hasOwn(catalog.screens, key) ? catalog.screens[key] : undefined;
   if (!screen || narrowTerminal(screen.out ? 1 : 2)) return false;
   if (screen.out) quietOnClosedReader(process.stdout).write(screen.out);
   if (screen.err) quietOnClosedReader(process.stderr).write(screen.err);
   return true;
+}
+
+/**
+ * The catalog key of the screen these arguments ask for, as src/program.ts's helpRequest reads them:
+ * `help` after a command group asks for the help of the words after it (or a topic, at the root).
+ */
+function screenKey(args, words, catalog) {
+  const at = words.indexOf('help');
+  if (at >= 0 && catalog.groups.includes(words.slice(0, at).join(' '))) {
+    const rest = words.slice(at + 1);
+    if (at === 0 && rest.length === 1 && Object.hasOwn(catalog.screens, `help ${rest[0]}`)) return `help ${rest[0]}`;
+    return [...words.slice(0, at), ...rest, '--help'].join(' ');
+  }
+  return words.length === args.length ? words.join(' ') : [...words, '--help'].join(' ');
 }
 
 /** `mailroom --help | head -1`: the reader left, nothing more to say (as src/context.ts does). */

@@ -13,6 +13,19 @@ export const EXIT = {
 
 export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
 
+/** What each exit code means: `mailroom help exit-codes`, the root help and the README table come from here. */
+export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
+  ok: 'success',
+  unexpected: 'unexpected error',
+  usage: 'usage or local validation error (bad flag, bad JSON, schema mismatch): nothing was sent',
+  auth: 'authentication or permission (401, 403 lacking permissions), missing credentials',
+  rejected: 'rejected by the API (400: invalid payload, unverified sender; 404)',
+  limit: 'limits: 429 after retries, monthly sending limit (403)',
+  network: 'network or timeout after retries',
+  partial: 'batch finished with some entries failed',
+  signature: 'webhook signature mismatch (`verify`)',
+};
+
 export interface CliErrorOptions {
   /** Extra lines printed under the message: allowed senders, docs URL, what to run next. */
   hints?: string[];

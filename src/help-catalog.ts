@@ -1,7 +1,8 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Context } from './context.js';
-import { buildProgram } from './program.js';
+import { HELP_TOPICS } from './help-topics.js';
+import { buildProgram, runCommandLine } from './program.js';
 import { VERSION } from './version.js';
 
 /** What one invocation printed: the text on each stream (the exit code is always 0). */
@@ -11,36 +12,48 @@ export interface HelpScreen {
 }
 
 /**
- * Every help screen, keyed by the argv that asks for it (`""`, `"--help"`, `"keys list --help"`), as
- * the full program prints it when the output is not a terminal narrower than the help width. The build
- * writes it to dist/help.json so bin/mailroom.js can answer `--help` without loading Commander.
+ * Every help screen, keyed by the argv that asks for it (`""`, `"keys"`, `"--help"`, `"keys list
+ * --help"`, `"help exit-codes"`), as the full program prints it when the output is not a terminal
+ * narrower than the help width, and the command groups (`""`, `"keys"`: commands with sub-commands),
+ * after which `help <command...>` asks for a command's help. The build writes it to dist/help.json so
+ * bin/mailroom.js can answer help without loading Commander.
  */
 export interface HelpCatalog {
   version: string;
+  groups: string[];
   screens: Record<string, HelpScreen>;
 }
 
 export async function renderHelpCatalog(): Promise<HelpCatalog> {
   const screens: Record<string, HelpScreen> = {};
-  const paths = commandPaths(buildProgram(captureContext().ctx));
-  // `mailroom` alone prints the root help (to stderr); a bare sub-command may have an action of its own.
-  for (const args of [[], ...paths.map((path) => [...path, '--help'])]) screens[args.join(' ')] = await invoke(args);
-  return { version: VERSION, screens };
+  const commands = commandPaths(buildProgram(captureContext().ctx));
+  const groups = commands.filter(({ cmd }) => cmd.commands.length > 0);
+  const requests = [
+    ...commands.map(({ path }) => [...path, '--help']),
+    // A bare group without an action of its own prints its help (`mailroom`, `mailroom keys`).
+    ...groups.filter(({ cmd }) => !hasAction(cmd)).map(({ path }) => path),
+    ...Object.keys(HELP_TOPICS).map((topic) => ['help', topic]),
+  ];
+  for (const args of requests) screens[args.join(' ')] = await invoke(args);
+  return { version: VERSION, groups: groups.map(({ path }) => path.join(' ')), screens };
 }
 
-function commandPaths(cmd: Command, path: string[] = []): string[][] {
-  return [path, ...cmd.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
+function commandPaths(cmd: Command, path: string[] = []): { path: string[]; cmd: Command }[] {
+  return [{ path, cmd }, ...cmd.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
 }
+
+const hasAction = (cmd: Command) => (cmd as unknown as { _actionHandler: unknown })._actionHandler != null;
 
 async function invoke(args: string[]): Promise<HelpScreen> {
   const { ctx, screen } = captureContext();
   try {
-    await buildProgram(ctx, args).parseAsync(['node', 'mailroom', ...args]);
+    await runCommandLine(ctx, args);
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code !== 'commander.helpDisplayed' && code !== 'commander.help') throw err;
     return screen;
   }
+  if (args[0] === 'help' && screen.out !== '') return screen;
   throw new Error(`mailroom ${args.join(' ')} printed no help`);
 }
 

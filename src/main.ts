@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { processIO, type Context } from './context.js';
 import { EXIT, isCliError } from './errors.js';
-import { buildProgram } from './program.js';
+import { runCommandLine } from './program.js';
 
 /** The only place that ends the process: every error becomes one line and a documented exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -18,8 +18,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx: Context = { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };
   const verbose = argv.includes('--verbose') || argv.includes('-v') || env.MAILROOM_DEBUG === '1';
   try {
-    const program = buildProgram(ctx, argv.slice(2));
-    await program.parseAsync(argv);
+    await runCommandLine(ctx, argv.slice(2));
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
     return report(err, ctx, verbose);

@@ -1,5 +1,8 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
 import type { Context } from './context.js';
+import { usageError } from './errors.js';
+import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
+import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 
@@ -12,8 +15,19 @@ export function parseIntegerOption(name: string, min: number, max = Number.MAX_S
   };
 }
 
-/** Columns of help text (Commander's default when not on a terminal); bin/mailroom.js relies on it. */
-const HELP_WIDTH = 80;
+/** A bare group (`mailroom`, `mailroom keys`) prints its help to stdout with exit 0, as gh does, so `mailroom | less` works. */
+class MailroomCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new MailroomCommand(name);
+  }
+
+  override help(context?: HelpContext): never;
+  override help(cb: (str: string) => string): never;
+  override help(context?: HelpContext | ((str: string) => string)): never {
+    if (typeof context === 'function') return super.help(context);
+    return super.help(context?.error ? { ...context, error: false } : context);
+  }
+}
 
 /** Global options that take a value: the word after them is not the command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--base-url', '--workspace', '--timeout', '--max-retries']);
@@ -35,7 +49,7 @@ export function commandName(args: readonly string[]): string | undefined {
  * objects for every option of every command are not free.
  */
 export function buildProgram(ctx: Context, args?: readonly string[]): Command {
-  const program = new Command('mailroom')
+  const program = new MailroomCommand('mailroom')
     .description('Send transactional email, manage API keys and webhooks, and run a local sandbox of the SMASHSEND API.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -43,15 +57,17 @@ export function buildProgram(ctx: Context, args?: readonly string[]): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => void ctx.io.out.write(s),
-      writeErr: (s) => void ctx.io.err.write(s),
+      // Only help and the version come this way: examples and notes are fitted to the width as well.
+      writeOut: (s) => void ctx.io.out.write(fitToWidth(s, helpWidth(ctx.io.outColumns))),
+      writeErr: (s) => void ctx.io.err.write(fitToWidth(s, helpWidth(ctx.io.errColumns))),
       // Help is never wider than HELP_WIDTH (narrower on a narrow terminal), so the help text is the
       // same on every wide terminal and through a pipe: bin/mailroom.js prints it from dist/help.json.
-      getOutHelpWidth: () => Math.min(ctx.io.outColumns ?? HELP_WIDTH, HELP_WIDTH),
-      getErrHelpWidth: () => Math.min(ctx.io.errColumns ?? HELP_WIDTH, HELP_WIDTH),
+      getOutHelpWidth: () => helpWidth(ctx.io.outColumns),
+      getErrHelpWidth: () => helpWidth(ctx.io.errColumns),
       // One line per usage error (design/cli.md): Commander's "Did you mean" goes on the same line.
       outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)')),
     })
+    .configureHelp(helpLayout)
     .option('--profile <name>', 'stored profile to use (env MAILROOM_PROFILE; default "default")')
     .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY)')
     .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
@@ -73,7 +89,9 @@ Examples:
   $ mailroom batch emails.ndjson --report report.ndjson
   $ mailroom check -q && ./deploy.sh
 
-Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network, 7 batch partly failed, 8 signature mismatch.`,
+Exit codes: ${exitCodeLine()} (mailroom help exit-codes).
+Environment variables and where settings come from: mailroom help environment.
+Help for a command: mailroom help <command...>, or mailroom <command...> --help.`,
   );
 
   // --sandbox lives exactly as long as the command's action; the session module loads the sandbox lazily.
@@ -95,9 +113,53 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 rejected, 5 limits, 6 network
   if (!versionOnly) registerCommands(program, ctx, name === 'completion' ? undefined : name);
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
-    cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+    cmd.exitOverride().configureOutput(program.configureOutput()).configureHelp(helpLayout).showSuggestionAfterError(true);
   }
   return program;
+}
+
+/** What `help` words ask for: a topic, a command's help, or something that is neither. */
+export type HelpRequest = { topic: string } | { path: string[] } | { unknown: string };
+
+/**
+ * `mailroom help keys list`, `mailroom keys help list`: `help` after a command group (the root
+ * included) asks for the help of the words after it (bin/mailroom.js reads argv the same way).
+ * Undefined when the arguments are not such a request (options, or `help` as an operand).
+ */
+export function helpRequest(args: readonly string[], program: Command): HelpRequest | undefined {
+  const words = args.at(-1) === '--help' || args.at(-1) === '-h' ? args.slice(0, -1) : args;
+  if (words.some((w) => w.startsWith('-'))) return undefined;
+  const at = words.indexOf('help');
+  if (at < 0) return undefined;
+  const group = find(program, words.slice(0, at));
+  if (!group || group.commands.length === 0) return undefined;
+  const rest = words.slice(at + 1);
+  if (at === 0 && rest.length === 1 && Object.hasOwn(HELP_TOPICS, rest[0] as string)) return { topic: rest[0] as string };
+  const path = [...words.slice(0, at), ...rest];
+  return find(program, path) ? { path } : { unknown: path.join(' ') };
+}
+
+function find(program: Command, path: readonly string[]): Command | undefined {
+  let cmd: Command | undefined = program;
+  for (const name of path) cmd = cmd?.commands.find((c) => c.name() === name);
+  return cmd;
+}
+
+/** Parses `args` (the user's arguments) and runs the command they name; `help …` is answered first. */
+export async function runCommandLine(ctx: Context, args: readonly string[]): Promise<void> {
+  let argv = [...args];
+  if (argv.includes('help')) {
+    const request = helpRequest(argv, buildProgram(ctx));
+    if (request && 'topic' in request) {
+      ctx.io.out.write((HELP_TOPICS[request.topic] as (width: number) => string)(helpWidth(ctx.io.outColumns)));
+      return;
+    }
+    if (request && 'unknown' in request) {
+      throw usageError(`no help for "${request.unknown}": not a command or a help topic`, [`see \`mailroom help\` for the commands, topics: ${Object.keys(HELP_TOPICS).join(', ')}`]);
+    }
+    if (request) argv = [...request.path, '--help'];
+  }
+  await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
 }
 
 function* allCommands(cmd: Command): Generator<Command> {

@@ -27,7 +27,7 @@ creates a key or webhook, the one time they are shown. A non-2xx answer exits wi
 Examples:
   $ mailroom api GET /v1/api-keys/check
   $ mailroom api GET webhooks
-  $ mailroom api POST /v1/webhooks --data '{"url":"https://example.com/hook","events":["CONTACT_CREATED"]}'
+  $ mailroom api POST /v1/webhooks/wh_123 --data '{"events":["CONTACT_CREATED"]}'
   $ mailroom api POST /v1/emails --data @email.json
   $ mailroom api DELETE /v1/webhooks/wh_123`,
     )

@@ -48,7 +48,7 @@ Examples:
   $ mailroom batch emails.ndjson --report report.ndjson --failed failed.ndjson
   $ mailroom batch contacts.csv --template welcome --concurrency 8
   $ generate-emails | mailroom batch - --from ops@example.com --subject "Hello"
-  $ mailroom batch emails.json --resume ~/.local/state/mailroom/batches/1a2b3c4d5e6f.journal
+  $ mailroom batch emails.json --resume run.journal   # finish an interrupted run
 
 Every entry gets an idempotency key fixed for the run (mr-<runId>-<index>) unless it has its own,
 so retries and --resume never send an email twice. A journal is always written (path in the summary).

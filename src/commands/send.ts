@@ -42,7 +42,7 @@ Examples:
   $ mailroom send --from 'Acme <ops@example.com>' --to a@example.com --subject Report --html-file report.html --send-at +2h
   $ mailroom send --template welcome --to a@example.com --var name=Ada --var plan=pro
   $ mailroom send --react emails/Welcome.tsx --props '{"name":"Ada"}' --from you@example.com --to a@example.com --subject Welcome
-  $ echo '{"template":"welcome","to":"a@example.com"}' | mailroom send --file - --dry-run
+  $ echo '{"template":"hi","to":"a@example.com"}' | mailroom send --file - --dry-run
 
 Every send carries an idempotency key, so a retried request never sends twice.
 Prints the email (id, status, ...) on a terminal, the API's email object as JSON when piped or with --json.`,

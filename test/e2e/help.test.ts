@@ -36,7 +36,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
   });
 
   it('every command\'s help shows examples', () => {
-    const without = screens.filter(([, screen]) => !/\nExamples:\n {2}\$ .*mailroom /.test(screen.out + screen.err)).map(([key]) => key);
+    const without = screens.filter(([key]) => !key.startsWith('help ')).filter(([, screen]) => !/\nExamples:\n(?: {2}# .*\n)* {2}\$ .*mailroom /.test(screen.out + screen.err)).map(([key]) => key);
     expect(without).toEqual([]);
   });
 
@@ -46,10 +46,39 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     const full = node(MAIN, args);
     expect(fast).toEqual(full);
     expect(fast.code).toBe(0);
-    if (args.length > 0) {
+    if (args.at(-1) === '--help') {
       // -h is the same request as --help.
       expect(node(BIN, [...args.slice(0, -1), '-h'])).toEqual(full);
     }
+  });
+
+  it.each([
+    [['help'], '--help'],
+    [['help', 'send'], 'send --help'],
+    [['help', 'keys', 'list'], 'keys list --help'],
+    [['keys', 'help', 'list'], 'keys list --help'],
+    [['webhooks', 'help'], 'webhooks --help'],
+    [['help', 'sandbox', 'trigger'], 'sandbox trigger --help'],
+    [['help', 'exit-codes'], 'help exit-codes'],
+  ])('%j prints the %j screen on stdout, exit 0, from the catalog and from the full program alike', (args, key) => {
+    const screen = catalog.screens[key];
+    expect(screen?.out).toMatch(/\S/);
+    const want = { stdout: screen?.out, stderr: '', code: 0 };
+    expect(node(BIN, args)).toEqual(want);
+    expect(node(MAIN, args)).toEqual(want);
+  });
+
+  it('bare `mailroom` and a bare group print their help to stdout with exit 0 (gh does), so `mailroom | less` works', () => {
+    for (const [args, key] of [[[], '--help'], [['keys'], 'keys --help'], [['webhooks'], 'webhooks --help'], [['config'], 'config --help']] as const) {
+      const want = { stdout: catalog.screens[key]?.out, stderr: '', code: 0 };
+      expect(node(BIN, [...args]), key).toEqual(want);
+      expect(node(MAIN, [...args]), key).toEqual(want);
+    }
+  });
+
+  it('help for an unknown command or topic is one usage line, exit 2', () => {
+    const r = node(BIN, ['help', 'chek']);
+    expect(r).toEqual({ stdout: '', stderr: expect.stringMatching(/^mailroom: no help for "chek": not a command or a help topic\n/), code: 2 });
   });
 
   it('--version and -V print the package version', () => {
@@ -58,7 +87,8 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
   });
 
   describe('the full program, when it prints help itself (options before --help, a narrow terminal)', () => {
-    const HEAVY = /^\/\/ (node_modules\/(undici|zod|fastify|conf)\/|src\/sandbox\/)/m;
+    // esbuild names each module by its path from the checkout: `../main/node_modules/…` in a git worktree.
+    const HEAVY = /^\/\/ (?:\S*\/)?(node_modules\/(undici|zod|fastify|conf)\/|src\/sandbox\/)/m;
 
     /** The bundle files a run of dist/main.js loads that hold undici, zod, conf or the sandbox. */
     function heavyModules(args: string[], extraEnv: Record<string, string> = {}): string[] {
@@ -104,12 +134,24 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     });
 
     it('hands anything else to dist/main.js: options before --help, unknown commands, a bare group', () => {
-      for (const args of [['--json', '--help'], ['chek', '--help'], ['keys'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']]) {
+      for (const args of [['--json', '--help'], ['chek', '--help'], ['help', 'chek'], ['keys', 'nosuch'], ['check'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']]) {
         const r = node(bin, args);
         expect(r.code, args.join(' ')).not.toBe(0);
         expect(r.stderr, args.join(' ')).toMatch(/dist[\\/]main\.js/);
       }
     });
+  });
+
+  describe.each([50, 80, 200])('on a terminal of %i columns', (columns) => {
+    it.each([['--help'], ['send', '--help'], ['webhooks', '--help'], ['webhooks', 'listen', '--help'], ['keys', 'rotate', '--help'], ['help', 'environment']])(
+      '%s %s: no line wider than the terminal (80 at most)',
+      (...args) => {
+        const shown = onTerminal(columns, args);
+        expect(shown).toMatch(/^(Usage: mailroom|Environment variables)/);
+        const wide = shown.split('\n').filter((l) => l.length > Math.min(columns, 80));
+        expect(wide).toEqual([]);
+      },
+    );
   });
 
   describe('on a terminal', () => {

@@ -1,0 +1,63 @@
+import { EXIT, EXIT_MEANINGS } from './errors.js';
+import { fitsBeside, formatItem, wrapWords } from './help-layout.js';
+
+type Item = readonly [term: string, description: string];
+
+function section(title: string, items: readonly Item[], width: number): string {
+  const termWidth = Math.max(...items.map(([t]) => t.length));
+  // One layout for the whole list: descriptions beside the names only if every one fits there.
+  const under = !items.every(([, d]) => fitsBeside(termWidth, d, width));
+  return `${title}\n${items.map(([t, d]) => formatItem(t, termWidth, d, width, under)).join('\n')}\n`;
+}
+
+const paragraph = (text: string, width: number) => `${wrapWords(text, width).join('\n')}\n`;
+
+function environment(width: number): string {
+  return [
+    paragraph('Environment variables mailroom reads. Each setting is taken from the first of: its flag, its environment variable, the profile in the config file, the default. `mailroom config list` shows which one won.', width),
+    section(
+      'Credentials and API:',
+      [
+        ['MAILROOM_PROFILE', 'stored profile to use (--profile; default "default")'],
+        ['MAILROOM_API_KEY', 'API key (--api-key); wins over SMASHSEND_API_KEY'],
+        ['SMASHSEND_API_KEY', 'API key, the official SDK\'s variable (read when MAILROOM_API_KEY is unset)'],
+        ['MAILROOM_BASE_URL', 'API host root (--base-url; default https://api.smashsend.com)'],
+        ['MAILROOM_WORKSPACE', 'workspace of the keys commands (--workspace)'],
+        ['MAILROOM_WEBHOOK_TOKEN', 'webhook signing token of webhooks listen, verify, replay and sample (--token)'],
+      ],
+      width,
+    ),
+    section(
+      'Files:',
+      [
+        ['MAILROOM_CONFIG_DIR', 'directory of config.json, the profiles (default ~/.config/mailroom; see mailroom config path)'],
+        ['MAILROOM_STATE_DIR', 'directory of batch journals (default ~/.local/state/mailroom)'],
+      ],
+      width,
+    ),
+    section(
+      'Output and network:',
+      [
+        ['MAILROOM_DEBUG=1', 'log requests and responses to stderr, as --verbose (secrets redacted)'],
+        ['NO_COLOR', 'no colour (as --no-color); FORCE_COLOR forces it'],
+        ['HTTPS_PROXY, HTTP_PROXY', 'proxy for API requests (lower-case names too); loopback addresses are never proxied'],
+        ['NO_PROXY', 'hosts that bypass the proxy'],
+      ],
+      width,
+    ),
+  ].join('\n');
+}
+
+function exitCodes(width: number): string {
+  const items = Object.entries(EXIT).map(([kind, code]): Item => [`${code}  ${kind}`, EXIT_MEANINGS[kind as keyof typeof EXIT]]);
+  return [paragraph('Exit codes: a contract with scripts, never renumbered.', width), section('Codes:', items, width)].join('\n');
+}
+
+/** `mailroom help <topic>`: subjects that belong to no one command. */
+export const HELP_TOPICS: Record<string, (width: number) => string> = { environment, 'exit-codes': exitCodes };
+
+/** `0 ok, 1 unexpected, …`: the root help's one-line summary of the same map. */
+export const exitCodeLine = (): string =>
+  Object.entries(EXIT)
+    .map(([kind, code]) => `${code} ${kind}`)
+    .join(', ');
