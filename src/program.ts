@@ -57,9 +57,10 @@ export function buildProgram(ctx: Context, args?: readonly string[]): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      // Only help and the version come this way: examples and notes are fitted to the width as well.
+      // Only help and the version come to stdout this way: examples and notes are fitted to the width
+      // too. Help never goes to stderr (bare groups print it to stdout), so error lines stay one line.
       writeOut: (s) => void ctx.io.out.write(fitToWidth(s, helpWidth(ctx.io.outColumns))),
-      writeErr: (s) => void ctx.io.err.write(fitToWidth(s, helpWidth(ctx.io.errColumns))),
+      writeErr: (s) => void ctx.io.err.write(s),
       // Help is never wider than HELP_WIDTH (narrower on a narrow terminal), so the help text is the
       // same on every wide terminal and through a pipe: bin/mailroom.js prints it from dist/help.json.
       getOutHelpWidth: () => helpWidth(ctx.io.outColumns),
