@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { usageError } from '../errors.js';
+import { isCliError, usageError } from '../errors.js';
 
 /** First line of a journal: what run it belongs to and which input it was made from. */
 export interface JournalHeader {
@@ -112,13 +112,14 @@ export class Journal {
     private fd: number,
   ) {}
 
-  /** Starts a journal; `path` must not exist or be empty (a fresh `--resume` file). */
+  /** Starts a journal; `path` must not exist (created exclusively) or be empty (a fresh `--resume` file). */
   static create(path: string, header: JournalHeader): Journal {
     let fd: number;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      fd = openSync(path, 'w', 0o600);
+      fd = openExclusive(path);
     } catch (err) {
+      if (isCliError(err)) throw err;
       throw usageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     const journal = new Journal(path, fd);
@@ -155,6 +156,19 @@ export class Journal {
     this.sync();
     closeSync(this.fd);
     this.fd = -1;
+  }
+}
+
+function openExclusive(path: string): number {
+  try {
+    return openSync(path, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || statSync(path).size > 0) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw usageError(`the journal ${path} appeared while this run was starting: another run is using it`);
+      throw err;
+    }
+    // An empty file given to --resume (touch): nothing to lose.
+    return openSync(path, 'w', 0o600);
   }
 }
 

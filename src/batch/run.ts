@@ -7,7 +7,8 @@ import { openSource, readInput, type InputFormat } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
-import { checkOutputs, type NamedPath } from '../output/targets.js';
+import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
+import { JournalLock } from './lock.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
@@ -106,19 +107,34 @@ function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
  * ones in chunks, and records where every entry ended up (journal, report, failed file, counts).
  */
 export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchSummary> {
-  const startedAt = Date.now();
-  const now = o.now ?? (() => new Date());
+  const targets = checkPaths(ctx, o);
+  // One run per journal for its whole life: a second run, or a second resume, would send twice.
+  const lock = o.resume !== undefined && !o.dryRun ? JournalLock.acquire(resolve(ctx.cwd, o.resume)) : undefined;
+  try {
+    return await runUnlocked(ctx, o, targets);
+  } finally {
+    lock?.release();
+  }
+}
+
+/** Refuses outputs that are inputs or each other, before anything is opened for writing. */
+function checkPaths(ctx: Context, o: BatchRunOptions): OutputTargets {
   const outputs: NamedPath[] = [];
   if (o.resume !== undefined) outputs.push({ flag: '--resume', path: o.resume });
   if (o.report !== undefined) outputs.push({ flag: '--report', path: o.report });
   if (o.failed !== undefined) outputs.push({ flag: '--failed', path: o.failed });
-  const targets = checkOutputs({
+  return checkOutputs({
     cwd: ctx.cwd,
     inputs: [{ flag: 'input', path: o.input ?? '-' }, ...(o.otherInputs ?? [])],
     outputs,
     stdoutAllowed: new Set(['--report', '--failed']),
     io: ctx.io,
   });
+}
+
+async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTargets): Promise<BatchSummary> {
+  const startedAt = Date.now();
+  const now = o.now ?? (() => new Date());
   const writerFor = (flag: string): NdjsonWriter | undefined => {
     const target = targets.get(flag);
     if (target === undefined) return undefined;

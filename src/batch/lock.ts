@@ -1,0 +1,135 @@
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { usageError } from '../errors.js';
+
+interface Owner {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+/** A lock file just created and not yet written is only that young: older and empty, it is debris. */
+const EMPTY_GRACE_MS = 5_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(path: string): { owner: Owner | undefined; text: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const o = JSON.parse(text) as Partial<Owner>;
+    if (typeof o.pid === 'number' && typeof o.host === 'string') return { owner: o as Owner, text };
+  } catch {
+    // Being written, or not ours.
+  }
+  return { owner: undefined, text };
+}
+
+/**
+ * One run per journal: `<journal>.lock`, created exclusively and holding the owner's pid, for the
+ * whole run. A lock whose process is gone (same host) was left by a crash and is taken over.
+ */
+export class JournalLock {
+  private constructor(private readonly path: string) {}
+
+  static acquire(journal: string): JournalLock {
+    const path = `${journal}.lock`;
+    const me: Owner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+    mkdirSync(dirname(path), { recursive: true });
+    for (let attempt = 0; attempt < 100; attempt++) {
+      let fd: number;
+      try {
+        fd = openSync(path, 'wx', 0o600);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST') throw usageError(`--resume ${journal}: cannot create its lock ${path}: ${code ?? String(err)}`);
+        const found = readOwner(path);
+        if (!found) continue;
+        const { owner, text } = found;
+        if (owner === undefined) {
+          // Not a lock of ours: left alone. Empty: its owner is writing it, unless that was long ago.
+          if (text !== '') throw inUse(journal, path, undefined);
+          if (Date.now() - mtime(path) < EMPTY_GRACE_MS) {
+            pause(5);
+            continue;
+          }
+        } else if (owner.host !== me.host || (owner.pid !== process.pid && alive(owner.pid))) {
+          throw inUse(journal, path, owner);
+        }
+        breakStale(path, text);
+        continue;
+      }
+      try {
+        writeSync(fd, JSON.stringify(me));
+      } finally {
+        closeSync(fd);
+      }
+      return new JournalLock(path);
+    }
+    throw inUse(journal, path, readOwner(path)?.owner);
+  }
+
+  release(): void {
+    unlinkQuietly(this.path);
+  }
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Removes a stale lock, under `<lock>.break` so that two runs taking it over at once cannot remove
+ * the lock the other one just created: only the file read as stale is removed.
+ */
+function breakStale(path: string, staleText: string): void {
+  const guard = `${path}.break`;
+  let fd: number;
+  try {
+    fd = openSync(guard, 'wx', 0o600);
+  } catch {
+    // Another run is breaking it (or crashed doing so, long ago): wait, then look again.
+    if (Date.now() - mtime(guard) > EMPTY_GRACE_MS) unlinkQuietly(guard);
+    pause(5);
+    return;
+  }
+  closeSync(fd);
+  try {
+    if (readOwner(path)?.text === staleText) unlinkQuietly(path);
+  } finally {
+    unlinkQuietly(guard);
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function inUse(journal: string, lock: string, owner: Owner | undefined) {
+  const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, started ${owner.startedAt}` : `lock ${lock}`;
+  return usageError(`--resume ${journal} is in use by another mailroom batch (${who})`, [
+    `wait for it to finish or stop it; if no such run exists, remove ${lock}`,
+  ]);
+}
