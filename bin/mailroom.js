@@ -64,4 +64,14 @@ function narrowTerminal(fd) {
   return columns !== undefined && columns < HELP_WIDTH;
 }
 
-if (!answerFromCatalog(process.argv.slice(2))) import('../dist/main.js');
+/** --verbose prints stack traces: name the src/ lines in them (the maps ship for this alone). */
+function wantsStackTraces(args) {
+  return args.includes('--verbose') || args.includes('-v') || process.env.MAILROOM_DEBUG === '1';
+}
+
+const args = process.argv.slice(2);
+if (!answerFromCatalog(args)) {
+  // Before the bundle loads: Node reads the maps of modules loaded after this only.
+  if (wantsStackTraces(args)) process.setSourceMapsEnabled(true);
+  import('../dist/main.js');
+}

@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/ with code splitting: main.js holds only what `--help` needs; every
 // command's heavy modules (undici, zod schemas, conf, the sandbox) land in chunks loaded on use.
 import { build } from 'esbuild';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -19,7 +19,7 @@ const common = {
   // CommonJS dependencies (undici, cli-table3) call require() on Node built-ins.
   banner: { js: "import { createRequire as __mailroomCreateRequire } from 'node:module'; const require = __mailroomCreateRequire(import.meta.url);" },
   // Optional native/peer modules that must stay external to the bundle.
-  external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild', 'fastify', 'pino', 'thread-stream'],
+  external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild'],
   logLevel: 'warning',
 };
 
@@ -27,10 +27,13 @@ const result = await build({
   ...common,
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
+  // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
+  // names are enough for that, the sources' text is not shipped.
   sourcemap: 'linked',
+  sourcesContent: false,
   metafile: true,
   // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
-  // half-written file. Stale hashed chunks are harmless; CI builds into a fresh checkout.
+  // half-written file. Stale hashed chunks are harmless, and pruned when npm packs or installs (below).
   write: false,
   plugins: [
     {
@@ -58,6 +61,9 @@ for (const file of files) {
   await rename(tmp, file.path);
 }
 
+// The bundled packages' licenses travel with their code (they are not installed next to it).
+await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
+
 // dist/help.json: every help screen as the program prints it, so bin/mailroom.js answers --help and
 // --version without loading Commander (start-up time). Rendered by the real program, built on its own
 // so that main.js keeps its layout; written last, and atomically like the rest.
@@ -70,6 +76,38 @@ try {
   await rename(tmp, resolve('dist/help.json'));
 } finally {
   await rm(catalogDir, { recursive: true, force: true });
+}
+
+// `npm pack` runs this as `prepack`, `npm ci` as `dependencies` (not `prepare`: npm counts that as an
+// install script of the packed package): leave no chunk of an earlier build in the package.
+if (['prepack', 'dependencies'].includes(process.env.npm_lifecycle_event) || process.argv.includes('--prune')) {
+  const keep = new Set(files.map((f) => f.path));
+  for (const name of await readdir(resolve('dist/chunks'))) {
+    const path = resolve('dist/chunks', name);
+    if (!keep.has(path)) await rm(path, { force: true });
+  }
+}
+
+async function writeAtomically(path, text) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, path);
+}
+
+async function thirdPartyLicenses(metafile) {
+  const dirs = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(m[1]);
+  }
+  const sections = [];
+  for (const dir of [...dirs].sort()) {
+    const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+    const licenseFile = (await readdir(dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = licenseFile ? (await readFile(join(dir, licenseFile), 'utf8')).trim() : `License: ${pkg.license ?? 'see the package'}`;
+    sections.push(`${pkg.name}@${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}`);
+  }
+  return `mailroom bundles these packages into dist/; their licenses follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;
 }
 
 if (process.argv.includes('--analyze')) {

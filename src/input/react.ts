@@ -1,9 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Plugin, build as esbuildBuild } from 'esbuild';
 import { CliError, usageError } from '../errors.js';
 
 export interface RenderedEmail {
@@ -16,10 +17,11 @@ export interface RenderedEmail {
  * the spec's third way of sending is "the caller renders, the service receives html".
  *
  * esbuild bundles the component with `react` and `@react-email/render` into one temporary module, so
- * the component and the renderer share one React. The component's own project wins when it has the
- * renderer installed; otherwise react, react-dom and the renderer all come from mailroom's install
- * (never a mix: two Reacts in one render break it), so a plain JSX file needs nothing installed.
- * Anything else the component imports resolves from its project first, then from mailroom's.
+ * the component and the renderer share one React. All four are optional peer dependencies of
+ * mailroom (the React stack is most of an install's size, for one flag): the component's own project
+ * wins when it has the renderer installed; otherwise react, react-dom and the renderer all come from
+ * next to mailroom (never a mix: two Reacts in one render break it). esbuild likewise comes from the
+ * project first. Anything else the component imports resolves from its project first, then mailroom's.
  */
 export async function renderReactEmail(file: string, props: Record<string, unknown>, cwd: string): Promise<RenderedEmail> {
   const entry = resolve(cwd, file);
@@ -29,8 +31,8 @@ export async function renderReactEmail(file: string, props: Record<string, unkno
   } catch {
     throw usageError(`--react: cannot read ${file}: no such file`);
   }
-  const { build } = await import('esbuild');
-  const mailroomRoot = mailroomPackageRoot();
+  const stack = findRenderStack(entry);
+  const { build } = (await import(pathToFileURL(stack.esbuild).href)) as { build: typeof esbuildBuild };
   const shim = `
 import * as mod from ${JSON.stringify('./' + basename(entry))};
 import { createElement } from 'react';
@@ -52,8 +54,8 @@ export default async function renderEmail(props) {
       platform: 'node',
       target: 'node20',
       jsx: 'automatic',
-      nodePaths: [dirname(mailroomRoot)],
-      plugins: userHasRenderer(entry) ? [] : [renderStackFrom(mailroomRoot)],
+      nodePaths: stack.reactDir ? [dirname(stack.reactDir)] : [],
+      plugins: stack.reactDir ? [renderStackFrom(stack.reactDir)] : [],
       define: { 'process.env.NODE_ENV': '"production"' },
       // react-dom/server requires Node built-ins; an ESM bundle needs a real require for them.
       banner: { js: "import { createRequire as __mrRequire } from 'node:module'; const require = __mrRequire(import.meta.url);" },
@@ -80,16 +82,61 @@ export default async function renderEmail(props) {
   }
 }
 
-/** Where mailroom's own react lives (`…/node_modules/react`); its parent is the node_modules dir. */
-function mailroomPackageRoot(): string {
-  return dirname(createRequire(import.meta.url).resolve('react/package.json'));
+const RENDER_NAMES = ['react', 'react-dom', '@react-email/render'] as const;
+/** The optional peer dependencies `--react` needs, in the order the install command names them. */
+export const REACT_PEERS = ['esbuild', ...RENDER_NAMES] as const;
+
+interface RenderStack {
+  /** esbuild's entry file. */
+  esbuild: string;
+  /** mailroom's react directory when the render stack comes from mailroom's side; absent: the project's. */
+  reactDir?: string;
 }
 
-function userHasRenderer(entry: string): boolean {
-  const require = createRequire(entry);
+function resolvable(from: string, name: string): string | undefined {
   try {
-    for (const name of ['@react-email/render', 'react', 'react-dom/server']) require.resolve(name);
-    return true;
+    return createRequire(from).resolve(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where each part of the stack comes from, or a usage error naming what is missing and how to install it. */
+function findRenderStack(entry: string): RenderStack {
+  const own = import.meta.url;
+  const esbuild = resolvable(entry, 'esbuild') ?? resolvable(own, 'esbuild');
+  const renderFrom = (from: string) => ['@react-email/render', 'react', 'react-dom/server'].every((name) => resolvable(from, name));
+  const projectHas = renderFrom(entry);
+  const ownHas = !projectHas && renderFrom(own);
+  if (esbuild && (projectHas || ownHas)) return { esbuild, reactDir: ownHas ? dirname(createRequire(own).resolve('react/package.json')) : undefined };
+
+  const missing = REACT_PEERS.filter((name) => !(name === 'esbuild' ? esbuild : (resolvable(entry, name) ?? resolvable(own, name))));
+  const needs = `--react needs ${listed(REACT_PEERS)}`;
+  const what = missing.length === REACT_PEERS.length ? `${needs}, which are not installed` : `${needs}: ${listed(missing.length ? missing : RENDER_NAMES)} ${missing.length === 1 ? 'is' : 'are'} not installed`;
+  throw usageError(what, [`in the component's project: npm install --save-dev ${REACT_PEERS.join(' ')}`, `or next to mailroom: ${installNextToMailroom()} ${REACT_PEERS.join(' ')}`]);
+}
+
+const listed = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The npm command that installs packages where mailroom's own modules resolve them from. */
+function installNextToMailroom(): string {
+  let root = dirname(fileURLToPath(import.meta.url));
+  while (!isMailroomPackage(root) && dirname(root) !== root) root = dirname(root);
+  const parent = dirname(root);
+  if (basename(parent) !== 'node_modules') return `npm install --no-save --prefix ${shellWord(root)}`;
+  const owner = dirname(parent);
+  // A global install: <prefix>/lib/node_modules (Unix) or <prefix>/node_modules (Windows), no project around it.
+  if (existsSync(join(owner, 'package.json'))) return `npm install --save-dev --prefix ${shellWord(owner)}`;
+  // --ignore-scripts: none of the peers needs its install script (esbuild's only re-checks its binary),
+  // and npm warns about unreviewed scripts in a global install.
+  return `npm install -g --prefix ${shellWord(process.platform === 'win32' ? owner : dirname(owner))} --ignore-scripts`;
+}
+
+function isMailroomPackage(dir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'mailroom-cli';
   } catch {
     return false;
   }

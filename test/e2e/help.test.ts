@@ -91,7 +91,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     const HEAVY = /^\/\/ (?:\S*\/)?(node_modules\/(undici|zod|fastify|conf)\/|src\/sandbox\/)/m;
 
     /** The bundle files a run of dist/main.js loads that hold undici, zod, conf or the sandbox. */
-    function heavyModules(args: string[], extraEnv: Record<string, string> = {}): string[] {
+    function heavyModules(args: string[], extraEnv: Record<string, string> = {}, heavy = HEAVY): string[] {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-'));
       const list = join(dir, 'modules.txt');
       try {
@@ -104,7 +104,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
           .split('\n')
           .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
           .map((url) => fileURLToPath(url));
-        return files.filter((file) => HEAVY.test(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length));
+        return files.filter((file) => heavy.test(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -113,6 +113,13 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     it.each(screens.map(([key]) => [key]))('%j loads no undici, zod, conf or sandbox code', (key) => {
       const args = key === '' ? [] : key.split(' ');
       expect(heavyModules(['--json', ...args])).toEqual([]);
+    });
+
+    it('a command without --sandbox loads no sandbox or fastify code (both are bundled into dist/)', () => {
+      const sandbox = /^\/\/ (node_modules\/(fastify|pino|avvio|find-my-way)\/|src\/sandbox\/)/m;
+      const env = { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' };
+      expect(heavyModules(['--max-retries', '0', 'check', '-q'], env, sandbox)).toEqual([]);
+      expect(heavyModules(['--sandbox', 'check', '-q'], {}, sandbox).length).toBeGreaterThan(0);
     });
 
     it('(the check above sees a command that does load them)', () => {

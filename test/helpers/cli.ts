@@ -27,6 +27,8 @@ export interface RunOptions {
   /** The config store directory; a fresh temp dir (removed afterwards) when absent. */
   configDir?: string;
   timeoutMs?: number;
+  /** Another copy of bin/mailroom.js (an installed package laid out in a temp dir); default BIN. */
+  bin?: string;
 }
 
 export interface RunResult {
@@ -62,11 +64,12 @@ export async function runCli(args: string[], opts: RunOptions = {}): Promise<Run
   const configDir = opts.configDir ?? (ownDir as string);
   const env = cleanEnv(configDir, opts.env);
   const errFile = opts.tty === 'stdout' ? join(configDir, `.stderr-${process.pid}-${Date.now()}`) : undefined;
+  const bin = opts.bin ?? BIN;
   let command = process.execPath;
-  let argv = [BIN, ...args];
+  let argv = [bin, ...args];
   if (opts.tty) {
     env.TERM ??= 'xterm-256color';
-    const inner = [process.execPath, BIN, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
+    const inner = [process.execPath, bin, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
     command = 'script';
     argv = ['-qfec', inner, '/dev/null'];
   }

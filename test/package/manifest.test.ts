@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REACT_PEERS } from '../../src/input/react.js';
 import { ROOT } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -29,10 +30,27 @@ describe('package manifest', () => {
     expect(readme).not.toMatch(/npm (i|install) (-g )?mailroom(\s|$)|\.\/mailroom-\d/);
   });
 
+  it('installs nothing but itself: the CLI is bundled into dist/, the React stack is an optional peer', () => {
+    expect(pkg).not.toHaveProperty('dependencies');
+    const peers = pkg.peerDependencies as Record<string, string>;
+    expect(Object.keys(peers).sort()).toEqual([...REACT_PEERS].sort());
+    expect(pkg.peerDependenciesMeta).toEqual(Object.fromEntries(REACT_PEERS.map((name) => [name, { optional: true }])));
+    // Every peer is also a devDependency, so the checkout's own tests render React emails.
+    for (const name of REACT_PEERS) expect(pkg.devDependencies).toHaveProperty(name);
+  });
+
+  it('has no install scripts: installing the tarball runs nothing (npm warns about unreviewed ones)', () => {
+    const scripts = pkg.scripts as Record<string, string>;
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts).not.toHaveProperty(hook);
+    // The checkout still builds on `npm ci` (the root project's `dependencies` hook) and on `npm pack`.
+    expect(scripts.dependencies).toBe('node scripts/build.mjs');
+    expect(scripts.prepack).toBe('node scripts/build.mjs');
+  });
+
   it('packs LICENSE, README, bin and dist', () => {
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     expect(packed!.filename).toMatch(/^mailroom-cli-\d+\.\d+\.\d+\.tgz$/);
     const paths = packed!.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/mailroom.js', 'dist/main.js', 'dist/help.json']));
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/mailroom.js', 'dist/main.js', 'dist/main.js.map', 'dist/help.json', 'dist/THIRD-PARTY-LICENSES.txt']));
   });
 });
