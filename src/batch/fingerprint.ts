@@ -14,3 +14,11 @@ export async function fingerprintFile(path: string): Promise<string> {
   for await (const chunk of readFileChunks(path, READ_SIZE)) hash.update(chunk);
   return `sha256:${hash.digest('hex')}`;
 }
+
+/**
+ * Tells two API keys apart without holding either: a SHA-256 prefix (keys are long random secrets,
+ * so the prefix reveals nothing usable). Journals record it to refuse a resume with another key.
+ */
+export function keyFingerprint(key: string): string {
+  return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}

@@ -17,6 +17,15 @@ export interface JournalHeader {
   size: number;
   /** Flag defaults that shape the emails (html as a hash): a resume must give the same. */
   defaults?: Record<string, string | undefined>;
+  /** Where the run sends: a resume elsewhere (another host or key) is refused. */
+  api?: ApiIdentity;
+}
+
+/** The API a run talks to: host, key fingerprint (never the key), and the profile it came from. */
+export interface ApiIdentity {
+  baseUrl: string;
+  key: string;
+  profile: string;
 }
 
 /**

@@ -11,7 +11,7 @@ import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targ
 import { JournalLock } from './lock.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
-import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
+import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
 import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, type SendBatch } from './sender.js';
 
@@ -32,6 +32,11 @@ export interface BatchRunOptions {
   journalDir: string;
   /** Required unless dryRun. */
   send?: SendBatch;
+  /** Where `send` sends; recorded in a new journal, checked against a resumed one. */
+  api?: ApiIdentity;
+  /** Resume a journal made against another host / with another key anyway. */
+  allowOtherHost?: boolean;
+  allowOtherKey?: boolean;
   /** Called as entries settle; `final` once at the end. */
   onProgress?: (progress: BatchProgress, final: boolean) => void;
   now?: () => Date;
@@ -85,6 +90,8 @@ export interface BatchSummary {
   fatal?: CliError;
   /** True when a journal was resumed. */
   resumed: boolean;
+  /** Flags (no secrets) that a resume must repeat, after `<input> --resume <journal>`; set by the command. */
+  resumeArgs?: string[];
 }
 
 const FIRST_ERRORS = 10;
@@ -149,6 +156,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   if (resuming) {
     header = await readJournalHeader(resumePath);
     await checkSameRun(ctx, header, source.path, digest, resumePath);
+    if (!o.dryRun) checkSameApi(header, o, resumePath);
   } else if (!o.dryRun) {
     header = {
       mailroom: 'batch-journal',
@@ -160,6 +168,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       bytes: source.size ?? null,
       size: o.size,
       defaults: digest,
+      ...(o.api ? { api: o.api } : {}),
     };
   }
   const runId = header?.runId ?? newRunId();
@@ -310,6 +319,23 @@ async function checkSameRun(ctx: Context, header: JournalHeader, path: string | 
   if (JSON.stringify(header.defaults ?? {}) !== JSON.stringify(digest)) {
     throw usageError(`--resume ${journalPath}: --from, --subject, --template, --html-file or --group-by differ from the run being resumed`, [
       'give the same defaults as the interrupted run',
+    ]);
+  }
+}
+
+/** Refuses to resume against another host or key: the keys already used live on the journal's API. */
+function checkSameApi(header: JournalHeader, o: BatchRunOptions, journalPath: string): void {
+  const was = header.api;
+  const now = o.api;
+  if (!was || !now) return;
+  if (was.baseUrl !== now.baseUrl && !o.allowOtherHost) {
+    throw usageError(`--resume ${journalPath}: the run of this journal was sent to ${was.baseUrl}, but this run would send to ${now.baseUrl}`, [
+      `add --base-url ${was.baseUrl} to finish it there; --allow-other-host resumes against ${now.baseUrl} (its idempotency keys are new there: what was sent before could be sent again)`,
+    ]);
+  }
+  if (was.key !== now.key && !o.allowOtherKey) {
+    throw usageError(`--resume ${journalPath}: another API key than the journal's run used (key ${now.key}, the run's ${was.key}, profile ${was.profile})`, [
+      `use the run's key (--profile ${was.profile}); if this is a new key of the same account (rotated), add --allow-other-key`,
     ]);
   }
 }

@@ -4,8 +4,13 @@ import type { BatchSummary } from './run.js';
 const n = (v: number) => v.toLocaleString('en-US');
 const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
+/** The command that finishes a stopped run: the input, its journal, and every flag that shaped it. */
+export function resumeCommand(s: BatchSummary, input: string | undefined): string {
+  return ['mailroom', 'batch', input ?? '-', '--resume', s.journal ?? '', ...(s.resumeArgs ?? [])].map(quote).join(' ');
+}
+
 /** The `--json` summary: one object on stdout. */
-export function summaryJson(s: BatchSummary): Record<string, unknown> {
+export function summaryJson(s: BatchSummary, input?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {
     total: s.total,
     sent: s.sent,
@@ -26,6 +31,7 @@ export function summaryJson(s: BatchSummary): Record<string, unknown> {
   if (s.report) out.report = s.report;
   if (s.failedFile) out.failedFile = s.failedFile;
   if (s.fatal) out.error = s.fatal.message;
+  if (s.journal && (s.interrupted || s.fatal || s.uncertain > 0) && !s.dryRun) out.resume = resumeCommand(s, input);
   return out;
 }
 
@@ -56,7 +62,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
   const stoppedEarly = s.interrupted || s.fatal !== undefined;
   if (s.journal && (stoppedEarly || s.uncertain > 0)) {
     if (s.interrupted) lines.push('  interrupted: the requests in flight were settled and journaled.');
-    lines.push(`  to finish, run again with the same flags: mailroom batch ${quote(input ?? '-')} --resume ${quote(s.journal)}`);
+    lines.push(`  to finish, run again with the same flags: ${resumeCommand(s, input)}`);
   }
   err.write(`${lines.join('\n')}\n`);
 }

@@ -6,6 +6,8 @@ import type { BatchSummary } from '../batch/run.js';
 import type { SendBatch } from '../batch/sender.js';
 import type { EntryDefaults } from '../input/entries.js';
 import type { Transport } from '../transport/index.js';
+import type { ApiIdentity } from '../batch/journal.js';
+import type { Settings } from '../config/settings.js';
 
 export interface BatchFlags {
   format?: 'json' | 'ndjson' | 'csv';
@@ -20,6 +22,8 @@ export interface BatchFlags {
   report?: string;
   failed?: string;
   resume?: string;
+  allowOtherHost?: boolean;
+  allowOtherKey?: boolean;
   dryRun?: boolean;
 }
 
@@ -40,6 +44,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? } ("-": stdout)')
     .option('--failed <file>', 'write the failed entries as NDJSON, ready to fix and feed back in ("-": stdout)')
     .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
+    .option('--allow-other-host', "resume a journal against another API host than its run's (its keys are new there)")
+    .option('--allow-other-key', "resume a journal with another API key than its run's (a rotated key of the same account)")
     .option('--dry-run', 'validate every entry locally; send nothing')
     .addHelpText(
       'after',
@@ -109,7 +115,9 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
       journalDir: batchJournalDir(ctx.env),
       send: sending?.send,
       // One retry budget: the transport makes one attempt per call, the sender retries.
-      ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries } } : {}),
+      ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries }, api: sending.api } : {}),
+      allowOtherHost: flags.allowOtherHost,
+      allowOtherKey: flags.allowOtherKey,
       onProgress: bar ? (p, final) => bar.update(p, final) : undefined,
     });
   } finally {
@@ -117,12 +125,17 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
     await transport?.close();
   }
 
+  summary.resumeArgs = resumeArgs(flags, globals, sending?.settings, defaults.sendAt);
   // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
   const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
   if (mode.format === 'json' && !mode.quiet && (!stdoutTaken || globals.json)) {
-    (stdoutTaken ? ctx.io.err : ctx.io.out).write(`${JSON.stringify(summaryJson(summary))}\n`);
+    (stdoutTaken ? ctx.io.err : ctx.io.out).write(`${JSON.stringify(summaryJson(summary, file))}\n`);
   }
-  if (!mode.quiet && !globals.json) printSummary(ctx.io.err, summary, file);
+  if (!mode.quiet && !globals.json) {
+    printSummary(ctx.io.err, summary, file);
+    const resumable = summary.journal && (summary.interrupted || summary.fatal || summary.uncertain > 0);
+    if (resumable && sending?.settings.apiKey?.source === 'flag') ctx.io.err.write('  (and your --api-key: keys are never printed)\n');
+  }
 
   if (summary.fatal) throw summary.fatal;
   if (summary.interrupted) {
@@ -143,9 +156,46 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   }
 }
 
-async function openSending(ctx: Context, globals: GlobalOptions): Promise<{ transport: Transport; send: SendBatch; maxRetries: number }> {
-  const [{ connect }, { batchOver }] = await Promise.all([import('../client.js'), import('../batch/http.js')]);
+interface Sending {
+  transport: Transport;
+  send: SendBatch;
+  maxRetries: number;
+  api: ApiIdentity;
+  settings: Settings;
+}
+
+async function openSending(ctx: Context, globals: GlobalOptions): Promise<Sending> {
+  const [{ connect }, { batchOver }, { keyFingerprint }] = await Promise.all([import('../client.js'), import('../batch/http.js'), import('../batch/fingerprint.js')]);
   const { transport, settings } = await connect(ctx, globals);
+  const api: ApiIdentity = { baseUrl: settings.baseUrl.value, key: keyFingerprint(settings.apiKey?.value ?? ''), profile: settings.profile.value };
   // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
-  return { transport, send: batchOver(transport), maxRetries: settings.maxRetries.value };
+  return { transport, send: batchOver(transport), maxRetries: settings.maxRetries.value, api, settings };
+}
+
+/**
+ * Every flag but secrets that a resume must repeat to continue the same run at the same place:
+ * the defaults (the resolved --send-at, not `+2h` again), the outputs, and where it sends
+ * (--base-url and --profile explicitly, so a different MAILROOM_BASE_URL cannot redirect it).
+ */
+function resumeArgs(flags: BatchFlags, globals: GlobalOptions, settings: Settings | undefined, sendAt: string | undefined): string[] {
+  const args: string[] = [];
+  const add = (flag: string, value: string | number | undefined) => {
+    if (value !== undefined) args.push(flag, String(value));
+  };
+  add('--format', flags.format);
+  add('--from', flags.from);
+  add('--subject', flags.subject);
+  add('--template', flags.template);
+  add('--html-file', flags.htmlFile);
+  add('--group-by', flags.groupBy);
+  add('--send-at', sendAt);
+  add('--report', flags.report);
+  add('--failed', flags.failed);
+  const profile = settings?.profile ?? (globals.profile ? { value: globals.profile, source: 'flag' } : undefined);
+  if (profile && profile.source !== 'default') add('--profile', profile.value);
+  const baseUrl = settings?.baseUrl.source === 'default' ? undefined : (settings?.baseUrl.value ?? globals.baseUrl);
+  add('--base-url', baseUrl);
+  add('--timeout', globals.timeout);
+  add('--max-retries', globals.maxRetries);
+  return args;
 }
