@@ -5,6 +5,7 @@ import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
+import { refuseRepeatedOptions } from './commands/repeatable.js';
 
 export function parseIntegerOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -115,7 +116,9 @@ Help for a command: mailroom help <command...>, or mailroom <command...> --help.
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).configureHelp(helpLayout).showSuggestionAfterError(true);
+    refuseRepeatedOptions(cmd);
   }
+  refuseRepeatedOptions(program);
   return program;
 }
 

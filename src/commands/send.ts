@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import type { SendFlags } from '../input/flags.js';
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+import { repeatable } from './repeatable.js';
+import { CliError, isCliError } from '../errors.js';
+import type { EmailRequest, EmailResult } from '../schema/index.js';
+import type { RetryInfo } from '../transport/index.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -18,9 +20,9 @@ export function register(parent: Command, ctx: Context): void {
     .option('--text-file <path|->', 'read the plain-text body from a file or stdin (raw)')
     .option('--preview-text <text>', 'inbox preview text (raw)')
     .option('--reply-to <address>', 'reply-to address (raw)')
-    .option('--property <key=value>', 'contact property, repeatable (raw)', collect)
+    .option('--property <key=value>', 'contact property, repeatable (raw)', repeatable)
     .option('--template <name>', 'send the stored template of this name')
-    .option('--var <key=value>', 'template variable, repeatable', collect)
+    .option('--var <key=value>', 'template variable, repeatable', repeatable)
     .option('--vars <json>', 'template variables as a JSON object')
     .option('--vars-file <path|->', 'template variables from a JSON file')
     .option('--react <file.tsx|jsx>', 'render this React email component locally and send its HTML')
@@ -48,12 +50,12 @@ Every send carries an idempotency key, so a retried request never sends twice.
 Prints the email (id, status, ...) on a terminal, the API's email object as JSON when piped or with --json.`,
     )
     .action(async (flags: SendFlags, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx, cmd);
     });
 }
 
 /** Validates everything locally (nothing is sent on bad input), then sends once with an idempotency key. */
-export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context, cmd: Command): Promise<void> {
   const { checkFlagConflicts, loadSources, buildEmailPayload, validateEmail } = await import('../input/flags.js');
   checkFlagConflicts(flags);
   let rendered: { html: string; text: string } | undefined;
@@ -76,20 +78,37 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
   }
   const { connect } = await import('../client.js');
   const { transport } = await connect(ctx, globals);
+  const key = email.idempotencyKey as string;
   try {
-    const [{ sendEmail }, { UnexpectedResponseError }] = await Promise.all([import('../api/emails.js'), import('../api/request.js')]);
-    const { email: result } = await sendEmail(transport, email, { signal: ctx.signal }).catch((err: unknown) => {
-      // The API took the email; a retry with a fresh key would send it twice.
-      if (err instanceof UnexpectedResponseError && email.idempotencyKey) {
-        err.hints.push(`the API answered ${err.status}, so the email was most likely accepted: to retry without sending it twice, pass --idempotency-key ${email.idempotencyKey}`);
+    const [{ sendEmail }, { failedBeforeSending }] = await Promise.all([import('../api/emails.js'), import('../transport/errors.js')]);
+    // Whether an attempt before the last one may have reached the API (its answer was a 5xx or lost).
+    let reachedApi = false;
+    const onRetry = (info: RetryInfo) => {
+      reachedApi ||= info.status !== undefined ? info.status >= 500 : !failedBeforeSending(info.code);
+    };
+    const { email: result } = await sendEmail(transport, email, { signal: ctx.signal, onRetry }).catch(async (err: unknown) => {
+      const why = await mayHaveBeenSent(err, reachedApi);
+      if (why !== undefined && isCliError(err)) {
+        const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
+        const set: Record<string, string> = { '--idempotency-key': key };
+        if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;
+        const { rerunCommand } = await import('./command-line.js');
+        err.hints.push(`${why}: to retry without sending it twice, run${stdin}:`, `  ${rerunCommand(cmd, { set })}`);
       }
       throw err;
     });
+    const other = describeOtherEmail(email, result);
+    if (other !== undefined) {
+      throw new CliError('rejected', `idempotency key ${key} was already used for another email (${other}): the API returned that one and sent nothing new`, {
+        hints: ['send this email with a new key (or without --idempotency-key: each send gets its own)'],
+      });
+    }
     const out = await import('../output/index.js');
     const mode = out.outputMode(ctx, globals);
     if (mode.quiet) return;
     if (mode.format === 'json') {
-      out.printJson(ctx, result);
+      // The key rides next to the API's answer: with it, a script can retry this exact send safely.
+      out.printJson(ctx, { ...result, idempotencyKey: key });
       if (result.warning) ctx.io.err.write(`warning: ${result.warning}\n`);
     } else {
       await out.printKeyValues(ctx, [
@@ -102,11 +121,46 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
         ['template', result.template],
         ['group', result.groupBy],
         ['send at', email.sendAt],
-        ['idempotency key', email.idempotencyKey],
+        ['idempotency key', key],
         ['warning', result.warning],
       ]);
     }
   } finally {
     await transport.close();
   }
+}
+
+/**
+ * When a send failed after its request may have reached the API, the words for it; undefined when
+ * it surely did not (refused connection, a 4xx verdict on every attempt).
+ */
+async function mayHaveBeenSent(err: unknown, reachedBefore: boolean): Promise<string | undefined> {
+  const [{ UnexpectedResponseError }, errors] = await Promise.all([import('../api/request.js'), import('../transport/errors.js')]);
+  if (err instanceof UnexpectedResponseError) return `the API answered ${err.status}, so the email was most likely accepted`;
+  const reached =
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.AbortedError ||
+    (err instanceof errors.ApiError && err.status >= 500) ||
+    (err instanceof errors.ConnectionError && !errors.failedBeforeSending(err.code));
+  return reached || reachedBefore ? 'the email may have been sent' : undefined;
+}
+
+/**
+ * An idempotency key the API saw before answers with the first email it was used for, whatever
+ * this request held: what tells them apart is the answer's recipient, subject or template.
+ */
+function describeOtherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
+  const differs = (a: string | undefined, b: string | null | undefined, norm = (v: string) => v) => a !== undefined && typeof b === 'string' && norm(a) !== norm(b);
+  const address = (v: string) => v.trim().toLowerCase();
+  const subject = 'subject' in sent ? sent.subject : undefined;
+  const template = 'template' in sent ? sent.template : undefined;
+  const kind = template === undefined ? 'raw' : 'templated';
+  const other =
+    differs(sent.to, got.to, address) ||
+    differs(subject, got.subject) ||
+    differs(template, got.template) ||
+    (got.type !== undefined && (got.type === 'raw' || got.type === 'templated') && got.type !== kind);
+  if (!other) return undefined;
+  const what = typeof got.template === 'string' ? `template ${got.template}` : typeof got.subject === 'string' ? `subject ${JSON.stringify(got.subject)}` : undefined;
+  return [got.id ?? got.messageId, `to ${got.to}`, what].filter(Boolean).join(', ');
 }

@@ -50,6 +50,13 @@ export class ConnectionError extends CliError {
   }
 }
 
+/** Connection failures that happen before a byte of the request is written: it never reached the API. */
+const BEFORE_SENDING = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_TLS_.*|CERT_.*|UNABLE_TO_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
+
+export function failedBeforeSending(code: string | undefined): boolean {
+  return code !== undefined && BEFORE_SENDING.test(code);
+}
+
 /** No complete answer within --timeout. */
 export class TimeoutError extends CliError {
   readonly timeoutMs: number;

@@ -59,7 +59,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         const transient = err instanceof ConnectionError || err instanceof TimeoutError;
         log?.(`← ${transient ? err.message : String(err)}`);
         if (!transient || n >= maxRetries) throw err;
-        await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error');
+        await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error', undefined, err instanceof ConnectionError ? err.code : undefined);
         continue;
       }
       const requestId = header(raw.headers, 'x-request-id');
@@ -77,9 +77,9 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       await retryAfter(n, retryAfterMs ?? backoffMs(n, random), `HTTP ${raw.status}`, raw.status);
     }
 
-    async function retryAfter(n: number, delayMs: number, reason: string, status?: number): Promise<void> {
+    async function retryAfter(n: number, delayMs: number, reason: string, status?: number, code?: string): Promise<void> {
       log?.(`  retrying in ${delayMs} ms after ${reason}`);
-      opts.onRetry?.({ attempt: n + 1, delayMs, reason, ...(status === undefined ? {} : { status }) });
+      opts.onRetry?.({ attempt: n + 1, delayMs, reason, ...(status === undefined ? {} : { status }), ...(code === undefined ? {} : { code }) });
       await wait(delayMs, opts.signal);
     }
   }

@@ -14,7 +14,17 @@ export interface RequestOptions {
   maxRetries?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
-  onRetry?: (info: { attempt: number; delayMs: number; reason: string; status?: number }) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+  /** The HTTP status that caused the retry, if an answer came. */
+  status?: number;
+  /** The connection error's code (ECONNREFUSED, ...), if the attempt got no answer. */
+  code?: string;
 }
 
 export interface ApiResponse<T = unknown> {

@@ -73,7 +73,8 @@ describe('answers that drift from the spec', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
         'mailroom: unexpected send response from the API: email: email result has neither id nor messageId\n' +
-          '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, pass --idempotency-key k-123\n' +
+          '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, run:\n' +
+          `    mailroom send --template welcome --to a@example.com --idempotency-key k-123 --base-url ${base} --api-key '<your key>' --workspace wrk_1\n` +
           '  request id: req_drift\n',
       );
     } finally {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, ROOT } from '../helpers/cli.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BIN, cleanEnv, runCli, ROOT, tempConfigDir } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -249,5 +251,112 @@ describe('mailroom send: a lost response', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe('mailroom send: a single-value flag given twice', () => {
+  it('--to twice: exit 2, one line pointing at batch, nothing sent', async () => {
+    const r = await runCli([...raw, '--to', 'bob@example.com'], { env });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --to was given more than once; give it once (an email has one recipient: to send to many, use `mailroom batch`)\n' });
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+
+  it('--subject twice (also as --subject=...): exit 2 naming it, nothing sent', async () => {
+    const r = await runCli([...raw, '--subject=Other'], { env });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --subject was given more than once; give it once\n' });
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+});
+
+describe('mailroom send: the idempotency key it used', () => {
+  it('--json carries idempotencyKey next to the API answer: the generated one, or the one given', async () => {
+    const a = await runCli(raw, { env });
+    expect(a.code, a.stderr).toBe(0);
+    const out = JSON.parse(a.stdout);
+    expect(out.idempotencyKey).toBe((await sandbox.emails())[0]!.idempotencyKey);
+    expect(out.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    const b = await runCli([...raw, '--idempotency-key', 'order-7', '--json'], { env, tty: 'stdout' });
+    expect(JSON.parse(b.stdout)).toMatchObject({ status: 'SENT', to: 'ada@example.com', idempotencyKey: 'order-7' });
+  });
+
+  it.each([
+    ['the answer is lost (connection cut after the API took it)', { lose: true } as const],
+    ['the API answers 503', { status: 503, body: { statusCode: 503, error: 'Service Unavailable', message: 'try later' } }],
+  ])('%s: says the email may have been sent and prints the exact command that retries it safely', async (_name, forced) => {
+    const { recordingProxy } = await import('../helpers/recording-proxy.js');
+    const proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'POST' ? forced : undefined));
+    try {
+      const args = ['send', '--from', 'Ops <ops@example.com>', '--to', 'ada@example.com', '--subject', "Ada's report", '--html', '<p>Hi Ada</p>', '--send-at', '+2h'];
+      const r = await runCli([...args, '--base-url', proxy.baseUrl, '--max-retries', '0'], { env });
+      expect(r.code).toBe(6);
+      expect(r.stdout).toBe('');
+      const key = JSON.parse(proxy.seen[0]!.body).idempotencyKey as string;
+      const sendAt = JSON.parse(proxy.seen[0]!.body).sendAt as string;
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toContain(`  the email may have been sent: to retry without sending it twice, run:`);
+      const command = lines[lines.indexOf('  the email may have been sent: to retry without sending it twice, run:') + 1]!.trim();
+      // The relative --send-at becomes the time the first attempt asked for; --base-url stays.
+      expect(command).toBe(
+        `mailroom send --from 'Ops <ops@example.com>' --to ada@example.com --subject 'Ada'\\''s report' --html '<p>Hi Ada</p>' --send-at ${sendAt} --base-url ${proxy.baseUrl} --max-retries 0 --idempotency-key ${key}`,
+      );
+      await proxy.close();
+      // Run it as printed (through a shell, against the sandbox itself): one email, whatever happened before.
+      const direct = command.replace(`--base-url ${proxy.baseUrl}`, `--base-url ${sandbox.baseUrl}`).replace(/^mailroom /, `exec ${process.execPath} ${BIN} `);
+      const { stdout } = await promisify(execFile)('sh', ['-c', `${direct} --json`], { env: cleanEnv(tempConfigDir(), env) });
+      const again = JSON.parse(stdout);
+      const inbox = await sandbox.emails();
+      expect(inbox).toHaveLength(1);
+      expect(again).toMatchObject({ id: inbox[0]!.id, idempotencyKey: key, subject: "Ada's report" });
+      expect(inbox[0]!.sendAt).toBe(sendAt);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a connection refused before anything was sent: no retry command, since nothing reached the API', async () => {
+    const r = await runCli([...raw, '--base-url', 'http://127.0.0.1:9', '--max-retries', '0'], { env });
+    expect(r.code).toBe(6);
+    expect(r.stderr).not.toContain('may have been sent');
+  });
+
+  it('an --api-key on the command line is never printed in the retry command', async () => {
+    const { recordingProxy } = await import('../helpers/recording-proxy.js');
+    const proxy = await recordingProxy(sandbox.baseUrl, () => ({ lose: true }));
+    try {
+      const r = await runCli([...raw, '--api-key', sandbox.apiKey, '--base-url', proxy.baseUrl, '--max-retries', '0'], { env: { MAILROOM_API_KEY: undefined } });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toContain('may have been sent');
+      expect(r.stderr).not.toContain(sandbox.apiKey);
+      expect(r.stderr).toContain("--api-key '<your key>'");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('mailroom send: an idempotency key already used for another email', () => {
+  it('exit 4: says the key belongs to another email and nothing new was sent; the inbox keeps the first one only', async () => {
+    const first = await runCli([...raw, '--idempotency-key', 'order-1'], { env });
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).id as string;
+    const r = await runCli(['send', '--from', 'ops@example.com', '--to', 'bob@example.com', '--subject', 'Refund', '--html', '<p>x</p>', '--idempotency-key', 'order-1', '--json'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `mailroom: idempotency key order-1 was already used for another email (${id}, to ada@example.com, subject "Hello"): the API returned that one and sent nothing new\n` +
+        '  send this email with a new key (or without --idempotency-key: each send gets its own)\n',
+    );
+    const inbox = await sandbox.emails();
+    expect(inbox.map((e) => e.to)).toEqual(['ada@example.com']);
+  });
+
+  it('a template differing is caught too; the same email again is still exit 0', async () => {
+    const t = ['send', '--template', 'welcome', '--to', 'ada@example.com', '--var', 'name=Ada', '--idempotency-key', 'tpl-1'];
+    expect((await runCli(t, { env })).code).toBe(0);
+    expect((await runCli(t, { env })).code).toBe(0);
+    const other = await runCli([...raw, '--idempotency-key', 'tpl-1'], { env });
+    expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^mailroom: idempotency key tpl-1 was already used for another email \(trs_\w+, to ada@example\.com, template welcome\)/);
+    expect(await sandbox.emails()).toHaveLength(1);
   });
 });

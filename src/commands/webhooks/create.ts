@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { repeatable } from '../repeatable.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -8,14 +9,12 @@ export interface WebhooksCreateOptions {
   token?: string;
 }
 
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
 export function register(parent: Command, ctx: Context): void {
   parent
     .command('create')
     .description('register a webhook; its signing token is shown once')
     .requiredOption('--url <url>', 'where deliveries are POSTed (http or https)')
-    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (see `webhooks events`)', collect)
+    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (see `webhooks events`)', repeatable)
     .option('--token <token>', 'the signing token to use (default: the API generates one)')
     .addHelpText(
       'after',

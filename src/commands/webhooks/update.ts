@@ -1,18 +1,17 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
+import { repeatable } from '../repeatable.js';
 
 export interface WebhooksUpdateOptions {
   event?: string[];
 }
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export function register(parent: Command, ctx: Context): void {
   parent
     .command('update')
     .description("replace a webhook's subscribed events")
     .argument('<wh_id>', 'the webhook')
-    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (replaces the current list)', collect)
+    .option('--event <EVENT>', 'an event to subscribe to; repeatable or comma-separated (replaces the current list)', repeatable)
     .addHelpText(
       'after',
       `
