@@ -8,49 +8,32 @@ export function shellQuote(word: string): string {
 /** Options whose value is a secret: a printed command line shows a placeholder instead. */
 const SECRET_OPTIONS: Record<string, string> = { '--api-key': '<your key>', '--token': '<your token>' };
 
-export interface RerunChanges {
-  /** Long option → the value the new command line gives it (replacing or appending it). */
-  set?: Record<string, string>;
-}
-
 /**
- * The command line the user ran (`cmd`'s root holds it), as a copy-pasteable `mailroom …` that does
- * the same again, with `set` options replaced or added at the end. Secret values never appear.
+ * The command the user ran, rebuilt from what Commander parsed (the command path, its operands,
+ * then every option given on the command line, the command's own before the global ones), as a
+ * copy-pasteable `mailroom …` that does the same again. `set` replaces or adds option values.
+ * Secret values never appear; options that came from the environment are left to it.
  */
-export function rerunCommand(cmd: Command, changes: RerunChanges = {}): string {
-  let root = cmd;
-  while (root.parent) root = root.parent;
-  // Commander keeps the argv it parsed on the root (untyped, but there since its first versions).
-  const args = ((root as unknown as { rawArgs?: string[] }).rawArgs ?? []).slice(2);
-  const takesValue = new Map<string, string>();
-  for (let c: Command | null = cmd; c; c = c.parent) {
-    for (const o of c.options) {
-      if (o.isBoolean() || o.negate) continue;
-      if (o.long) takesValue.set(o.long, o.long);
-      if (o.short) takesValue.set(o.short, o.long ?? o.short);
+export function rerunCommand(cmd: Command, set: Record<string, string> = {}): string {
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.push(c);
+  const words = ['mailroom', ...chain.slice(0, -1).reverse().map((c) => c.name()), ...cmd.args.map(shellQuote)];
+  const pending = new Map(Object.entries(set));
+  for (const c of chain) {
+    for (const option of c.options) {
+      const key = option.attributeName();
+      const long = option.long;
+      if (!long || c.getOptionValueSource(key) !== 'cli') continue;
+      const value: unknown = c.getOptionValue(key);
+      if (option.isBoolean() || option.negate) {
+        if (value === !option.negate) words.push(long);
+        continue;
+      }
+      const replaced = pending.get(long);
+      pending.delete(long);
+      for (const v of Array.isArray(value) ? value : [value]) words.push(long, shellQuote(SECRET_OPTIONS[long] ?? replaced ?? String(v)));
     }
   }
-  const set = new Map(Object.entries(changes.set ?? {}));
-  const words: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (arg === '--') {
-      words.push(...args.slice(i).map(shellQuote));
-      break;
-    }
-    const long = takesValue.get(flag);
-    if (long === undefined) {
-      words.push(shellQuote(arg));
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) break;
-    const replaced = set.get(long);
-    set.delete(long);
-    words.push(long, shellQuote(SECRET_OPTIONS[long] ?? replaced ?? value));
-  }
-  for (const [long, value] of set) words.push(long, shellQuote(value));
-  return ['mailroom', ...words].join(' ');
+  for (const [long, value] of pending) words.push(long, shellQuote(value));
+  return words.join(' ');
 }

@@ -93,7 +93,7 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
         const set: Record<string, string> = { '--idempotency-key': key };
         if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;
         const { rerunCommand } = await import('./command-line.js');
-        err.hints.push(`${why}: to retry without sending it twice, run${stdin}:`, `  ${rerunCommand(cmd, { set })}`);
+        err.hints.push(`${why}: to retry without sending it twice, run${stdin}:`, `  ${rerunCommand(cmd, set)}`);
       }
       throw err;
     });

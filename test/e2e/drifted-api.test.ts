@@ -74,7 +74,7 @@ describe('answers that drift from the spec', () => {
       expect(r.stderr).toBe(
         'mailroom: unexpected send response from the API: email: email result has neither id nor messageId\n' +
           '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, run:\n' +
-          `    mailroom send --template welcome --to a@example.com --idempotency-key k-123 --base-url ${base} --api-key '<your key>' --workspace wrk_1\n` +
+          `    mailroom send --to a@example.com --template welcome --idempotency-key k-123 --api-key '<your key>' --base-url ${base} --workspace wrk_1\n` +
           '  request id: req_drift\n',
       );
     } finally {
