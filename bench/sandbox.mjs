@@ -1,12 +1,16 @@
 // Throughput of the sandbox: concurrent batch requests of 50 emails over undici, as a client
 // benchmark would drive it. Run after `npm run build`:
-//   node bench/sandbox.mjs [seconds] [concurrency] [scheduled] [webhooks=N]
+//   node bench/sandbox.mjs [seconds] [concurrency] [scheduled] [webhooks=N] [data]
 // Prints emails accepted per second and whether the inbox holds exactly the accepted emails.
 // `scheduled`: every email has a sendAt 1 to 25 hours ahead, so the run also shows whether a
 // growing set of scheduled emails (100,000 and more) slows the sandbox down. `webhooks=N`: N webhooks
-// (a receiver in another process) subscribe to CONTACT_CREATED, which every email fires.
+// (a receiver in another process) subscribe to CONTACT_CREATED, which every email fires. `data`: the
+// sandbox runs with --data (a temp file), so every accepted email is saved before its answer.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
@@ -14,11 +18,13 @@ const numbers = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number)
 const seconds = numbers[0] ?? 5;
 const concurrency = numbers[1] ?? 8;
 const scheduled = process.argv.includes('scheduled');
+const data = process.argv.includes('data');
 const webhooks = Number(/^webhooks=(\d+)$/.exec(process.argv.find((a) => a.startsWith('webhooks=')) ?? '')?.[1] ?? 0);
 const TARGET = 5000;
 const bin = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
 
-const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const dataDir = data ? mkdtempSync(join(tmpdir(), 'mailroom-bench-')) : undefined;
+const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet', ...(dataDir ? ['--data', join(dataDir, 'state.json')] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
 let line = '';
 for await (const chunk of child.stdout) {
   line += chunk;
@@ -100,10 +106,11 @@ const { total } = await inboxRes.body.json();
 child.kill('SIGTERM');
 await once(child, 'exit');
 receiver?.kill();
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 await agent.close();
 
 const rate = accepted / elapsed;
-console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ', every email scheduled' : ''}${webhooks ? `, ${webhooks} webhooks on CONTACT_CREATED` : ''}`);
+console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ', every email scheduled' : ''}${data ? ', --data' : ''}${webhooks ? `, ${webhooks} webhooks on CONTACT_CREATED` : ''}`);
 console.log(`  emails accepted/s : ${Math.round(rate)} (target ${TARGET}; ratio ${(rate / TARGET).toFixed(2)}x)`);
 console.log(`  failed entries    : ${failed}`);
 console.log(`  inbox == accepted : ${total === accepted} (inbox ${total}, accepted ${accepted})`);

@@ -15,12 +15,13 @@ export function recordRecipient(state: SandboxState, email: string, properties: 
   const known = state.contacts.get(key);
   if (!known) {
     const contact: Contact = { id: newId('contact'), email, properties: { status: 'SUBSCRIBED', ...properties }, createdAt: now, updatedAt: now };
-    state.contacts.set(key, contact);
+    state.saveContact(contact);
     return { kind: 'CONTACT_CREATED', contact };
   }
   if (properties && differs(known.properties, properties)) {
     known.properties = { ...known.properties, ...properties };
     known.updatedAt = now;
+    state.saveContact(known);
     return { kind: 'CONTACT_UPDATED', contact: known };
   }
   return undefined;

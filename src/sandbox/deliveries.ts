@@ -4,16 +4,12 @@ import { sign, SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { Envelope } from './events.js';
 import { randomToken, type DeliveryRecord, type SandboxState, type StoredWebhook } from './state.js';
 
-/** Older attempts are dropped past this many, so a long-running sandbox keeps a bounded log. */
-export const DELIVERY_LOG_LIMIT = 10_000;
-
 /** Attempts in flight at once; more wait their turn, so a flood of events cannot starve the API. */
 export const MAX_DELIVERIES_IN_FLIGHT = 16;
 
 export interface DelivererOptions {
   retryDelaysMs: number[];
   timeoutMs: number;
-  onRecord?: () => void;
 }
 
 /**
@@ -78,7 +74,7 @@ export class Deliverer {
       const delay = this.options.retryDelaysMs[attempt - 1];
       const retrying = record.error !== undefined && delay !== undefined;
       if (retrying) record.nextRetryAt = new Date(Date.now() + delay).toISOString();
-      this.record(record);
+      this.state.addDelivery(record);
       if (retrying) {
         const retry = setTimeout(() => {
           this.timers.delete(retry);
@@ -147,13 +143,6 @@ export class Deliverer {
     const next = this.waiting.shift();
     if (next) next();
     else this.running -= 1;
-  }
-
-  private record(rec: DeliveryRecord): void {
-    const log = this.state.deliveries;
-    log.push(rec);
-    if (log.length > DELIVERY_LOG_LIMIT) log.splice(0, log.length - DELIVERY_LOG_LIMIT);
-    this.options.onRecord?.();
   }
 
   /** `POST /_sandbox/reset`: drops pending retries and attempts in flight, so none lands in the emptied log. */

@@ -120,9 +120,7 @@ export class EmailService {
     if (email.sendAt !== undefined) stored.sendAt = email.sendAt;
     if (requestId !== undefined) stored.requestId = requestId;
 
-    this.state.addEmail(stored);
-    this.state.countSent(now);
-    if (email.idempotencyKey !== undefined) this.state.idempotency.set(email.idempotencyKey, result);
+    this.state.acceptEmail(stored, result, now);
     if (status === 'SCHEDULED') this.hooks.scheduled(stored);
     const props = parsed.kind === 'raw' ? parsed.email.contactProperties : undefined;
     const change = recordRecipient(this.state, email.to, props, createdAt);

@@ -15,6 +15,7 @@ export function triggerEvent(state: SandboxState, event: EventName, email: strin
   if (event === 'CONTACT_UNSUBSCRIBED') contact.properties = { ...contact.properties, status: 'UNSUBSCRIBED' };
   if (event === 'CONTACT_RESUBSCRIBED') contact.properties = { ...contact.properties, status: 'SUBSCRIBED' };
   if (email && event !== 'CONTACT_CREATED') contact.updatedAt = now;
-  if (email && event === 'CONTACT_DELETED') state.contacts.delete(contact.email.toLowerCase());
+  if (email && event === 'CONTACT_DELETED') state.deleteContact(contact);
+  else if (email && event !== 'CONTACT_CREATED') state.saveContact(contact);
   return envelope(event, contactPayload(contact, state.workspace.id), now);
 }

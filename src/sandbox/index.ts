@@ -5,7 +5,7 @@ import { Deliverer } from './deliveries.js';
 import { EmailService } from './emails.js';
 import { countEmails } from './email-query.js';
 import { LiveFeed } from './live.js';
-import { loadSnapshot, Persister } from './persistence.js';
+import { Persistence } from './persistence.js';
 import { Scheduler } from './scheduler.js';
 import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
@@ -48,7 +48,7 @@ function readyKey(state: SandboxState, wanted: string | undefined): string {
     wanted !== undefined
       ? (state.keysBySecret.get(wanted) ?? state.addKey('Sandbox key', 'API_USER', wanted))
       : (state.keys.get(state.primaryKeyId) ?? state.keys.values().next().value ?? state.addKey('Sandbox key', 'API_USER', newSecret()));
-  state.primaryKeyId = key.id;
+  if (state.primaryKeyId !== key.id) state.setPrimaryKey(key);
   return key.secretKey;
 }
 
@@ -61,23 +61,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const log = (line: string) => {
     if (!options.quiet) process.stderr.write(`${line}\n`);
   };
-  const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
-  const state = snapshot ? SandboxState.fromSnapshot(snapshot) : SandboxState.fresh(options.apiKey);
+  const fresh = () => SandboxState.fresh(options.apiKey);
+  const dataFile = options.dataFile;
+  const persistence = dataFile ? await Persistence.open(dataFile, fresh, (err) => log(`sandbox: cannot write ${dataFile}: ${err.message}`)) : undefined;
+  const state = persistence?.current ?? fresh();
   const apiKey = readyKey(state, options.apiKey);
+  await persistence?.start().catch((err: NodeJS.ErrnoException) => {
+    throw new SandboxConfigError(`cannot write data file ${dataFile}: ${err.code ?? err.message}`);
+  });
 
-  const persister = options.dataFile
-    ? new Persister(options.dataFile, () => state.snapshot(), (err) => log(`sandbox: cannot write ${options.dataFile}: ${err.message}`))
-    : undefined;
   const live = new LiveFeed(() => {
     const counts = countEmails(state.emails);
     return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveries.length };
   });
-  const changed = () => {
-    persister?.schedule();
+  // Every change goes to the journal (--data) and to the inbox pages' live stream.
+  state.onChange = (change) => {
+    persistence?.record(change);
     live.changed();
   };
-  const deliverer = new Deliverer(state, { ...config.deliveries, onRecord: changed });
-  const scheduler = new Scheduler(changed);
+  const deliverer = new Deliverer(state, config.deliveries);
+  const scheduler = new Scheduler((email) => state.markSent(email));
   const emails = new EmailService(state, config, {
     contactChanged: (change, now) => {
       if (deliverer.subscribers(change.kind).length === 0) return;
@@ -92,19 +95,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     scheduler.clear();
     deliverer.cancelPending();
   };
-  const app = await buildServer({ state, config, emails, deliverer, live, changed, reset, log });
+  const durable = persistence ? () => persistence.durable() : () => Promise.resolve();
+  const app = await buildServer({ state, config, emails, deliverer, live, durable, reset, log });
   const host = options.host ?? '127.0.0.1';
-  await app.listen({ port: options.port ?? 0, host });
-  if (persister) {
-    persister.schedule();
-    await persister.flush().catch(async (err: NodeJS.ErrnoException) => {
-      deliverer.close();
-      scheduler.stop();
-      live.close();
-      await app.close();
-      throw new SandboxConfigError(`cannot write data file ${options.dataFile}: ${err.code ?? err.message}`);
-    });
-  }
+  await app.listen({ port: options.port ?? 0, host }).catch(async (err: unknown) => {
+    deliverer.close();
+    scheduler.stop();
+    live.close();
+    await persistence?.close();
+    throw err;
+  });
   const { port } = app.server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
@@ -118,7 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         scheduler.stop();
         live.close();
         await app.close();
-        await persister?.flush();
+        await persistence?.close();
       })();
       return closing;
     },

@@ -81,6 +81,7 @@ export function updateKey(state: SandboxState, id: string, body: unknown) {
   if (req.displayName !== undefined) key.displayName = req.displayName;
   if (req.role !== undefined) key.role = req.role;
   key.updatedAt = new Date().toISOString();
+  state.saveKey(key);
   return { apiKey: view(key) };
 }
 

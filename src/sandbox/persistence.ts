@@ -1,28 +1,50 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { SandboxConfigError } from './config.js';
-import type { Snapshot } from './state.js';
+import { Journal, syncDirectory } from './journal.js';
+import { SandboxState, type Change, type Snapshot } from './state.js';
 
 const str = z.string();
 const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
+const storedEmail = emailResult
+  .extend({ html: str, text: str, settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
+  .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? '')));
+const storedKey = z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str });
+const storedWebhook = z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str });
+const contact = z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str });
+const delivery = z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() });
 
 /** What the sandbox reads back: every field a request, the inbox or the scheduler relies on. */
 const snapshotSchema = z.looseObject({
   version: z.literal(1),
+  journal: z.number().int().nonnegative().optional(),
   workspace: z.looseObject({ id: str, name: str }),
   primaryKeyId: str,
-  keys: z.array(z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str })),
-  webhooks: z.array(z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str })),
-  emails: z.array(
-    emailResult
-      .extend({ html: str, text: str, settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
-      .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? ''))),
-  ),
-  contacts: z.array(z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str })),
-  deliveries: z.array(z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() })),
+  keys: z.array(storedKey),
+  webhooks: z.array(storedWebhook),
+  emails: z.array(storedEmail),
+  contacts: z.array(contact),
+  deliveries: z.array(delivery),
   idempotency: z.array(z.tuple([str, emailResult])),
   sentThisMonth: z.looseObject({ month: str, count: z.number().int().nonnegative() }),
 });
+
+const changeSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('email'), email: storedEmail, result: emailResult.optional() }),
+  z.object({ t: z.literal('sent'), id: str }),
+  z.object({ t: z.literal('emailDeleted'), id: str }),
+  z.object({ t: z.literal('emailsCleared') }),
+  z.object({ t: z.literal('contact'), contact }),
+  z.object({ t: z.literal('contactDeleted'), email: str }),
+  z.object({ t: z.literal('key'), key: storedKey }),
+  z.object({ t: z.literal('keyDeleted'), id: str }),
+  z.object({ t: z.literal('webhook'), webhook: storedWebhook }),
+  z.object({ t: z.literal('webhookDeleted'), id: str }),
+  z.object({ t: z.literal('delivery'), record: delivery }),
+  z.object({ t: z.literal('primaryKey'), id: str }),
+  z.object({ t: z.literal('reset') }),
+]);
 
 /** Reads a `--data` file; a missing file is a fresh start, anything unreadable is an error. */
 export async function loadSnapshot(file: string): Promise<Snapshot | undefined> {
@@ -43,60 +65,170 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
   return snap as Snapshot;
 }
 
-/**
- * Writes the state to `--data` some milliseconds after a change (changes in between coalesce), as a
- * temp file renamed over the target, so a crash mid-write never leaves a torn file.
- */
-export class Persister {
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> | undefined;
-  private dirty = false;
-  private lastWriteMs = 0;
-
-  constructor(
-    private readonly file: string,
-    private readonly snapshot: () => Snapshot,
-    private readonly onError: (err: Error) => void,
-    private readonly debounceMs = 100,
-  ) {}
-
-  schedule(): void {
-    this.dirty = true;
-    if (this.timer) return;
-    // A big state (a long load test) takes a while to serialize: wait longer between writes then,
-    // so persistence never takes more than a fifth of the process's time.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush().catch(this.onError);
-    }, Math.max(this.debounceMs, this.lastWriteMs * 4));
-    this.timer.unref();
-  }
-
-  async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+/** The changes of one journal file. A torn last line (a write the process died in) was never acknowledged: it is dropped. */
+export async function readJournal(file: string): Promise<Change[]> {
+  const text = await readFile(file, 'utf8');
+  const lines = text.split('\n');
+  const torn = lines.pop();
+  const changes: Change[] = [];
+  const parse = (line: string): Change | undefined => {
+    try {
+      const parsed = changeSchema.safeParse(JSON.parse(line));
+      return parsed.success ? (parsed.data as Change) : undefined;
+    } catch {
+      return undefined;
     }
-    while (this.writing) await this.writing;
-    if (!this.dirty) return;
-    this.dirty = false;
-    this.writing = this.write()
-      .catch((err: unknown) => {
-        // Not written: the next flush (at the latest, the one on exit) tries again.
-        this.dirty = true;
-        throw err;
-      })
-      .finally(() => {
-        this.writing = undefined;
-      });
-    await this.writing;
+  };
+  lines.forEach((line, i) => {
+    const change = parse(line);
+    if (!change) throw new SandboxConfigError(`data journal ${file} is damaged at line ${i + 1}`);
+    changes.push(change);
+  });
+  if (torn !== undefined && torn !== '') {
+    const change = parse(torn);
+    if (change) changes.push(change);
+  }
+  return changes;
+}
+
+/** What belongs to a `--data` file in its directory: its journals (`<file>.journal-<n>`) and temp files. */
+async function companions(file: string): Promise<{ journals: { seq: number; path: string }[]; temps: string[] }> {
+  const dir = dirname(file);
+  const base = basename(file);
+  const journals: { seq: number; path: string }[] = [];
+  const temps: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return { journals, temps };
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`)) continue;
+    const rest = name.slice(base.length + 1);
+    const m = /^journal-(\d+)$/.exec(rest);
+    if (m) journals.push({ seq: Number(m[1]), path: join(dir, name) });
+    else if (/^\d+\.tmp$/.test(rest)) temps.push(join(dir, name));
+  }
+  journals.sort((a, b) => a.seq - b.seq);
+  return { journals, temps };
+}
+
+/** The journal is compacted into a new snapshot once it outgrows both this and the last snapshot. */
+export const COMPACT_MIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `--data`: the state as a snapshot file plus an append-only journal of the changes since.
+ * Every change is appended as it happens; `durable()` resolves once all of them are on disk (the
+ * server awaits it before any 2xx answer leaves), so a SIGKILL loses nothing acknowledged. When the
+ * journal outgrows the snapshot, a new snapshot is written in the background (temp file, fsync,
+ * rename) and the journals it covers are deleted; on close, one last snapshot holds everything.
+ */
+export class Persistence {
+  private journal: Journal;
+  private older: Journal[] = [];
+  private compacting: Promise<void> | undefined;
+  private snapshotBytes = 0;
+  private started = false;
+  private closed = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly state: SandboxState,
+    private seq: number,
+    private readonly onError: (err: Error) => void,
+    private readonly compactBytes: number,
+  ) {
+    this.journal = new Journal(this.journalPath(seq));
   }
 
-  private async write(): Promise<void> {
-    const started = Date.now();
+  /**
+   * Loads the snapshot and replays its journals; removes temp files left by a crash. `fresh` makes
+   * the state when there is no data file yet. Call `start()` before serving.
+   */
+  static async open(file: string, fresh: () => SandboxState, onError: (err: Error) => void, compactBytes = COMPACT_MIN_BYTES): Promise<Persistence> {
+    const snap = await loadSnapshot(file);
+    const { journals, temps } = await companions(file);
+    for (const tmp of temps) await rm(tmp, { force: true });
+    const state = snap ? SandboxState.fromSnapshot(snap) : fresh();
+    const from = snap?.journal;
+    // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
+    if (from !== undefined) for (const j of journals) if (j.seq >= from) for (const change of await readJournal(j.path)) state.apply(change);
+    const last = journals.at(-1)?.seq ?? 0;
+    return new Persistence(file, state, Math.max(last, from ?? 0) + 1, onError, compactBytes);
+  }
+
+  get current(): SandboxState {
+    return this.state;
+  }
+
+  /** Settles when no compaction is under way (tests). */
+  async idle(): Promise<void> {
+    while (this.compacting) await this.compacting;
+  }
+
+  /** Writes a first snapshot (proving the file writable); then `record` every change. */
+  async start(): Promise<void> {
+    await this.compact();
+    this.started = true;
+  }
+
+  /** Resolves once every change so far is on disk. */
+  durable(): Promise<void> {
+    if (this.older.length === 0) return this.journal.durable();
+    return Promise.all([...this.older.map((j) => j.durable()), this.journal.durable()]).then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.compacting) await this.compacting;
+    await this.compact();
+    await this.journal.close();
+  }
+
+  /** Appends a change to the journal; `durable()` tells when it is on disk. */
+  record(change: Change): void {
+    if (!this.started || this.closed) return;
+    this.journal.append(JSON.stringify(change));
+    if (!this.compacting && this.journal.bytes > Math.max(this.compactBytes, this.snapshotBytes)) {
+      this.compacting = this.compact()
+        .catch((err: Error) => this.onError(err))
+        .finally(() => {
+          this.compacting = undefined;
+        });
+    }
+  }
+
+  private journalPath(seq: number): string {
+    return `${this.file}.journal-${seq}`;
+  }
+
+  /**
+   * The snapshot is taken and the journal switched in the same synchronous step, so every change
+   * is either in the snapshot or in the new journal. Until the snapshot is renamed into place, the
+   * old journals stay: a crash in between replays them all on top of the old snapshot.
+   */
+  private async compact(): Promise<void> {
+    if (this.journal.bytes > 0) {
+      this.older.push(this.journal);
+      this.seq += 1;
+      this.journal = new Journal(this.journalPath(this.seq));
+    }
+    const text = JSON.stringify({ ...this.state.snapshot(), journal: this.seq });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(this.snapshot()), { mode: 0o600 });
+    const handle = await open(tmp, 'w', 0o600);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, this.file);
-    this.lastWriteMs = Date.now() - started;
+    await syncDirectory(dirname(this.file));
+    this.snapshotBytes = text.length;
+    for (const j of this.older.splice(0)) await j.close();
+    const { journals } = await companions(this.file);
+    for (const j of journals) if (j.seq < this.seq) await rm(j.path, { force: true });
   }
 }

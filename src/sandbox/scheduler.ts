@@ -9,7 +9,7 @@ interface Pending {
 }
 
 /**
- * Holds scheduled emails and moves each to SENT when its `sendAt` comes. A binary min-heap on the
+ * Holds scheduled emails and hands each to `due` (which marks it SENT) when its `sendAt` comes. A binary min-heap on the
  * due time keeps adding an email O(log n), however many are waiting.
  */
 export class Scheduler {
@@ -17,7 +17,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private armedAt = Infinity;
 
-  constructor(private readonly onDelivered: () => void) {}
+  constructor(private readonly due: (email: InboxEmail) => void) {}
 
   add(email: InboxEmail): void {
     const at = Date.parse(email.sendAt!);
@@ -49,12 +49,7 @@ export class Scheduler {
     this.timer = undefined;
     this.armedAt = Infinity;
     const now = Date.now();
-    let moved = false;
-    while (this.heap.length > 0 && this.heap[0]!.at <= now) {
-      this.pop().email.status = 'SENT';
-      moved = true;
-    }
-    if (moved) this.onDelivered();
+    while (this.heap.length > 0 && this.heap[0]!.at <= now) this.due(this.pop().email);
     this.arm();
   }
 

@@ -27,8 +27,8 @@ export interface ServerDeps {
   deliverer: Deliverer;
   /** The inbox's live stream; absent, the stream only ever reports the state it opened with. */
   live?: LiveFeed;
-  /** Called after each request that may have changed the state (persistence). */
-  changed: () => void;
+  /** Resolves once every change so far is saved (`--data`); awaited before any 2xx answer to a write. */
+  durable: () => Promise<void>;
   /** Called by `POST /_sandbox/reset`, after the state is emptied. */
   reset: () => void;
   log: (line: string) => void;
@@ -93,9 +93,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // Before any route is registered: it marks every route outside /v1 as an inspection route.
   installLocalOnly(app);
 
-  // onSend, not onResponse: an answer destroyed by lostRate never completes, yet its work is done.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') deps.changed();
+  // What the sandbox acknowledges is on disk before the answer leaves. Every write waits for all
+  // changes so far, not only its own: an idempotent repeat acknowledges its first result too.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return payload;
+    try {
+      await deps.durable();
+    } catch (err) {
+      deps.log(`sandbox: cannot save the data file: ${(err as Error).message}`);
+      throw new HttpError(500, 'The sandbox could not save this change to its data file');
+    }
     return payload;
   });
 

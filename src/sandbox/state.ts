@@ -97,6 +97,8 @@ export interface Workspace {
 /** Everything `--data` persists. */
 export interface Snapshot {
   version: 1;
+  /** The journal (see persistence.ts) whose changes come after this snapshot; absent: none. */
+  journal?: number;
   workspace: Workspace;
   primaryKeyId: string;
   keys: StoredKey[];
@@ -107,6 +109,28 @@ export interface Snapshot {
   idempotency: [string, EmailResultBody][];
   sentThisMonth: { month: string; count: number };
 }
+
+/**
+ * One change to the state, as `--data` journals it: what a restart replays on top of the last
+ * snapshot. Each carries whole records (upserts), so replaying one twice changes nothing.
+ */
+export type Change =
+  | { t: 'email'; email: InboxEmail; result?: EmailResultBody }
+  | { t: 'sent'; id: string }
+  | { t: 'emailDeleted'; id: string }
+  | { t: 'emailsCleared' }
+  | { t: 'contact'; contact: Contact }
+  | { t: 'contactDeleted'; email: string }
+  | { t: 'key'; key: StoredKey }
+  | { t: 'keyDeleted'; id: string }
+  | { t: 'webhook'; webhook: StoredWebhook }
+  | { t: 'webhookDeleted'; id: string }
+  | { t: 'delivery'; record: DeliveryRecord }
+  | { t: 'primaryKey'; id: string }
+  | { t: 'reset' };
+
+/** Older delivery attempts are dropped past this many, so a long-running sandbox keeps a bounded log. */
+export const DELIVERY_LOG_LIMIT = 10_000;
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 // Random bytes are drawn in blocks: one crypto call per id costs more than the rest of a send.
@@ -133,7 +157,11 @@ export function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
 
-/** The in-memory store of one sandbox. Maps keep every per-request lookup O(1). */
+/**
+ * The in-memory store of one sandbox. Maps keep every per-request lookup O(1). Every change goes
+ * through a method here that reports it to `onChange` (the `--data` journal): callers read the
+ * maps freely but change them only through these methods.
+ */
 export class SandboxState {
   workspace: Workspace;
   primaryKeyId: string;
@@ -146,6 +174,7 @@ export class SandboxState {
   deliveries: DeliveryRecord[] = [];
   readonly idempotency = new Map<string, EmailResultBody>();
   sentThisMonth = { month: monthOf(new Date()), count: 0 };
+  onChange: ((change: Change) => void) | undefined;
   private lastKeyCreatedAt = 0;
 
   constructor(workspace: Workspace, primaryKeyId: string) {
@@ -194,42 +223,145 @@ export class SandboxState {
     const at = Math.max(Date.now(), this.lastKeyCreatedAt + 1);
     const createdAt = new Date(at).toISOString();
     const key: StoredKey = { id: newId('apiKey'), displayName, role, status: 'ACTIVE', secretKey, createdAt, updatedAt: createdAt };
-    this.putKey(key);
+    this.saveKey(key);
     return key;
+  }
+
+  /** A new key, or one whose fields the caller changed. */
+  saveKey(key: StoredKey): void {
+    this.putKey(key);
+    this.onChange?.({ t: 'key', key });
   }
 
   deleteKey(key: StoredKey): void {
     this.keys.delete(key.id);
     this.keysBySecret.delete(key.secretKey);
+    this.onChange?.({ t: 'keyDeleted', id: key.id });
   }
 
+  setPrimaryKey(key: StoredKey): void {
+    this.primaryKeyId = key.id;
+    this.onChange?.({ t: 'primaryKey', id: key.id });
+  }
+
+  /** Puts an email in the inbox as it was; not journaled: for restoring a state and for tests. */
   addEmail(email: InboxEmail): void {
     this.emails.push(email);
     this.emailsById.set(email.id, email);
   }
 
+  /** An accepted email: into the inbox, counted against the month, its idempotency key claimed. */
+  acceptEmail(email: InboxEmail, result: EmailResultBody, now: Date): void {
+    this.addEmail(email);
+    this.countSent(now);
+    if (email.idempotencyKey !== undefined) this.idempotency.set(email.idempotencyKey, result);
+    this.onChange?.(email.idempotencyKey !== undefined ? { t: 'email', email, result } : { t: 'email', email });
+  }
+
   /** The inbox's "delete": the email goes; its idempotency key still answers the email it created. */
   deleteEmail(id: string): boolean {
-    const email = this.emailsById.get(id);
-    if (!email) return false;
-    this.emailsById.delete(id);
-    this.emails.splice(this.emails.indexOf(email), 1);
+    if (!this.dropEmail(id)) return false;
+    this.onChange?.({ t: 'emailDeleted', id });
     return true;
   }
 
   /** The inbox's "clear all": every caught email goes; contacts, deliveries and keys stay. */
   clearEmails(): number {
     const n = this.emails.length;
-    this.emails = [];
-    this.emailsById.clear();
+    this.dropEmails();
+    this.onChange?.({ t: 'emailsCleared' });
     return n;
   }
 
-  /** Counts one accepted email against the monthly limit, starting over each calendar month (UTC). */
-  countSent(now: Date): void {
-    const month = monthOf(now);
-    if (this.sentThisMonth.month !== month) this.sentThisMonth = { month, count: 0 };
-    this.sentThisMonth.count += 1;
+  /** A scheduled email whose time came. */
+  markSent(email: InboxEmail): void {
+    email.status = 'SENT';
+    this.onChange?.({ t: 'sent', id: email.id });
+  }
+
+  /** A new contact, or one whose fields the caller changed. */
+  saveContact(contact: Contact): void {
+    this.contacts.set(contact.email.toLowerCase(), contact);
+    this.onChange?.({ t: 'contact', contact });
+  }
+
+  deleteContact(contact: Contact): void {
+    this.contacts.delete(contact.email.toLowerCase());
+    this.onChange?.({ t: 'contactDeleted', email: contact.email });
+  }
+
+  /** A new webhook, or one whose fields the caller changed. */
+  saveWebhook(webhook: StoredWebhook): void {
+    this.webhooks.set(webhook.id, webhook);
+    this.onChange?.({ t: 'webhook', webhook });
+  }
+
+  deleteWebhook(webhook: StoredWebhook): void {
+    this.webhooks.delete(webhook.id);
+    this.onChange?.({ t: 'webhookDeleted', id: webhook.id });
+  }
+
+  addDelivery(record: DeliveryRecord): void {
+    this.pushDelivery(record);
+    this.onChange?.({ t: 'delivery', record });
+  }
+
+  /** Replays a journaled change (see persistence.ts); reports nothing. */
+  apply(change: Change): void {
+    switch (change.t) {
+      case 'email':
+        if (this.emailsById.has(change.email.id)) return;
+        this.addEmail(change.email);
+        this.countSent(new Date(change.email.createdAt));
+        if (change.result && change.email.idempotencyKey !== undefined) this.idempotency.set(change.email.idempotencyKey, change.result);
+        return;
+      case 'emailDeleted':
+        this.dropEmail(change.id);
+        return;
+      case 'emailsCleared':
+        this.dropEmails();
+        return;
+      case 'sent': {
+        const email = this.emailsById.get(change.id);
+        if (email) email.status = 'SENT';
+        return;
+      }
+      case 'contact':
+        this.contacts.set(change.contact.email.toLowerCase(), change.contact);
+        return;
+      case 'contactDeleted':
+        this.contacts.delete(change.email.toLowerCase());
+        return;
+      case 'key': {
+        const old = this.keys.get(change.key.id);
+        if (old) this.keysBySecret.delete(old.secretKey);
+        this.putKey(change.key);
+        return;
+      }
+      case 'keyDeleted': {
+        const key = this.keys.get(change.id);
+        if (key) {
+          this.keys.delete(key.id);
+          this.keysBySecret.delete(key.secretKey);
+        }
+        return;
+      }
+      case 'webhook':
+        this.webhooks.set(change.webhook.id, change.webhook);
+        return;
+      case 'webhookDeleted':
+        this.webhooks.delete(change.id);
+        return;
+      case 'delivery':
+        this.pushDelivery(change.record);
+        return;
+      case 'primaryKey':
+        this.primaryKeyId = change.id;
+        return;
+      case 'reset':
+        this.clear();
+        return;
+    }
   }
 
   sentIn(now: Date): number {
@@ -238,12 +370,43 @@ export class SandboxState {
 
   /** `POST /_sandbox/reset`: caught mail and what follows from it go; keys and webhooks stay. */
   reset(): void {
+    this.clear();
+    this.onChange?.({ t: 'reset' });
+  }
+
+  private clear(): void {
     this.emails = [];
     this.emailsById.clear();
     this.contacts.clear();
     this.deliveries = [];
     this.idempotency.clear();
     this.sentThisMonth = { month: monthOf(new Date()), count: 0 };
+  }
+
+  private dropEmail(id: string): boolean {
+    const email = this.emailsById.get(id);
+    if (!email) return false;
+    this.emailsById.delete(id);
+    this.emails.splice(this.emails.indexOf(email), 1);
+    return true;
+  }
+
+  private dropEmails(): void {
+    this.emails = [];
+    this.emailsById.clear();
+  }
+
+  /** Counts one accepted email against the monthly limit, starting over each calendar month (UTC). */
+  private countSent(now: Date): void {
+    const month = monthOf(now);
+    if (this.sentThisMonth.month !== month) this.sentThisMonth = { month, count: 0 };
+    this.sentThisMonth.count += 1;
+  }
+
+  private pushDelivery(record: DeliveryRecord): void {
+    const log = this.deliveries;
+    log.push(record);
+    if (log.length > DELIVERY_LOG_LIMIT) log.splice(0, log.length - DELIVERY_LOG_LIMIT);
   }
 
   private putKey(key: StoredKey): void {

@@ -33,7 +33,7 @@ export function createWebhook(state: SandboxState, body: unknown) {
     token: req.token ?? `${ID_PREFIX.webhookToken}${randomToken(32)}`,
     createdAt: new Date().toISOString(),
   };
-  state.webhooks.set(hook.id, hook);
+  state.saveWebhook(hook);
   return { webhook: view(hook) };
 }
 
@@ -41,11 +41,12 @@ export function updateWebhook(state: SandboxState, id: string, body: unknown) {
   const hook = findWebhook(state, id);
   const req = parseBody(updateWebhookRequestSchema, body);
   hook.events = [...new Set(req.events)];
+  state.saveWebhook(hook);
   return { webhook: view(hook) };
 }
 
 export function deleteWebhook(state: SandboxState, id: string) {
   const hook = findWebhook(state, id);
-  state.webhooks.delete(id);
+  state.deleteWebhook(hook);
   return { webhook: view(hook), isDeleted: true as const };
 }

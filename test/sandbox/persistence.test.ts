@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { loadSnapshot, Persister } from '../../src/sandbox/persistence.js';
-import { SandboxState } from '../../src/sandbox/state.js';
+import { loadSnapshot, Persistence, readJournal } from '../../src/sandbox/persistence.js';
+import { SandboxState, type InboxEmail } from '../../src/sandbox/state.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -11,60 +11,141 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-describe('Persister', () => {
-  test('changes in quick succession coalesce into one write of the latest state, with no temp file left', async () => {
+const noError = (err: Error) => {
+  throw err;
+};
+
+function sampleEmail(id: string, extra: Partial<InboxEmail> = {}): InboxEmail {
+  return { id, messageId: `m-${id}`, status: 'SENT', type: 'raw', to: `${id}@x.test`, html: '<p>h</p>', text: 'h', settings: { trackClicks: true, trackOpens: false }, createdAt: new Date().toISOString(), ...extra };
+}
+
+/** Every change a sandbox makes, through the state's own methods. */
+function changeEverything(state: SandboxState): void {
+  const now = new Date();
+  state.acceptEmail(sampleEmail('trs_a', { idempotencyKey: 'key-a' }), { id: 'trs_a', messageId: 'm-trs_a', status: 'SENT', to: 'trs_a@x.test', type: 'raw' }, now);
+  const later = sampleEmail('trs_b', { status: 'SCHEDULED', sendAt: new Date(Date.now() + 60_000).toISOString() });
+  state.acceptEmail(later, { id: 'trs_b', messageId: 'm-trs_b', status: 'SCHEDULED', to: 'trs_b@x.test', type: 'raw' }, now);
+  state.markSent(later);
+  state.acceptEmail(sampleEmail('trs_c'), { id: 'trs_c', messageId: 'm-trs_c', status: 'SENT', to: 'trs_c@x.test', type: 'raw' }, now);
+  state.deleteEmail('trs_c');
+  const key = state.addKey('ci', 'VIEWER', 'sk_live_journaled_key');
+  key.displayName = 'ci renamed';
+  state.saveKey(key);
+  state.deleteKey(state.addKey('gone', 'API_USER', 'sk_live_deleted_key'));
+  const hook = { id: 'wh_1', url: 'http://127.0.0.1:9/h', events: ['CONTACT_CREATED'], token: 'wht_t', createdAt: now.toISOString() };
+  state.saveWebhook(hook);
+  hook.events = ['CONTACT_UPDATED'];
+  state.saveWebhook(hook);
+  state.saveWebhook({ ...hook, id: 'wh_2' });
+  state.deleteWebhook(state.webhooks.get('wh_2')!);
+  const contact = { id: 'cnt_1', email: 'Ada@x.test', properties: { status: 'SUBSCRIBED' }, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+  state.saveContact(contact);
+  state.saveContact({ ...contact, id: 'cnt_2', email: 'gone@x.test' });
+  state.deleteContact(state.contacts.get('gone@x.test')!);
+  state.addDelivery({ webhookId: 'wh_1', event: 'CONTACT_CREATED', url: hook.url, attempt: 1, statusCode: 200, durationMs: 3, createdAt: now.toISOString() });
+}
+
+/** The state as the sandbox serves it, for comparing a restored state with the one saved. */
+function observable(state: SandboxState) {
+  return {
+    ...state.snapshot(),
+    emails: state.emails.map((e) => ({ ...e })),
+    idempotency: [...state.idempotency].sort(),
+    bySecret: [...state.keysBySecret.keys()].sort(),
+  };
+}
+
+/** Opened and started, with the state's changes going to the journal, as startSandbox wires it. */
+async function started(...args: Parameters<typeof Persistence.open>): Promise<Persistence> {
+  const p = await Persistence.open(...args);
+  await p.start();
+  p.current.onChange = (change) => p.record(change);
+  return p;
+}
+
+describe('Persistence (--data): snapshot plus journal', () => {
+  test('every kind of change is on disk once durable() resolves: a process that dies then (no close) loses none of it', async () => {
     const file = join(dir, 'state.json');
-    const state = SandboxState.fresh('sk_live_persist');
-    let snapshots = 0;
-    const persister = new Persister(file, () => (snapshots++, state.snapshot()), (err) => { throw err; }, 20);
-    for (let i = 0; i < 5; i++) {
-      state.addKey(`k${i}`, 'API_USER', `sk_live_k${i}`);
-      persister.schedule();
+    const first = await started(file, () => SandboxState.fresh('sk_live_persist'), noError);
+    changeEverything(first.current);
+    await first.durable();
+    // No close(): as after a SIGKILL, only what is on disk remains.
+    const second = await Persistence.open(file, () => SandboxState.fresh('sk_live_other'), noError);
+    expect(observable(second.current)).toEqual(observable(first.current));
+    expect(second.current.sentIn(new Date())).toBe(3);
+    expect(second.current.keysBySecret.get('sk_live_journaled_key')?.displayName).toBe('ci renamed');
+  });
+
+  test('a reset and the inbox’s clear-all are journaled too; replaying a journal twice changes nothing', async () => {
+    const file = join(dir, 'state.json');
+    const p = await started(file, () => SandboxState.fresh('sk_live_reset'), noError);
+    changeEverything(p.current);
+    p.current.reset();
+    p.current.acceptEmail(sampleEmail('trs_cleared'), { id: 'trs_cleared', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    expect(p.current.clearEmails()).toBe(1);
+    p.current.acceptEmail(sampleEmail('trs_after'), { id: 'trs_after', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    await p.durable();
+    const restored = (await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current;
+    expect(restored.emails.map((e) => e.id)).toEqual(['trs_after']);
+    expect(restored.contacts.size).toBe(0);
+    expect(restored.webhooks.has('wh_1')).toBe(true);
+    const journal = (await readdir(dir)).find((f) => f.includes('.journal-'))!;
+    for (const change of await readJournal(join(dir, journal))) restored.apply(change);
+    expect(restored.emails.map((e) => e.id)).toEqual(['trs_after']);
+  });
+
+  test('a torn last line (the write the process died in) is dropped; damage before it is refused', async () => {
+    const file = join(dir, 'state.json');
+    const p = await started(file, () => SandboxState.fresh('sk_live_torn'), noError);
+    p.current.acceptEmail(sampleEmail('trs_1'), { id: 'trs_1', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    await p.durable();
+    const journal = join(dir, (await readdir(dir)).find((f) => f.includes('.journal-'))!);
+    await appendFile(journal, '{"t":"email","email":{"id":"trs_2","mess');
+    expect((await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current.emails.map((e) => e.id)).toEqual(['trs_1']);
+    await writeFile(journal, `garbage\n${await readFile(journal, 'utf8')}`);
+    await expect(Persistence.open(file, () => SandboxState.fresh(undefined), noError)).rejects.toThrow(/is damaged at line 1/);
+  });
+
+  test('compaction writes a new snapshot in the background and drops the journals it covers; close leaves the data file alone', async () => {
+    const file = join(dir, 'state.json');
+    const p = await started(file, () => SandboxState.fresh('sk_live_compact'), noError, 4096);
+    for (let i = 0; i < 200; i++) {
+      p.current.acceptEmail(sampleEmail(`trs_${i}`), { id: `trs_${i}`, messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
     }
-    await new Promise((r) => setTimeout(r, 80));
-    expect(snapshots).toBe(1);
+    await p.durable();
+    await p.idle();
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    expect(saved.keys.map((k: { displayName: string }) => k.displayName)).toEqual(['Sandbox key', 'k0', 'k1', 'k2', 'k3', 'k4']);
+    expect(saved.emails.length).toBeGreaterThan(0);
+    const journals = (await readdir(dir)).filter((f) => f.includes('.journal-'));
+    expect(journals.every((f) => Number(f.split('-').pop()) >= saved.journal)).toBe(true);
+    expect((await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current.emails.length).toBe(200);
+    await p.close();
     expect(await readdir(dir)).toEqual(['state.json']);
+    expect(JSON.parse(await readFile(file, 'utf8')).emails.length).toBe(200);
   });
 
-  test('flush writes at once and only when something changed', async () => {
+  test('a crash between switching journals and renaming the snapshot replays the old snapshot and every journal since', async () => {
     const file = join(dir, 'state.json');
-    let writes = 0;
-    const state = SandboxState.fresh(undefined);
-    const persister = new Persister(file, () => (writes++, state.snapshot()), () => undefined, 10_000);
-    await persister.flush();
-    expect(writes).toBe(0);
-    persister.schedule();
-    await persister.flush();
-    expect(writes).toBe(1);
-    await persister.flush();
-    expect(writes).toBe(1);
+    const p = await started(file, () => SandboxState.fresh('sk_live_between'), noError);
+    const old = await readFile(file, 'utf8');
+    p.current.acceptEmail(sampleEmail('trs_1'), { id: 'trs_1', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    await p.durable();
+    const seq = JSON.parse(old).journal as number;
+    // What a compaction leaves if it dies before the rename: the next journal begun, the old snapshot in place.
+    await writeFile(`${file}.journal-${seq + 1}`, `${JSON.stringify({ t: 'sent', id: 'trs_x' })}\n${JSON.stringify({ t: 'emailDeleted', id: 'trs_1' })}\n`);
+    await writeFile(`${file}.${process.pid}.tmp`, old.slice(0, 20));
+    const restored = await Persistence.open(file, () => SandboxState.fresh(undefined), noError);
+    expect(restored.current.emails).toEqual([]);
+    expect(restored.current.sentIn(new Date())).toBe(1);
+    expect((await readdir(dir)).some((f) => f.endsWith('.tmp'))).toBe(false);
   });
 
-  test('a failed write is tried again by the next flush', async () => {
-    const sub = join(dir, 'later');
-    const file = join(sub, 'state.json');
-    const state = SandboxState.fresh('sk_live_retrywrite');
-    const persister = new Persister(file, () => state.snapshot(), () => undefined, 10_000);
-    persister.schedule();
-    await expect(persister.flush()).rejects.toThrow(/ENOENT/);
-    await mkdir(sub);
-    await persister.flush();
-    expect(JSON.parse(await readFile(file, 'utf8')).keys[0].secretKey).toBe('sk_live_retrywrite');
-  });
-
-  test('a round trip restores keys, their lookup by secret, emails and idempotency', async () => {
-    const file = join(dir, 'state.json');
-    const state = SandboxState.fresh('sk_live_roundtrip');
-    state.idempotency.set('k', { id: 'trs_1', messageId: 'm', status: 'SENT', to: 'a@b.test', type: 'raw' });
-    const persister = new Persister(file, () => state.snapshot(), () => undefined);
-    persister.schedule();
-    await persister.flush();
-    const restored = SandboxState.fromSnapshot((await loadSnapshot(file))!);
-    expect(restored.workspace).toEqual(state.workspace);
-    expect(restored.keysBySecret.get('sk_live_roundtrip')?.id).toBe(state.primaryKeyId);
-    expect(restored.idempotency.get('k')?.id).toBe('trs_1');
+  test('a data file in a directory that does not exist fails at start', async () => {
+    const p = await Persistence.open(join(dir, 'later', 'state.json'), () => SandboxState.fresh(undefined), noError);
+    await expect(p.start()).rejects.toThrow(/ENOENT/);
+    await mkdir(join(dir, 'later'));
+    await p.start();
+    expect(JSON.parse(await readFile(join(dir, 'later', 'state.json'), 'utf8')).keys).toHaveLength(1);
   });
 });
 

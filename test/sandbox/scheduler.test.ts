@@ -15,12 +15,17 @@ const email = (sendAt: Date): InboxEmail => ({
   createdAt: new Date().toISOString(),
 });
 
+/** What the sandbox does with a due email (SandboxState.markSent). */
+const markSent = (e: InboxEmail) => {
+  e.status = 'SENT';
+};
+
 beforeEach(() => vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') }));
 afterEach(() => vi.useRealTimers());
 
 describe('Scheduler', () => {
   test('moves each email to SENT when its sendAt comes, earliest first', () => {
-    const delivered = vi.fn();
+    const delivered = vi.fn(markSent);
     const s = new Scheduler(delivered);
     const later = email(new Date('2026-01-01T00:10:00Z'));
     const sooner = email(new Date('2026-01-01T00:01:00Z'));
@@ -37,7 +42,7 @@ describe('Scheduler', () => {
   });
 
   test('a sendAt 89 days ahead (beyond a Node timer’s range) is not sent early', () => {
-    const s = new Scheduler(() => undefined);
+    const s = new Scheduler(markSent);
     const far = email(new Date(Date.now() + 89 * 86_400_000));
     s.add(far);
     vi.advanceTimersByTime(88 * 86_400_000);
@@ -48,7 +53,7 @@ describe('Scheduler', () => {
   });
 
   test('clear forgets pending emails', () => {
-    const s = new Scheduler(() => undefined);
+    const s = new Scheduler(markSent);
     const e = email(new Date(Date.now() + 1000));
     s.add(e);
     s.clear();
@@ -59,7 +64,7 @@ describe('Scheduler', () => {
 
 describe('Scheduler with many pending emails', () => {
   test('sends each of many emails, added in any order, when its own sendAt comes', () => {
-    const s = new Scheduler(() => undefined);
+    const s = new Scheduler(markSent);
     const base = Date.now();
     const offsets = Array.from({ length: 500 }, (_, i) => ((i * 7919) % 500) * 1000 + 1000);
     const emails = offsets.map((ms) => email(new Date(base + ms)));
@@ -74,7 +79,7 @@ describe('Scheduler with many pending emails', () => {
 
   test('re-arms its timer only for an email due sooner than the one it waits for', () => {
     const arming = vi.spyOn(globalThis, 'setTimeout');
-    const s = new Scheduler(() => undefined);
+    const s = new Scheduler(markSent);
     const base = Date.now() + 3_600_000;
     for (let i = 0; i < 1000; i++) s.add(email(new Date(base + i * 1000)));
     expect(arming).toHaveBeenCalledTimes(1);

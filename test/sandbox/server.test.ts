@@ -8,14 +8,14 @@ import { SandboxState } from '../../src/sandbox/state.js';
 
 let app: FastifyInstance;
 let state: SandboxState;
-let changes = 0;
+let saves = 0;
 
 beforeAll(async () => {
   state = SandboxState.fresh('sk_live_unit');
   const config = resolveConfig();
   const deliverer = new Deliverer(state, config.deliveries);
   const emails = new EmailService(state, config, { contactChanged: () => undefined, scheduled: () => undefined });
-  app = await buildServer({ state, config, emails, deliverer, changed: () => void changes++, reset: () => undefined, log: () => undefined });
+  app = await buildServer({ state, config, emails, deliverer, durable: async () => void saves++, reset: () => undefined, log: () => undefined });
 });
 afterAll(() => app.close());
 
@@ -53,12 +53,42 @@ describe('sandbox server wiring', () => {
     expect(res.statusCode).toBe(401);
   });
 
-  test('writes mark the state changed (for --data); reads do not', async () => {
-    const before = changes;
+  test('a 2xx answer to a write waits until the state is saved (--data); reads and refusals do not', async () => {
+    const before = saves;
     await app.inject({ url: '/_sandbox/emails' });
-    expect(changes).toBe(before);
+    expect(saves).toBe(before);
+    await app.inject({ method: 'POST', url: '/_sandbox/reset' });
+    expect(saves).toBe(before);
     await app.inject({ method: 'POST', url: '/_sandbox/reset', headers: { 'content-type': 'application/json' }, payload: {} });
-    expect(changes).toBe(before + 1);
+    expect(saves).toBe(before + 1);
+  });
+
+  test('a write that cannot be saved is not acknowledged: 500, never a 2xx', async () => {
+    const config = resolveConfig();
+    const lines: string[] = [];
+    const own = SandboxState.fresh('sk_live_unit');
+    const broken = await buildServer({
+      state: own,
+      config,
+      emails: new EmailService(own, config, { contactChanged: () => undefined, scheduled: () => undefined }),
+      deliverer: new Deliverer(own, config.deliveries),
+      durable: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+      reset: () => undefined,
+      log: (line) => void lines.push(line),
+    });
+    try {
+      const res = await broken.inject({
+        method: 'POST',
+        url: '/v1/emails',
+        headers: { authorization: 'Bearer sk_live_unit', 'content-type': 'application/json' },
+        payload: { from: 'a@example.com', to: 'nospace@x.test', subject: 's', html: 'h' },
+      });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'The sandbox could not save this change to its data file' });
+      expect(lines).toEqual(['sandbox: cannot save the data file: ENOSPC: no space left on device']);
+    } finally {
+      await broken.close();
+    }
   });
 
   test('?limit on the email list keeps the newest and reports the total', async () => {
@@ -165,7 +195,7 @@ describe('cross-site requests cannot change the sandbox (no CSRF on the control 
     const config = resolveConfig();
     const emails = new EmailService(state, config, { contactChanged: () => undefined, scheduled: () => undefined });
     const deliverer = new Deliverer(state, config.deliveries);
-    const extra = await buildServer({ state, config, emails, deliverer, changed: () => undefined, reset: () => undefined, log: () => undefined });
+    const extra = await buildServer({ state, config, emails, deliverer, durable: async () => undefined, reset: () => undefined, log: () => undefined });
     // Added after the server is built, as a new feature would add them, and without any marking.
     extra.delete('/_sandbox/emails/:id', async () => ({ deleted: true }));
     extra.put('/_sandbox/thing', async () => ({ put: true }));

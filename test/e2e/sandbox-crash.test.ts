@@ -1,0 +1,136 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+
+interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+  apiKey: string;
+  exited: Promise<void>;
+}
+
+const API_KEY = 'sk_live_crash_test_key';
+
+function start(dataFile: string): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', '--quiet', '--data', dataFile, '--api-key', API_KEY], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  const exited = new Promise<void>((done) => child.on('exit', () => done()));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) {
+        const ready = JSON.parse(out.split('\n')[0]!) as { baseUrl: string; apiKey: string };
+        resolve({ child, ...ready, exited });
+      }
+    });
+    void exited.then(() => reject(new Error(`sandbox exited before it was ready: ${err}`)));
+  });
+}
+
+const email = (key: string) => ({ from: 'crash@example.com', to: `${key}@customer.test`, subject: `Order ${key}`, html: `<p>${key}</p>`, idempotencyKey: key });
+
+async function postBatch(agent: Agent, sb: Running, keys: string[]): Promise<{ successful: { id: string }[]; failed: unknown[] }> {
+  const res = await request(`${sb.baseUrl}/v1/emails/batch`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ emails: keys.map(email) }),
+  });
+  const body = (await res.body.json()) as { emails: { successful: { id: string }[]; failed: unknown[] } };
+  if (res.statusCode !== 200) throw new Error(`batch answered ${res.statusCode}`);
+  return body.emails;
+}
+
+async function inbox(sb: Running): Promise<{ id: string; idempotencyKey?: string }[]> {
+  const res = await request(`${sb.baseUrl}/_sandbox/emails`);
+  return ((await res.body.json()) as { items: { id: string; idempotencyKey?: string }[] }).items;
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mailroom-crash-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('sandbox --data under SIGKILL', () => {
+  test('every email answered 2xx survives a SIGKILL mid-batch, with its idempotency key: a resume sends nothing twice and loses nothing', async () => {
+    const dataFile = join(dir, 'state.json');
+    const acked = new Map<string, string>();
+    const attempted: string[] = [];
+    let next = 0;
+
+    for (let round = 0; round < 3; round++) {
+      const sb = await start(dataFile);
+      // What survived the previous kills is all there at each restart.
+      const ids = new Set((await inbox(sb)).map((e) => e.id));
+      const gone = [...acked].filter(([, id]) => !ids.has(id));
+      expect(gone.length, `after kill ${round}: ${gone.length} of ${acked.size} acknowledged emails are gone, e.g. ${gone.slice(0, 3).join(' ')}`).toBe(0);
+
+      const agent = new Agent({ connections: 8 });
+      let stop = false;
+      const ackedThisRound = () => acked.size;
+      const before = ackedThisRound();
+      const worker = async () => {
+        while (!stop) {
+          const keys = Array.from({ length: 50 }, () => `crash-${next++}`);
+          attempted.push(...keys);
+          let answer;
+          try {
+            answer = await postBatch(agent, sb, keys);
+          } catch {
+            return;
+          }
+          expect(answer.failed).toEqual([]);
+          answer.successful.forEach((r, i) => acked.set(keys[i]!, r.id));
+        }
+      };
+      const workers = Array.from({ length: 8 }, worker);
+      // Kill it at a different point each round, while batches are in flight.
+      while (ackedThisRound() - before < 1000 + round * 600) await new Promise((r) => setTimeout(r, 5));
+      sb.child.kill('SIGKILL');
+      await sb.exited;
+      stop = true;
+      await Promise.all(workers);
+      await agent.close();
+    }
+    // A temp file left by a write the kill interrupted is removed at start.
+    await writeFile(`${dataFile}.99999.tmp`, '{"partial');
+
+    const sb = await start(dataFile);
+    try {
+      expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      const caught = await inbox(sb);
+      const byKey = new Map(caught.map((e) => [e.idempotencyKey!, e.id]));
+      const lost = [...acked].filter(([key, id]) => byKey.get(key) !== id);
+      expect(lost.length, `acknowledged but lost: ${lost.slice(0, 5).join(' ')}`).toBe(0);
+      expect(acked.size).toBeGreaterThan(3000);
+
+      // The resume: every key once more. The acknowledged ones answer their first result.
+      const agent = new Agent({ connections: 4 });
+      for (let i = 0; i < attempted.length; i += 50) {
+        const keys = attempted.slice(i, i + 50);
+        const answer = await postBatch(agent, sb, keys);
+        answer.successful.forEach((r, j) => {
+          const first = acked.get(keys[j]!);
+          if (first !== undefined) expect(r.id, keys[j]).toBe(first);
+        });
+      }
+      await agent.close();
+      const after = await inbox(sb);
+      expect(after.length).toBe(attempted.length);
+      expect(new Set(after.map((e) => e.idempotencyKey)).size).toBe(attempted.length);
+    } finally {
+      sb.child.kill('SIGTERM');
+      await sb.exited;
+    }
+  }, 120_000);
+});
