@@ -46,6 +46,16 @@ export interface FailRecord {
   h?: number;
 }
 
+/**
+ * Written before a request's entries are first sent: a hash of every input entry up to `upTo`
+ * (that index included). A resume recomputes it and refuses at the first difference, before
+ * reusing any key of a changed stretch of input (stdin included).
+ */
+export interface CheckpointRecord {
+  upTo: number;
+  sha: string;
+}
+
 export const DONE_OK = 1;
 export const DONE_FAILED = 2;
 
@@ -90,8 +100,7 @@ function grow<T extends Uint8Array | Uint32Array>(array: T, index: number): T {
  * FNV-1a of an entry's JSON text. Journals of stdin runs carry it per entry: stdin cannot be
  * fingerprinted up front, so a resume checks each skipped entry against it instead.
  */
-export function inputHash(value: unknown): number {
-  const text = JSON.stringify(value) ?? '';
+export function inputHash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -147,7 +156,7 @@ export class Journal {
     return new Journal(path, openSync(path, 'a'));
   }
 
-  append(record: OkRecord | FailRecord): void {
+  append(record: OkRecord | FailRecord | CheckpointRecord): void {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
     this.dirty = true;
     if (Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
@@ -221,6 +230,8 @@ export async function readJournalHeader(path: string): Promise<JournalHeader> {
 export interface LoadedJournal {
   header: JournalHeader;
   done: DoneSet;
+  /** Input hashes by entry index (see CheckpointRecord). */
+  checkpoints: Map<number, string>;
   /** Bytes up to the end of the last complete record: the rest is a torn write to cut. */
   validBytes: number;
 }
@@ -232,6 +243,7 @@ export interface LoadedJournal {
  */
 export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void): Promise<LoadedJournal> {
   const done = new DoneSet();
+  const checkpoints = new Map<number, string>();
   let header: JournalHeader | undefined;
   let validBytes = 0;
   let lineNo = 0;
@@ -259,6 +271,8 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
     } else if (isFail(record)) {
       done.mark(record.fail, DONE_FAILED, record.h);
       onRecord(record);
+    } else if (isCheckpoint(record)) {
+      checkpoints.set(record.upTo, record.sha);
     } else {
       pendingError = 'unknown record';
       return;
@@ -285,11 +299,15 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
   }
   // A torn last line (no newline, or a partial record) is dropped: its request is resent.
   if (!header) throw usageError(`--resume ${path}: the journal has no header line; it is not a journal mailroom can resume`);
-  return { header, done, validBytes };
+  return { header, done, checkpoints, validBytes };
 }
 
 function isOk(r: unknown): r is OkRecord {
   return typeof r === 'object' && r !== null && Array.isArray((r as OkRecord).ok);
+}
+
+function isCheckpoint(r: unknown): r is CheckpointRecord {
+  return typeof r === 'object' && r !== null && typeof (r as CheckpointRecord).upTo === 'number' && typeof (r as CheckpointRecord).sha === 'string';
 }
 
 function isFail(r: unknown): r is FailRecord {

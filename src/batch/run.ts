@@ -106,8 +106,11 @@ function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
     template: d.template,
     html: d.html === undefined ? undefined : createHash('sha256').update(d.html).digest('hex').slice(0, 16),
     groupBy: d.groupBy,
+    sendAt: d.sendAt,
   };
 }
+
+const DEFAULT_FLAGS: Record<string, string> = { from: '--from', subject: '--subject', template: '--template', html: '--html-file', groupBy: '--group-by', sendAt: '--send-at' };
 
 /**
  * One `mailroom batch` run: reads the input as a stream, validates each entry, sends the valid
@@ -199,6 +202,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   };
 
   let done = new DoneSet();
+  let checkpoints = new Map<number, string>();
   let journal: Journal | undefined;
   try {
     if (resuming) {
@@ -212,6 +216,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
         }
       });
       done = loaded.done;
+      checkpoints = loaded.checkpoints;
       if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
     } else if (header) {
       journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header);
@@ -261,6 +266,8 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       summary,
       done,
       hashing,
+      checkpoints,
+      journal,
       onDone,
       onInvalid,
       prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
@@ -313,12 +320,16 @@ async function checkSameRun(ctx: Context, header: JournalHeader, path: string | 
       ]);
     }
   } else if (header.fingerprint) {
-    // A journal made from a file, resumed from stdin: neither a fingerprint nor entry hashes to check.
-    ctx.io.err.write(`mailroom: warning: the journal was made from ${header.input}; piped input cannot be checked against it, entries are matched by position\n`);
+    // A journal made from a file, resumed from stdin: checked as it is read (checkpoints), not up front.
+    ctx.io.err.write(`mailroom: note: the journal was made from ${header.input}; piped input is checked against it as it is read\n`);
   }
-  if (JSON.stringify(header.defaults ?? {}) !== JSON.stringify(digest)) {
-    throw usageError(`--resume ${journalPath}: --from, --subject, --template, --html-file or --group-by differ from the run being resumed`, [
-      'give the same defaults as the interrupted run',
+  const was = header.defaults ?? {};
+  for (const field of Object.keys(DEFAULT_FLAGS)) {
+    if (was[field] === digest[field]) continue;
+    const flag = DEFAULT_FLAGS[field]!;
+    const shown = (v: string | undefined) => (v === undefined ? 'not given' : field === 'html' ? `sha256 ${v}` : JSON.stringify(v));
+    throw usageError(`--resume ${journalPath}: ${flag} differs from the run being resumed (it was ${shown(was[field])}, now ${shown(digest[field])})`, [
+      was[field] === undefined || field === 'html' ? 'give the same defaults as the interrupted run' : `give ${flag} ${was[field]} as the interrupted run did`,
     ]);
   }
 }
@@ -345,32 +356,61 @@ interface ChunkOptions {
   summary: BatchSummary;
   done: DoneSet;
   hashing: boolean;
+  /** The resumed journal's input hashes by index; empty for a new run. */
+  checkpoints: Map<number, string>;
+  /** Where to record a checkpoint before each chunk is sent (none in --dry-run). */
+  journal: Journal | undefined;
   onDone: (state: number) => void;
   onInvalid: (e: InvalidEntry) => void;
   prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
   keepHeap: () => void;
 }
 
+const inputDiffers = (detail: string) =>
+  usageError(`--resume: the input differs from the run being resumed (${detail})`, [
+    'resume with the same input, in the same order (a changed stretch would pair used keys with other emails); nothing more was sent',
+  ]);
+
 /**
  * Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass.
- * A skipped entry whose journal hash differs from the input's stops the run: its key would be
- * paired with another email.
+ * On a resume, the input must be the one the journal's run read: a running hash of every entry is
+ * compared with the journal's checkpoints, and no entry is sent before the checkpoint covering it
+ * matched, so a changed, inserted or missing entry stops the run before any key is reused for it.
  */
 async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): AsyncGenerator<ValidEntry[]> {
-  let chunk: ValidEntry[] = [];
+  let ready: ValidEntry[] = [];
+  const running = c.journal || c.checkpoints.size > 0 ? createHash('sha256') : undefined;
+  let lastCheckpoint = -1;
+  for (const upTo of c.checkpoints.keys()) lastCheckpoint = Math.max(lastCheckpoint, upTo);
+  let verifiedUpTo = -1;
+  let index = -1;
+  /** Entries up to this index may be sent: verified, or past everything the journal's run read. */
+  const sendable = () => (index >= lastCheckpoint ? Infinity : verifiedUpTo);
+  const take = (n: number) => {
+    const chunk = ready.slice(0, n);
+    ready = ready.slice(n);
+    if (running && c.journal) c.journal.append({ upTo: index, sha: running.copy().digest('hex').slice(0, 32) });
+    return chunk;
+  };
   for await (const item of items) {
-    const index = c.summary.total;
+    index = c.summary.total;
     c.summary.total += 1;
     if ((index & 63) === 0) c.keepHeap();
-    const hash = c.hashing ? inputHash(item.value ?? item.error) : undefined;
+    const text = c.hashing || running ? (JSON.stringify(item.value ?? item.error) ?? '') : undefined;
+    const hash = c.hashing ? inputHash(text!) : undefined;
+    if (running) {
+      running.update(text!);
+      running.update('\n');
+      const recorded = c.checkpoints.get(index);
+      if (recorded !== undefined) {
+        if (running.copy().digest('hex').slice(0, 32) !== recorded) throw inputDiffers(`at or before entry ${index}, line ${item.line}`);
+        verifiedUpTo = index;
+      }
+    }
     const state = c.done.get(index);
     if (state !== 0) {
       const recorded = c.done.hash(index);
-      if (hash !== undefined && recorded !== undefined && recorded !== hash) {
-        throw usageError(`--resume: entry ${index} (line ${item.line}) is not the entry the journal recorded there; the input differs from the interrupted run's`, [
-          'resume with the same input, in the same order; nothing after this entry was sent',
-        ]);
-      }
+      if (hash !== undefined && recorded !== undefined && recorded !== hash) throw inputDiffers(`entry ${index}, line ${item.line}, is not the entry the journal recorded there`);
       c.onDone(state);
       continue;
     }
@@ -381,13 +421,12 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
       continue;
     }
     if (hash !== undefined) entry.inputHash = hash;
-    chunk.push(entry);
-    if (chunk.length >= c.size) {
-      yield chunk;
-      chunk = [];
-    }
+    ready.push(entry);
+    const limit = sendable();
+    while (ready.length >= c.size && ready[c.size - 1]!.index <= limit) yield take(c.size);
   }
-  if (chunk.length > 0) yield chunk;
+  if (index < lastCheckpoint) throw inputDiffers(`it ends at entry ${index}; the run being resumed read up to entry ${lastCheckpoint}`);
+  while (ready.length > 0) yield take(c.size);
 }
 
 interface Sinks {

@@ -126,11 +126,12 @@ describe('runBatch', () => {
     expect(first.interrupted).toBe(true);
     const journal = readLines(join(dir, 'stdin.journal'));
     expect(journal[0]).toMatchObject({ input: '-', fingerprint: null });
-    expect((journal[1]!.ok as unknown[][])[0]).toHaveLength(4);
+    expect((journal.find((r) => 'ok' in r)!.ok as unknown[][])[0]).toHaveLength(4);
+    expect(journal[1]).toMatchObject({ upTo: 49, sha: expect.stringMatching(/^[0-9a-f]{32}$/) });
 
     const changed = await runBatch(ctx(undefined, lines(500, 3)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
     expect(changed.fatal?.exitCode).toBe(2);
-    expect(changed.fatal?.message).toMatch(/entry 3 \(line 4\) is not the entry the journal recorded/);
+    expect(changed.fatal?.message).toMatch(/the input differs .*entry 3, line 4, is not the entry the journal recorded/);
     expect(changed.sent).toBe(0);
 
     const same = await runBatch(ctx(undefined, lines(500)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
