@@ -20,6 +20,7 @@ interface SandboxFlags {
   dropRate?: number;
   lostRate?: number;
   latency?: number;
+  latencyBefore?: number;
 }
 
 function parseShare(name: string) {
@@ -54,7 +55,8 @@ export function register(parent: Command, ctx: Context): void {
     .addOption(new Option('--error-rate <share>', 'share of /v1 requests answered 503').argParser(parseShare('--error-rate')))
     .addOption(new Option('--drop-rate <share>', 'share of /v1 requests whose connection is dropped unanswered').argParser(parseShare('--drop-rate')))
     .addOption(new Option('--lost-rate <share>', 'share of /v1 requests done but never answered').argParser(parseShare('--lost-rate')))
-    .addOption(new Option('--latency <ms>', 'delay added to each /v1 answer').argParser(parseIntegerOption('--latency', 0, 60_000)))
+    .addOption(new Option('--latency <ms>', 'delay each /v1 answer after the work is done (a client that times out may still have sent)').argParser(parseIntegerOption('--latency', 0, 60_000)))
+    .addOption(new Option('--latency-before <ms>', 'delay each /v1 request before any work is done').argParser(parseIntegerOption('--latency-before', 0, 60_000)))
     .option('--json', 'print one line {"baseUrl","apiKey","workspaceId"} on stdout when ready')
     .addHelpText(
       'after',
@@ -113,6 +115,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     if (opts.dropRate !== undefined) faults.dropRate = opts.dropRate;
     if (opts.lostRate !== undefined) faults.lostRate = opts.lostRate;
     if (opts.latency !== undefined) faults.latencyMs = opts.latency;
+    if (opts.latencyBefore !== undefined) faults.latencyBeforeMs = opts.latencyBefore;
     config.faults = faults;
 
     const host = opts.host ?? '127.0.0.1';

@@ -14,8 +14,10 @@ export interface FaultConfig {
   dropRate?: number;
   /** Share of /v1 requests whose work is done but whose connection is destroyed before the answer. */
   lostRate?: number;
-  /** Delay added to each /v1 answer. */
+  /** Delay added to each /v1 answer, after the work is done (a client that gives up may still have sent). */
   latencyMs?: number;
+  /** Delay before each /v1 request is read, before any work (a client that gives up has sent nothing). */
+  latencyBeforeMs?: number;
 }
 
 export interface DeliveryConfig {
@@ -68,6 +70,7 @@ export const sandboxConfigSchema = z.strictObject({
       dropRate: share.optional(),
       lostRate: share.optional(),
       latencyMs: z.number().int().nonnegative().max(60_000).optional(),
+      latencyBeforeMs: z.number().int().nonnegative().max(60_000).optional(),
     })
     .optional(),
   deliveries: z
@@ -131,6 +134,7 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
       dropRate: checked.faults?.dropRate ?? 0,
       lostRate: checked.faults?.lostRate ?? 0,
       latencyMs: checked.faults?.latencyMs ?? 0,
+      latencyBeforeMs: checked.faults?.latencyBeforeMs ?? 0,
     },
     deliveries: {
       retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,

@@ -10,17 +10,19 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Fault injection for clients under test, on `/v1` only (the inspection endpoints stay reliable):
- * added latency, 503 answers and dropped connections before any work, and "lost" answers whose
- * work is done but whose connection is destroyed before the answer is written.
+ * a delay before any work (latencyBeforeMs), 503 answers and dropped connections before any work,
+ * "lost" answers whose work is done but whose connection is destroyed before the answer is written,
+ * and a delay of the answer after the work is done (latencyMs: the client that times out while it
+ * waits has had its email accepted, and must not send it twice).
  */
 export function installFaults(app: FastifyInstance, faults: Required<FaultConfig>, random: () => number = Math.random): void {
-  const { errorRate, dropRate, lostRate, latencyMs } = faults;
-  if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0) return;
+  const { errorRate, dropRate, lostRate, latencyMs, latencyBeforeMs } = faults;
+  if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0 && latencyBeforeMs === 0) return;
   const lost = new WeakSet<FastifyRequest>();
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isApiPath(request.url)) return;
-    if (latencyMs > 0) await sleep(latencyMs);
+    if (latencyBeforeMs > 0) await sleep(latencyBeforeMs);
     if (errorRate > 0 && random() < errorRate) throw new HttpError(503, 'Service temporarily unavailable (fault injected by the sandbox: errorRate)');
     if (dropRate > 0 && random() < dropRate) {
       request.raw.socket.destroy();
@@ -31,10 +33,12 @@ export function installFaults(app: FastifyInstance, faults: Required<FaultConfig
     return undefined;
   });
 
-  if (lostRate > 0) {
-    app.addHook('onSend', async (request, _reply, payload) => {
-      if (lost.has(request)) request.raw.socket.destroy();
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (lost.has(request)) {
+      request.raw.socket.destroy();
       return payload;
-    });
-  }
+    }
+    if (latencyMs > 0 && isApiPath(request.url)) await sleep(latencyMs);
+    return payload;
+  });
 }

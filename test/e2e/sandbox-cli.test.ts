@@ -145,6 +145,32 @@ describe('mailroom sandbox --json', () => {
   });
 });
 
+describe('mailroom sandbox: latency faults from the config file and flags', () => {
+  test('faults.latencyMs in --config delays the answer after the work; --latency-before delays the work', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-latency-'));
+    const config = join(dir, 'sandbox.json');
+    await writeFile(config, JSON.stringify({ faults: { latencyMs: 2000 } }));
+    const sb = await startCli(['--config', config, '--latency-before', '500']);
+    try {
+      const started = Date.now();
+      const gaveUp = await fetch(`${sb.ready.baseUrl}/v1/emails`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sb.ready.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ from: 'a@example.com', to: 'late@customer.test', subject: 's', html: 'h', idempotencyKey: 'late-1' }),
+        signal: AbortSignal.timeout(1500),
+      }).catch((e: Error) => e);
+      expect((gaveUp as Error).name).toBe('TimeoutError');
+      const { items } = (await (await fetch(`${sb.ready.baseUrl}/_sandbox/emails`)).json()) as { items: { idempotencyKey: string; createdAt: string }[] };
+      expect(items.map((e) => e.idempotencyKey)).toEqual(['late-1']);
+      expect(Date.parse(items[0]!.createdAt) - started).toBeGreaterThanOrEqual(490);
+    } finally {
+      sb.child.kill('SIGTERM');
+      await sb.exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('mailroom sandbox: bad input', () => {
   test('an unknown event exits 2 before any request', async () => {
     const res = await run(['sandbox', 'trigger', 'CONTACT_EXPLODED', '--base-url', 'http://127.0.0.1:1']);

@@ -186,6 +186,44 @@ describe('fault injection (on /v1 only)', () => {
     }
   });
 
+  test('latencyMs delays the answer after the work is done: a client that gives up first still had its email accepted (timed out but sent)', async () => {
+    const sb = await withSandbox({ config: { faults: { latencyMs: 3000 } } });
+    try {
+      const body = JSON.stringify({ from: 'a@example.com', to: 'slow@x.test', subject: 's', html: 'h', idempotencyKey: 'slow-1' });
+      const headers = { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' };
+      const gaveUp = await fetch(`${sb.baseUrl}/v1/emails`, { method: 'POST', headers, body, signal: AbortSignal.timeout(1000) }).catch((e: Error) => e);
+      expect(gaveUp).toBeInstanceOf(Error);
+      expect((gaveUp as Error).name).toBe('TimeoutError');
+      const inbox = await sb.emails();
+      expect(inbox.map((e) => e.idempotencyKey)).toEqual(['slow-1']);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  test('latencyMs: the work is done, then the answer waits; latencyBeforeMs: the request waits, then the work is done', async () => {
+    for (const [faults, workAfterStartMs, answerAfterWorkMs] of [
+      [{ latencyMs: 1000 }, [0, 900], [990, Infinity]],
+      [{ latencyBeforeMs: 1000 }, [990, Infinity], [0, 900]],
+    ] as const) {
+      const sb = await withSandbox({ config: { faults } });
+      try {
+        const started = Date.now();
+        const res = await client(sb)('POST', '/v1/emails', { from: 'a@example.com', to: 'when@x.test', subject: 's', html: 'h' });
+        const answered = Date.now();
+        expect(res.status).toBe(200);
+        const createdAt = Date.parse((await sb.emails())[0]!.createdAt);
+        const label = JSON.stringify(faults);
+        expect(createdAt - started, label).toBeGreaterThanOrEqual(workAfterStartMs[0]);
+        expect(createdAt - started, label).toBeLessThan(workAfterStartMs[1]);
+        expect(answered - createdAt, label).toBeGreaterThanOrEqual(answerAfterWorkMs[0]);
+        expect(answered - createdAt, label).toBeLessThan(answerAfterWorkMs[1]);
+      } finally {
+        await sb.close();
+      }
+    }
+  });
+
   test('latencyMs delays /v1 answers, not /_sandbox ones', async () => {
     const sb = await withSandbox({ config: { faults: { latencyMs: 1000 } } });
     try {

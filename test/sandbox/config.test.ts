@@ -12,7 +12,7 @@ describe('resolveConfig', () => {
     expect(Object.keys(c.templates)).toEqual(['welcome']);
     expect(c.monthlyLimit).toBeUndefined();
     expect(c.rateLimit).toBeUndefined();
-    expect(c.faults).toEqual({ errorRate: 0, dropRate: 0, lostRate: 0, latencyMs: 0 });
+    expect(c.faults).toEqual({ errorRate: 0, dropRate: 0, lostRate: 0, latencyMs: 0, latencyBeforeMs: 0 });
     expect(c.deliveries.retryDelaysMs.length).toBeGreaterThan(0);
   });
 
@@ -41,6 +41,14 @@ describe('loadConfigFile', () => {
     const file = join(dir, 'ok.json');
     await writeFile(file, JSON.stringify({ verifiedEmails: ['ops@acme.test'], monthlyLimit: 10000, rateLimit: 50, faults: { errorRate: 0.1, dropRate: 0.05, lostRate: 0.05, latencyMs: 20 } }));
     expect(await loadConfigFile(file)).toMatchObject({ monthlyLimit: 10000, faults: { lostRate: 0.05 } });
+  });
+
+  test('both latency faults: latencyMs (after the work) and latencyBeforeMs (before it), whole ms up to 60 s', async () => {
+    const file = join(dir, 'latency.json');
+    await writeFile(file, JSON.stringify({ faults: { latencyMs: 20, latencyBeforeMs: 5 } }));
+    expect(resolveConfig(await loadConfigFile(file)).faults).toMatchObject({ latencyMs: 20, latencyBeforeMs: 5 });
+    await writeFile(file, JSON.stringify({ faults: { latencyBeforeMs: 60_001 } }));
+    await expect(loadConfigFile(file)).rejects.toThrow(/faults\.latencyBeforeMs/);
   });
 
   test('missing file, bad JSON and unknown keys each give one line', async () => {
