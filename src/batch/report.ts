@@ -10,6 +10,8 @@ export interface ReportLine {
   status?: string;
   error?: string;
   statusCode?: number;
+  /** Not sent: the same idempotencyKey and content as this earlier entry. */
+  duplicateOf?: number;
 }
 
 const FLUSH_AT = 64 * 1024;

@@ -74,6 +74,8 @@ export interface BatchSummary {
   uncertain: number;
   /** Sent by an earlier run of the same journal. */
   skipped: number;
+  /** Entries repeating an earlier entry's own idempotencyKey with identical content: not sent again. */
+  duplicates: number;
   /** Read but not sent because the run stopped (Ctrl-C or a fatal error). */
   unsent: number;
   durationMs: number;
@@ -185,6 +187,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     invalid: 0,
     uncertain: 0,
     skipped: 0,
+    duplicates: 0,
     unsent: 0,
     durationMs: 0,
     emailsPerSecond: 0,
@@ -254,6 +257,10 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       failedFile?.write(failedLine(e.entry, e.index, e.line, e.error));
       noteError({ index: e.index, line: e.line, error: e.error });
     };
+    const onDuplicate = (index: number, line: number, of: number) => {
+      summary.duplicates += 1;
+      report?.write({ index, line, duplicateOf: of } satisfies ReportLine);
+    };
     const onDone = (state: number) => {
       if (state === DONE_OK) summary.skipped += 1;
       else summary.failed += 1;
@@ -269,6 +276,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       checkpoints,
       journal,
       onDone,
+      onDuplicate,
       onInvalid,
       prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
@@ -304,7 +312,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     report?.close();
     failedFile?.close();
   }
-  summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped;
+  summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates;
   summary.durationMs = Date.now() - startedAt;
   summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
   return summary;
@@ -361,10 +369,14 @@ interface ChunkOptions {
   /** Where to record a checkpoint before each chunk is sent (none in --dry-run). */
   journal: Journal | undefined;
   onDone: (state: number) => void;
+  onDuplicate: (index: number, line: number, of: number) => void;
   onInvalid: (e: InvalidEntry) => void;
   prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
   keepHeap: () => void;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
 
 const inputDiffers = (detail: string) =>
   usageError(`--resume: the input differs from the run being resumed (${detail})`, [
@@ -384,6 +396,8 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
   for (const upTo of c.checkpoints.keys()) lastCheckpoint = Math.max(lastCheckpoint, upTo);
   let verifiedUpTo = -1;
   let index = -1;
+  /** Entries' own idempotency keys: the first entry with each, and a digest of its content. */
+  const ownKeys = new Map<string, { index: number; digest: string }>();
   /** Entries up to this index may be sent: verified, or past everything the journal's run read. */
   const sendable = () => (index >= lastCheckpoint ? Infinity : verifiedUpTo);
   const take = (n: number) => {
@@ -408,10 +422,28 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
       }
     }
     const state = c.done.get(index);
+    const key = ownKey(item.value);
+    const first = key === undefined ? undefined : ownKeys.get(key);
+    const digest = key === undefined ? undefined : createHash('sha256').update(text ?? JSON.stringify(item.value)).digest('base64');
+    if (key !== undefined && first === undefined) ownKeys.set(key, { index, digest: digest! });
     if (state !== 0) {
       const recorded = c.done.hash(index);
       if (hash !== undefined && recorded !== undefined && recorded !== hash) throw inputDiffers(`entry ${index}, line ${item.line}, is not the entry the journal recorded there`);
       c.onDone(state);
+      continue;
+    }
+    if (first !== undefined) {
+      // The API answers a repeated key with the first email's result: a repeat would never be sent.
+      if (first.digest === digest) c.onDuplicate(index, item.line, first.index);
+      else {
+        c.onInvalid({
+          ok: false,
+          index,
+          line: item.line,
+          error: `idempotencyKey "${key}" is also entry ${first.index}'s, with other content: the API would answer with that email and send nothing`,
+          ...(isRecord(item.value) ? { entry: item.value } : {}),
+        });
+      }
       continue;
     }
     const prepared = c.prepare(item, index);

@@ -16,6 +16,7 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
     sent: s.sent,
     failed: s.failed,
     skipped: s.skipped,
+    duplicates: s.duplicates,
     invalid: s.invalid,
     uncertain: s.uncertain,
     unsent: s.unsent,
@@ -39,10 +40,10 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
 export function printSummary(err: Writable, s: BatchSummary, input: string | undefined): void {
   const lines: string[] = [];
   if (s.dryRun) {
-    lines.push(`Dry run: ${n(s.total)} entries, ${n(s.total - s.invalid - s.skipped)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}; nothing sent.`);
+    lines.push(`Dry run: ${n(s.total)} entries, ${n(s.total - s.invalid - s.skipped - s.duplicates)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}${s.duplicates ? `, ${n(s.duplicates)} duplicates` : ''}; nothing sent.`);
   } else {
     const secs = (s.durationMs / 1000).toFixed(1);
-    const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}`;
+    const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.duplicates ? `, ${n(s.duplicates)} duplicates not sent (an earlier entry's idempotencyKey and content)` : ''}`;
     if (s.interrupted || s.fatal) {
       lines.push(
         `Stopped after sending ${n(s.sent)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}; ` +

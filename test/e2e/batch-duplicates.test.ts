@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { readNdjson, reset, sandboxEnv } from './batch-helpers.js';
+
+let sandbox: TestSandbox;
+let dir: string;
+let env: Record<string, string>;
+let input: string;
+
+const order = { from: 'shop@example.com', to: 'alice@example.com', subject: 'Your order', html: '<p>Thanks</p>', idempotencyKey: 'order-1' };
+const refund = { from: 'shop@example.com', to: 'bob@example.com', subject: 'Refund', html: '<p>Refunded</p>', idempotencyKey: 'order-1' };
+const other = { from: 'shop@example.com', to: 'carol@example.com', subject: 'Hi', html: '<p>Hi</p>' };
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-dups-'));
+  env = sandboxEnv(sandbox, join(dir, 'state'));
+  input = join(dir, 'orders.ndjson');
+  writeFileSync(input, [order, order, refund, other].map((e) => JSON.stringify(e)).join('\n') + '\n');
+});
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => reset(sandbox));
+
+describe('mailroom batch: one idempotencyKey, one email', () => {
+  it('--dry-run: a key repeated with other content is invalid (exit 2, naming both entries); the identical repeat is a duplicate', async () => {
+    const r = await runCli(['batch', input, '--dry-run', '--json'], { env });
+    expect(r.code).toBe(2);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ total: 4, invalid: 1, duplicates: 1 });
+    expect(summary.errors).toEqual([{ index: 2, line: 3, error: expect.stringMatching(/idempotencyKey "order-1" .*entry 0\b.*other content/) }]);
+  });
+
+  it('a real run: sends Alice once, reports the repeat as a skipped duplicate and Refund as invalid, never under another entry\'s id; exit 7', async () => {
+    const report = join(dir, 'report.ndjson');
+    const r = await runCli(['batch', input, '--report', report, '--json'], { env });
+    expect(r.code).toBe(7);
+    expect(JSON.parse(r.stdout)).toMatchObject({ total: 4, sent: 2, duplicates: 1, invalid: 1, failed: 1, unsent: 0 });
+    const emails = await sandbox.emails();
+    expect(emails.map((e) => e.to).sort()).toEqual(['alice@example.com', 'carol@example.com']);
+    const lines = new Map(readNdjson(report).map((l) => [l.index as number, l]));
+    expect(lines.size).toBe(4);
+    const alice = lines.get(0)!;
+    expect(alice.id).toBe(emails.find((e) => e.to === 'alice@example.com')!.id);
+    expect(lines.get(1)).toEqual({ index: 1, line: 2, duplicateOf: 0 });
+    expect(lines.get(2)).toMatchObject({ index: 2, line: 3, error: expect.stringMatching(/idempotencyKey "order-1"/) });
+    expect(lines.get(2)!.id).toBeUndefined();
+  });
+});
