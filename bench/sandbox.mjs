@@ -8,7 +8,7 @@
 // sandbox runs with --data (a temp file), so every accepted email is saved before its answer.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +82,17 @@ async function post(body) {
 await Promise.all(Array.from({ length: concurrency }, () => post(batchBody())));
 await request(`${baseUrl}/_sandbox/reset`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.body.dump());
 
+// The sandbox's own CPU time (Linux): on a shared machine wall-clock rates swing with the load,
+// emails per CPU-second of the sandbox do much less.
+function cpuSeconds() {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+const cpuBefore = cpuSeconds();
 let accepted = 0;
 let failed = 0;
 let requests = 0;
@@ -99,6 +110,7 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
+const cpu = cpuBefore === undefined ? undefined : cpuSeconds() - cpuBefore;
 
 const inboxRes = await request(`${baseUrl}/_sandbox/emails?limit=0`, { dispatcher: agent });
 const { total } = await inboxRes.body.json();
@@ -112,6 +124,7 @@ await agent.close();
 const rate = accepted / elapsed;
 console.log(`sandbox bench: ${requests} batch requests of 50, concurrency ${concurrency}, ${elapsed.toFixed(2)} s${scheduled ? ', every email scheduled' : ''}${data ? ', --data' : ''}${webhooks ? `, ${webhooks} webhooks on CONTACT_CREATED` : ''}`);
 console.log(`  emails accepted/s : ${Math.round(rate)} (target ${TARGET}; ratio ${(rate / TARGET).toFixed(2)}x)`);
+if (cpu) console.log(`  sandbox CPU       : ${cpu.toFixed(2)} s, ${Math.round(accepted / cpu)} emails per CPU-second`);
 console.log(`  failed entries    : ${failed}`);
 console.log(`  inbox == accepted : ${total === accepted} (inbox ${total}, accepted ${accepted})`);
 process.exitCode = total === accepted && failed === 0 ? 0 : 1;

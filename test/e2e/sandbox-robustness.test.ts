@@ -274,6 +274,47 @@ describe('--data persistence', () => {
     }
   });
 
+  test('every acknowledged change to keys, webhooks, contacts and the inbox is on disk when its answer arrives (no exit needed)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    const dataFile = join(dir, 'state.json');
+    try {
+      const first = await startSandbox({ quiet: true, dataFile });
+      const call = client(first);
+      const keys = `/v1/workspaces/${first.workspaceId}/api-keys`;
+      const kept = (await call('POST', keys, { displayName: 'kept', role: 'API_USER' })).body.apiKey;
+      expect((await call('POST', `${keys}/${kept.id}`, { displayName: 'renamed', role: 'VIEWER' })).status).toBe(200);
+      const gone = (await call('POST', keys, { displayName: 'gone', role: 'API_USER' })).body.apiKey;
+      expect((await call('DELETE', `${keys}/${gone.id}`)).status).toBe(200);
+      const hook = (await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['CONTACT_CREATED'] })).body.webhook;
+      expect((await call('POST', `/v1/webhooks/${hook.id}`, { events: ['CONTACT_UPDATED', 'CONTACT_DELETED'] })).status).toBe(200);
+      const other = (await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/o', events: ['CONTACT_CREATED'] })).body.webhook;
+      expect((await call('DELETE', `/v1/webhooks/${other.id}`)).status).toBe(200);
+      const sent = (await call('POST', '/v1/emails', raw({ to: 'ada@customer.test', idempotencyKey: 'acked-1' }))).body.email;
+      expect((await call('POST', '/_sandbox/events', { event: 'CONTACT_UNSUBSCRIBED', email: 'ada@customer.test' })).status).toBe(200);
+      const deleted = (await call('POST', '/v1/emails', raw({ to: 'bob@customer.test' }))).body.email;
+      expect((await call('POST', `/_sandbox/emails/${deleted.id}/delete`, {})).status).toBe(200);
+
+      // A second sandbox on the same file while the first still runs sees only what is on disk: as after a SIGKILL.
+      const second = await startSandbox({ quiet: true, dataFile });
+      try {
+        const call2 = client(second);
+        expect((await call2('GET', '/v1/api-keys/check', undefined, { key: kept.secretKey })).body).toMatchObject({ displayName: 'renamed', role: 'VIEWER' });
+        expect((await call2('GET', '/v1/api-keys/check', undefined, { key: gone.secretKey })).status).toBe(401);
+        expect((await call2('GET', `/v1/webhooks/${hook.id}`)).body.webhook.events).toEqual(['CONTACT_UPDATED', 'CONTACT_DELETED']);
+        expect((await call2('GET', `/v1/webhooks/${other.id}`)).status).toBe(404);
+        expect((await call2('GET', '/_sandbox/emails')).body.items.map((e: { id: string }) => e.id)).toEqual([sent.id]);
+        expect((await call2('POST', '/v1/emails', raw({ to: 'ada@customer.test', idempotencyKey: 'acked-1' }))).body.email).toEqual(sent);
+        const resub = await call2('POST', '/_sandbox/events', { event: 'CONTACT_UPDATED', email: 'ada@customer.test' });
+        expect(resub.body.event.data.contact.properties.status).toBe('UNSUBSCRIBED');
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an email accepted under a lost answer is saved too, so a retry after a restart sends nothing new', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
     const dataFile = join(dir, 'state.json');
