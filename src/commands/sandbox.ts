@@ -131,7 +131,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     if (opts.data) say(`  data       ${opts.data}`);
     say('');
     say('Point mailroom (or any script) at it:');
-    say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey}`);
+    say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey} MAILROOM_WORKSPACE=${sandbox.workspaceId}`);
     say('Press Ctrl-C to stop.');
     // Last, so a script that waits for this line finds the sandbox ready and its banner written.
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/mailroom.js');
 
@@ -74,7 +75,19 @@ describe('mailroom sandbox --json', () => {
     expect(sandbox.ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.ready.apiKey).toBe('sk_live_cliTestKey0001');
     expect(sandbox.ready.workspaceId).toMatch(/^wrk_/);
-    await expect.poll(() => sandbox.stderr()).toContain(`export MAILROOM_BASE_URL=${sandbox.ready.baseUrl} MAILROOM_API_KEY=sk_live_cliTestKey0001`);
+    await expect.poll(() => sandbox.stderr()).toContain(
+      `export MAILROOM_BASE_URL=${sandbox.ready.baseUrl} MAILROOM_API_KEY=sk_live_cliTestKey0001 MAILROOM_WORKSPACE=${sandbox.ready.workspaceId}`,
+    );
+  });
+
+  test('with the banner\'s exports, the next `keys list` works (the workspace is exported too)', async () => {
+    await expect.poll(() => sandbox.stderr()).toContain('export ');
+    const line = /export (.+)/.exec(sandbox.stderr())?.[1] ?? '';
+    const env = Object.fromEntries(line.split(' ').map((kv) => kv.split('=') as [string, string]));
+    const r = await runCli(['keys', 'list', '--json'], { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain('"aki_');
   });
 
   test('the printed key works against the printed URL', async () => {
