@@ -60,11 +60,12 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
     isStderrTTY,
     isStdinTTY: isatty(0),
     color: colorEnabled(env, isStdoutTTY, colorFlag),
+    // A terminal that reports no size (0: a pty nobody sized) is one of unknown width.
     get outColumns() {
-      return isStdoutTTY ? process.stdout.columns : undefined;
+      return (isStdoutTTY && process.stdout.columns) || undefined;
     },
     get errColumns() {
-      return isStderrTTY ? process.stderr.columns : undefined;
+      return (isStderrTTY && process.stderr.columns) || undefined;
     },
   };
 }

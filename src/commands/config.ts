@@ -98,7 +98,7 @@ async function list(ctx: Context, globals: Globals): Promise<void> {
   if (mode.format === 'json') return output.printJson(ctx, rows);
   await output.printTable(ctx, rows, [
     { header: 'KEY', value: (r) => r.key },
-    { header: 'VALUE', value: (r) => r.value ?? '(not set)' },
+    { header: 'VALUE', value: (r) => r.value ?? '(not set)', kind: 'text' },
     { header: 'SOURCE', value: (r) => (r.source && r.origin ? describeSource({ source: r.source, origin: r.origin }) : '') },
   ]);
 }

@@ -53,7 +53,7 @@ export async function run(ctx: Context, globals: Globals): Promise<void> {
       { header: '', value: (r) => (r.active ? '*' : ' ') },
       { header: 'PROFILE', value: (r) => r.name },
       { header: 'KEY', value: (r) => r.apiKey },
-      { header: 'API', value: (r) => r.baseUrl ?? '(default)' },
+      { header: 'API', value: (r) => r.baseUrl ?? '(default)', kind: 'text' },
       { header: 'WORKSPACE', value: (r) => r.workspace },
     ],
     'no stored profiles: run `mailroom login` to create one',

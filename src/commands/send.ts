@@ -120,7 +120,7 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
         ['subject', result.subject],
         ['template', result.template],
         ['group', result.groupBy],
-        ['send at', email.sendAt],
+        ['send at', email.sendAt, 'date'],
         ['idempotency key', key],
         ['warning', result.warning],
       ]);

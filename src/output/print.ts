@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { palette } from './color.js';
+import { relativeTime } from './relative-time.js';
 
 /** JSON on stdout, one document, two-space indented (readable, and jq takes it as is). */
 export function printJson(ctx: Pick<Context, 'io'>, value: unknown): void {
@@ -9,31 +10,79 @@ export function printJson(ctx: Pick<Context, 'io'>, value: unknown): void {
 export interface Column<R> {
   header: string;
   value: (row: R) => string | number | boolean | null | undefined;
+  /**
+   * `text`: free text (names, URLs, event lists), shortened with … to fit the terminal; `date`: an ISO
+   * time, shown relative ("2 hours ago"). Otherwise (ids, status) the value is always shown whole.
+   */
+  kind?: 'text' | 'date';
 }
 
-/** A human table on stdout (cli-table3, loaded on use). An empty list says so instead. */
+/** Columns between table columns. */
+const GAP = 2;
+/** Free text is not shortened below this, even if the line then runs past the terminal. */
+const MIN_TEXT = 8;
+
+/**
+ * A human table on stdout (cli-table3, loaded on use), one line per row at most as wide as the
+ * terminal: whole ids and dates, free text shortened with …, columns with no value in any row left
+ * out. An empty list says so instead.
+ */
 export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[], columns: readonly Column<R>[], empty = 'nothing to show'): Promise<void> {
   const c = await palette(ctx.io.color);
   if (rows.length === 0) {
     ctx.io.out.write(`${c.dim(empty)}\n`);
     return;
   }
+  const all = columns.map((col) => ({ col, cells: rows.map((row) => shown(col, col.value(row))) }));
+  const kept = all.filter(({ cells }) => cells.some((v) => v !== '-'));
+  const widths = fit(
+    kept.map(({ col, cells }) => ({ natural: Math.max(col.header.length, ...cells.map((v) => v.length)), shrinks: col.kind === 'text' })),
+    ctx.io.outColumns,
+  );
   const { default: Table } = await import('cli-table3');
   const table = new Table({
-    head: columns.map((col) => c.bold(col.header)),
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
+    head: kept.map(({ col }) => c.bold(col.header)),
+    colWidths: widths.map((w) => w + GAP),
+    wordWrap: false,
+    truncate: '…',
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP },
     chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' },
   });
-  for (const row of rows) table.push(columns.map((col) => cell(col.value(row))));
+  for (let r = 0; r < rows.length; r++) table.push(kept.map(({ cells }) => cells[r] as string));
   ctx.io.out.write(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
 }
 
+/**
+ * Column widths for a line of at most `columns`: whole columns keep their width; the free-text ones
+ * share what is left, the narrowest first getting all it needs (none below MIN_TEXT).
+ */
+function fit(cols: readonly { natural: number; shrinks: boolean }[], columns: number | undefined): number[] {
+  const widths = cols.map((col) => col.natural);
+  const total = widths.reduce((a, b) => a + b, 0) + GAP * (cols.length - 1);
+  if (columns === undefined || total <= columns) return widths;
+  const flexible = cols.map((col, i) => ({ ...col, i })).filter((col) => col.shrinks).sort((a, b) => a.natural - b.natural);
+  let room = columns - (total - flexible.reduce((sum, col) => sum + col.natural, 0));
+  flexible.forEach((col, n) => {
+    const share = Math.floor(room / (flexible.length - n));
+    widths[col.i] = Math.max(MIN_TEXT, Math.min(col.natural, share));
+    room -= widths[col.i] as number;
+  });
+  return widths;
+}
+
 /** `label  value` lines with aligned values, for one object on a terminal. Absent (undefined or null) values are skipped. */
-export async function printKeyValues(ctx: Pick<Context, 'io'>, pairs: readonly (readonly [string, unknown])[]): Promise<void> {
+export async function printKeyValues(ctx: Pick<Context, 'io'>, pairs: readonly (readonly [string, unknown, 'date'?])[]): Promise<void> {
   const c = await palette(ctx.io.color);
-  const shown = pairs.filter(([, v]) => v !== undefined && v !== null);
-  const width = Math.max(0, ...shown.map(([k]) => k.length));
-  for (const [k, v] of shown) ctx.io.out.write(`${c.dim(k.padEnd(width))}  ${cell(v)}\n`);
+  const shownPairs = pairs.filter(([, v]) => v !== undefined && v !== null);
+  const width = Math.max(0, ...shownPairs.map(([k]) => k.length));
+  for (const [k, v, kind] of shownPairs) {
+    const text = kind === 'date' && typeof v === 'string' && relativeTime(v) !== v ? `${relativeTime(v)} (${v})` : cell(v);
+    ctx.io.out.write(`${c.dim(k.padEnd(width))}  ${text}\n`);
+  }
+}
+
+function shown<R>(col: Column<R>, v: unknown): string {
+  return col.kind === 'date' && typeof v === 'string' && v !== '' ? relativeTime(v) : cell(v);
 }
 
 function cell(v: unknown): string {

@@ -24,6 +24,8 @@ export interface RunOptions {
    * terminal (stderr arrives inside `stdout`); `'stdout'`: stderr is captured apart, not a terminal.
    */
   tty?: boolean | 'stdout';
+  /** With `tty`: the terminal's width (stty cols), as a user's window would have it. */
+  columns?: number;
   /** The config store directory; a fresh temp dir (removed afterwards) when absent. */
   configDir?: string;
   timeoutMs?: number;
@@ -69,7 +71,8 @@ export async function runCli(args: string[], opts: RunOptions = {}): Promise<Run
   let argv = [bin, ...args];
   if (opts.tty) {
     env.TERM ??= 'xterm-256color';
-    const inner = [process.execPath, bin, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
+    const inner =
+      (opts.columns === undefined ? '' : `stty cols ${opts.columns}; `) + [process.execPath, bin, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
     command = 'script';
     argv = ['-qfec', inner, '/dev/null'];
   }

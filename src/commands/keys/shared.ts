@@ -27,11 +27,11 @@ export const isMasked = (value: string): boolean => /[…*]/.test(value);
 
 const COLUMNS: Column<ApiKey>[] = [
   { header: 'ID', value: (k) => k.id },
-  { header: 'NAME', value: (k) => k.displayName },
+  { header: 'NAME', value: (k) => k.displayName, kind: 'text' },
   { header: 'ROLE', value: (k) => k.role },
   { header: 'STATUS', value: (k) => k.status },
   { header: 'SECRET', value: (k) => k.secretKey },
-  { header: 'CREATED', value: (k) => k.createdAt },
+  { header: 'CREATED', value: (k) => k.createdAt, kind: 'date' },
 ];
 
 export async function printKeys(ctx: Context, globals: GlobalOptions, keys: ApiKey[]): Promise<void> {
@@ -55,8 +55,8 @@ export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey
       ['role', shown.role],
       ['status', shown.status],
       ['secret', shown.secretKey],
-      ['created', shown.createdAt],
-      ['updated', shown.updatedAt],
+      ['created', shown.createdAt, 'date'],
+      ['updated', shown.updatedAt, 'date'],
     ]);
   }
 }

@@ -21,5 +21,5 @@ export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
   const mode = out.outputMode(ctx, globals);
   if (mode.quiet) return;
   if (mode.format === 'json') out.printJson(ctx, rows);
-  else await out.printTable(ctx, rows, [{ header: 'EVENT', value: (r) => r.event }, { header: 'MEANING', value: (r) => r.meaning }]);
+  else await out.printTable(ctx, rows, [{ header: 'EVENT', value: (r) => r.event }, { header: 'MEANING', value: (r) => r.meaning, kind: 'text' }]);
 }

@@ -9,10 +9,10 @@ export function maskWebhook(hook: Webhook): Webhook {
 
 const COLUMNS: Column<Webhook>[] = [
   { header: 'ID', value: (w) => w.id },
-  { header: 'URL', value: (w) => w.url },
-  { header: 'EVENTS', value: (w) => w.events.join(', ') },
+  { header: 'URL', value: (w) => w.url, kind: 'text' },
+  { header: 'EVENTS', value: (w) => w.events.join(', '), kind: 'text' },
   { header: 'STATUS', value: (w) => w.status },
-  { header: 'CREATED', value: (w) => w.createdAt },
+  { header: 'CREATED', value: (w) => w.createdAt, kind: 'date' },
 ];
 
 export async function printWebhooks(ctx: Context, globals: GlobalOptions, hooks: Webhook[]): Promise<void> {
@@ -37,8 +37,8 @@ export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: W
       ['token', shown.token],
       ['status', shown.status],
       ['workspace', shown.workspaceId],
-      ['created', shown.createdAt],
-      ['updated', shown.updatedAt],
+      ['created', shown.createdAt, 'date'],
+      ['updated', shown.updatedAt, 'date'],
     ]);
   }
 }
