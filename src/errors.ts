@@ -19,7 +19,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   unexpected: 'unexpected error',
   usage: 'usage or local validation error (bad flag, bad JSON, schema mismatch): nothing was sent',
   auth: 'authentication or permission (401, 403 lacking permissions), missing credentials',
-  rejected: 'rejected by the API (400: invalid payload, unverified sender; 404)',
+  rejected: 'rejected by the API (400: invalid payload, unverified sender; 404); `send` with an idempotency key already used for another email',
   limit: 'limits: 429 after retries, monthly sending limit (403)',
   network: 'network or timeout after retries',
   partial: 'batch finished with some entries failed',
