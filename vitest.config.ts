@@ -7,7 +7,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
+          exclude: ['test/e2e/**', 'test/browser/**'],
           testTimeout: 15_000,
           sequence: { groupOrder: 0 },
         },
@@ -22,6 +22,17 @@ export default defineConfig({
           maxWorkers: 2,
           // Projects with different maxWorkers must run in separate groups (plain `vitest run`).
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          // One Chromium for the whole file; its pages share the 2 cores.
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -3,6 +3,7 @@ import type { Context, GlobalOptions } from '../context.js';
 import { isLoopback } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
+import { register as registerInspect } from './sandbox-inspect.js';
 import { untilStopped } from './until-stopped.js';
 
 /** Where `mailroom sandbox` listens by default, and where `sandbox trigger` looks for it. */
@@ -89,6 +90,8 @@ Examples:
     .action(async (event: string, flags: { email?: string }, cmd: Command) => {
       await runTrigger({ event, email: flags.email, ...globals(cmd) }, ctx);
     });
+
+  registerInspect(sandbox, ctx);
 }
 
 function globals(cmd: Command): GlobalOptions {
@@ -127,7 +130,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
     say(`  workspace  ${sandbox.workspaceId}`);
     say(`  API key    ${sandbox.apiKey}`);
-    say(`  inbox      ${sandbox.baseUrl}/`);
+    say(`  inbox      ${sandbox.baseUrl}/  (mailroom sandbox emails, sandbox open --browser)`);
     if (opts.data) say(`  data       ${opts.data}`);
     say('');
     say('Point mailroom (or any script) at it:');

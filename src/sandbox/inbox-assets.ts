@@ -12,7 +12,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 a{color:#0b57d0}
 .top{display:flex;align-items:center;gap:16px;background:#1f2328;color:#fff;padding:8px 16px;flex-wrap:wrap}
 .brand{color:#fff;text-decoration:none;font-weight:700}.brand span{font-weight:400;opacity:.7}
-.sections{display:flex;gap:4px;flex:1}.sections a{color:#d0d7de;text-decoration:none;padding:4px 10px;border-radius:6px}
+.sections{display:flex;gap:4px;flex:1}.sections a{color:#d0d7de;text-decoration:none;padding:4px 10px;border-radius:6px;white-space:nowrap}
 .sections a[aria-current]{background:#32383f;color:#fff}.n{font-size:12px;opacity:.8;font-variant-numeric:tabular-nums}
 .live{color:#6e7781;font-size:12px}.live.on{color:#3fb950}.live.off{color:#f85149}
 main{padding:12px 16px;max-width:1280px;margin:0 auto}
@@ -67,6 +67,7 @@ pre.text{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
 .notfound{text-align:center;padding:40px 0}
 @media (max-width:700px){
 main{padding:8px}
+.top{gap:8px;padding:8px}.brand span{display:none}
 .row>a{grid-template-columns:minmax(0,1fr) auto;gap:2px 8px}
 .row .from{display:none}.row .subject{grid-column:1/-1;grid-row:2}.row .tags{grid-row:3;grid-column:1/-1}
 .row time{grid-row:1;grid-column:2}

@@ -81,7 +81,7 @@ function pager(base: string, params: Record<string, string | undefined>, page: n
   if (of === 0) return '';
   const link = (p: number, rel: string, label: string) =>
     p < 1 || p > pages ? `<span class="off">${label}</span>` : `<a rel="${rel}" href="${base}${h(query({ ...params, page: p === 1 ? undefined : p }))}">${label}</a>`;
-  return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span>${from}–${to} of ${of} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
+  return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span class="count">${from}–${to} of ${of} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
 }
 
 export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now()): string {
@@ -201,7 +201,7 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
     const widths = `<span class="widths"><a href="${link({ mobile: false })}"${view.mobile ? '' : ' aria-current="true"'}>Desktop</a><a href="${link({ mobile: true })}"${view.mobile ? ' aria-current="true"' : ''}>Mobile</a></span>`;
     const src = `${base}/body${view.images ? '?images=1' : ''}`;
     panel = `<div class="toolbar">${widths}<span class="images">${images}</span></div>
-<div class="frame${view.mobile ? ' mobile' : ''}"><iframe title="Email HTML" src="${h(src)}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" loading="lazy"></iframe></div>`;
+<div class="frame${view.mobile ? ' mobile' : ''}"><iframe title="Email HTML" src="${h(src)}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer"></iframe></div>`;
   } else if (view.tab === 'text') {
     panel = `<pre class="text">${h(email.text)}</pre>`;
   } else if (view.tab === 'source') {

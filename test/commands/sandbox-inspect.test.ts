@@ -1,0 +1,109 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { Context } from '../../src/context.js';
+import { buildProgram } from '../../src/program.js';
+import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+
+/** Runs `mailroom sandbox …` in-process against the test sandbox; what it printed, or what it threw. */
+async function mailroom(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d: Buffer) => (stdout += d.toString()));
+  err.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ctx: Context = {
+    io: { out, err, in: Readable.from([]), isStdoutTTY: opts.tty ?? false, isStderrTTY: false, isStdinTTY: false, color: false },
+    env: { MAILROOM_BASE_URL: sb.baseUrl, ...opts.env },
+    cwd: process.cwd(),
+    signal: new AbortController().signal,
+  };
+  const args = ['sandbox', ...argv];
+  let error: (Error & { kind?: string; exitCode?: number }) | undefined;
+  try {
+    await buildProgram(ctx, args).parseAsync(['node', 'mailroom', ...args]);
+  } catch (e) {
+    error = e as Error;
+  }
+  return { stdout, stderr, error };
+}
+
+const raw = (over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: 'ada@customer.test', subject: 'Hello', html: '<p>Hi <b>Ada</b></p>', ...over });
+
+beforeAll(async () => {
+  sb = await withSandbox({ config: { verifiedDomains: ['example.com'] } });
+});
+afterAll(() => sb.close());
+afterEach(() => sb.reset());
+
+describe('mailroom sandbox emails / email / deliveries / open', () => {
+  it('emails: JSON when piped, oldest first; --to and --last filter on the sandbox', async () => {
+    const call = client(sb);
+    const ids: string[] = [];
+    for (const to of ['ada@customer.test', 'bob@customer.test', 'ada.b@customer.test']) ids.push((await call('POST', '/v1/emails', raw({ to }))).body.email.id);
+    const all = await mailroom(['emails']);
+    expect(all.error).toBeUndefined();
+    expect(JSON.parse(all.stdout).map((e: { id: string }) => e.id)).toEqual(ids);
+    const ada = await mailroom(['emails', '--to', 'ADA', '--last', '1']);
+    expect(JSON.parse(ada.stdout).map((e: { id: string }) => e.id)).toEqual([ids[2]]);
+    const table = await mailroom(['emails', '--search', 'bob@'], { tty: true });
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+TO\s+SUBJECT\s+CREATED$/);
+    expect(table.stdout).toContain(`${ids[1]}  SENT    bob@customer.test  Hello`);
+    const last = await mailroom(['emails', '--last', '2'], { tty: true });
+    expect(last.stderr).toBe('Showing the newest 2 of 3.\n');
+    expect((await mailroom(['emails', '--last', '0'])).error).toMatchObject({ code: 'commander.invalidArgument', message: expect.stringContaining('--last must be between 1 and') });
+  });
+
+  it('email <id>: --html, --text, --json; fields and text on a terminal; an unknown id exits 4', async () => {
+    const id = (await client(sb)('POST', '/v1/emails', raw())).body.email.id as string;
+    expect((await mailroom(['email', id, '--html'])).stdout).toBe('<p>Hi <b>Ada</b></p>\n');
+    expect((await mailroom(['email', id, '--text'])).stdout).toBe('Hi Ada\n');
+    const json = JSON.parse((await mailroom(['email', id, '--json'])).stdout);
+    expect(json).toEqual((await client(sb)('GET', `/_sandbox/emails/${id}`)).body.email);
+    const human = await mailroom(['email', id], { tty: true });
+    expect(human.stdout).toMatch(new RegExp(`^id\\s+${id}\\nstatus\\s+SENT\\n`));
+    expect(human.stdout).toContain(`inbox    ${sb.baseUrl}/inbox/${id}`);
+    expect(human.stdout.endsWith('\n\nHi Ada\n')).toBe(true);
+    const missing = await mailroom(['email', 'trs_nope']);
+    expect(missing.error).toMatchObject({ kind: 'rejected', exitCode: 4, message: `no email trs_nope in the sandbox at ${sb.baseUrl}` });
+    expect(missing.stdout).toBe('');
+    expect((await mailroom(['email', id, '--html', '--text'])).error).toMatchObject({ exitCode: 2, message: '--html and --text cannot be used together: pick one' });
+  });
+
+  it('deliveries: every attempt as JSON (signed body and signature included), a table on a terminal', async () => {
+    const call = client(sb);
+    await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/unreachable', events: ['CONTACT_CREATED'] });
+    await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+    await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(1);
+    const [d] = JSON.parse((await mailroom(['deliveries'])).stdout);
+    expect(d).toMatchObject({ event: 'CONTACT_CREATED', url: 'http://127.0.0.1:9/unreachable', attempt: 1, error: 'ECONNREFUSED', body: expect.stringContaining('"CONTACT_CREATED"'), signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const table = await mailroom(['deliveries'], { tty: true });
+    expect(table.stdout.split('\n')[0]).toMatch(/^WHEN\s+EVENT\s+URL\s+ATTEMPT\s+RESULT\s+NEXT RETRY$/);
+    expect(table.stdout).toMatch(/CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:9\/unreachable\s+1\s+ECONNREFUSED\s+20\d\d-/);
+    for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+
+  it('open: prints the inbox URL and opens nothing unless --browser; no sandbox there exits 6', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-open-'));
+    const fakeBrowser = join(dir, 'browser.sh');
+    writeFileSync(fakeBrowser, `#!/bin/sh\nprintf '%s' "$1" > "${dir}/opened"\n`);
+    chmodSync(fakeBrowser, 0o755);
+    const plain = await mailroom(['open'], { env: { BROWSER: fakeBrowser } });
+    expect(plain.stdout).toBe(`${sb.baseUrl}/\n`);
+    const id = (await client(sb)('POST', '/v1/emails', raw())).body.email.id as string;
+    const opened = await mailroom(['open', id, '--browser'], { env: { BROWSER: fakeBrowser } });
+    expect(opened.error).toBeUndefined();
+    expect(opened.stdout).toBe(`${sb.baseUrl}/inbox/${id}\n`);
+    await expect.poll(() => { try { return readFileSync(join(dir, 'opened'), 'utf8'); } catch { return ''; } }).toBe(`${sb.baseUrl}/inbox/${id}`);
+    const noOpener = await mailroom(['open', '--browser'], { env: { BROWSER: join(dir, 'missing') } });
+    expect(noOpener.error).toMatchObject({ exitCode: 1, message: expect.stringContaining('cannot open a browser') });
+    const nobody = await mailroom(['open', '--base-url', 'http://127.0.0.1:9']);
+    expect(nobody.error).toMatchObject({ kind: 'network', exitCode: 6, message: 'cannot reach a sandbox at http://127.0.0.1:9: ECONNREFUSED' });
+    expect(nobody.stdout).toBe('');
+  });
+});
