@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import type { Globals } from '../config/settings.js';
+import { refuseQuietDiscard } from './secret-once.js';
 
 export interface ApiOptions {
   data?: string;
@@ -53,22 +54,29 @@ export async function run(ctx: Context, globals: Globals, rawMethod: string, raw
     if (method !== 'POST') throw usageError(`--data: a ${method} request has no body`);
     body = await readData(ctx, opts.data);
   }
+  const creates = createdSecret(method, path);
+  if (creates === 'key') refuseQuietDiscard(globals.quiet, 'secret', 'drop -q');
+  const ownToken = typeof body === 'object' && body !== null && typeof (body as { token?: unknown }).token === 'string';
+  if (creates === 'webhook token' && !ownToken) refuseQuietDiscard(globals.quiet, 'webhook token', 'put your own "token" in --data, or drop -q');
   const { connect } = await import('../client.js');
   const { transport } = await connect(ctx, globals);
   try {
     const res = await transport.request({ method, path, body, signal: ctx.signal });
     if (globals.quiet) return;
     const [{ printJson }, { maskSecrets }] = await Promise.all([import('../output/print.js'), import('../output/mask.js')]);
-    if (res.body !== undefined) printJson(ctx, revealsNewSecret(method, path) ? res.body : maskSecrets(res.body));
+    if (res.body !== undefined) printJson(ctx, creates ? res.body : maskSecrets(res.body));
   } finally {
     await transport.close();
   }
 }
 
 /** Creating a key or a webhook is the one moment its secret is shown; every other answer is masked. */
-const CREATION_PATHS = [/^\/v1\/workspaces\/[^/?]+\/api-keys\/?(\?|$)/, /^\/v1\/webhooks\/?(\?|$)/];
-function revealsNewSecret(method: Method, path: string): boolean {
-  return method === 'POST' && CREATION_PATHS.some((re) => re.test(path));
+const CREATION_PATHS: ReadonlyArray<[RegExp, 'key' | 'webhook token']> = [
+  [/^\/v1\/workspaces\/[^/?]+\/api-keys\/?(\?|$)/, 'key'],
+  [/^\/v1\/webhooks\/?(\?|$)/, 'webhook token'],
+];
+function createdSecret(method: Method, path: string): 'key' | 'webhook token' | undefined {
+  return method === 'POST' ? CREATION_PATHS.find(([re]) => re.test(path))?.[1] : undefined;
 }
 
 async function readData(ctx: Context, spec: string): Promise<unknown> {

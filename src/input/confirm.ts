@@ -7,7 +7,7 @@ import { CliError, usageError } from '../errors.js';
  */
 export async function confirmOrRefuse(ctx: Context, question: string, what: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
-  if (!ctx.io.isStdinTTY || !ctx.io.isStderrTTY) throw usageError(`refusing to ${what} without --yes (no terminal to confirm on)`);
+  refuseWithoutTerminal(ctx, what, yes);
   const { default: confirm } = await import('@inquirer/confirm');
   let answer: boolean;
   try {
@@ -17,4 +17,13 @@ export async function confirmOrRefuse(ctx: Context, question: string, what: stri
     throw new CliError('usage', `cancelled: did not ${what}`);
   }
   if (!answer) throw new CliError('usage', `cancelled: did not ${what}`);
+}
+
+/**
+ * The off-terminal half of confirmOrRefuse, for a command that must look something up before it
+ * can ask (the question names it) but should refuse before sending anything when it cannot ask.
+ */
+export function refuseWithoutTerminal(ctx: Context, what: string, yes: boolean | undefined): void {
+  if (yes) return;
+  if (!ctx.io.isStdinTTY || !ctx.io.isStderrTTY) throw usageError(`refusing to ${what} without --yes (no terminal to confirm on)`);
 }

@@ -95,7 +95,7 @@ const cases: Case[] = [
   { name: 'keys create with a malformed workspace', args: ['keys', 'create', '--name', 'x', '--workspace', 'acme'], stderr: /^mailroom: workspace "acme" \(from --workspace\) is not a workspace id: expected wrk_\.\.\.$/ },
   { name: 'keys delete without --yes and no terminal', args: ['keys', 'delete', 'aki_abc'], stderr: /^mailroom: refusing to delete aki_abc without --yes \(no terminal to confirm on\)$/ },
   { name: 'webhooks delete without --yes and no terminal', args: ['webhooks', 'delete', 'wh_abc'], stderr: /^mailroom: refusing to delete wh_abc without --yes \(no terminal to confirm on\)$/ },
-  { name: 'keys create -q would lose the secret', args: ['keys', 'create', '--name', 'x', '-q'], stderr: /^mailroom: -q would discard the new secret: add --save-as <profile> or drop -q$/ },
+  { name: 'keys create -q would lose the secret', args: ['keys', 'create', '--name', 'x', '-q'], stderr: /^mailroom: -q would discard the new secret \(it is shown only once\): add --save-as <profile> or drop -q$/ },
 ];
 
 describe('bad input: exit 2, one line on stderr, nothing on stdout, zero requests', () => {

@@ -182,7 +182,7 @@ describe('keys rotate', () => {
     const created = (await call('POST', keysPath(), { displayName: 'rotate-me', role: 'API_USER' })).body.apiKey as Key;
     const configDir = tempConfigDir();
     dirs.push(configDir);
-    const r = await runCli(['keys', 'rotate', created.id, '--save-as', 'rotated'], { env, configDir });
+    const r = await runCli(['keys', 'rotate', created.id, '--save-as', 'rotated', '--yes'], { env, configDir });
     expect(r.code).toBe(0);
     const fresh = JSON.parse(r.stdout) as Key;
     expect(fresh).toMatchObject({ displayName: 'rotate-me', role: 'API_USER' });
@@ -199,7 +199,7 @@ describe('keys rotate', () => {
 
   it('rotating the very key in use says where to replace it', async () => {
     const own = (await call('POST', keysPath(), { displayName: 'self', role: 'API_USER' })).body.apiKey as Key;
-    const r = await runCli(['keys', 'rotate', own.id], { env: { ...env, MAILROOM_API_KEY: own.secretKey } });
+    const r = await runCli(['keys', 'rotate', own.id, '--yes'], { env: { ...env, MAILROOM_API_KEY: own.secretKey } });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`The key this command used (from MAILROOM_API_KEY) was ${own.id}: replace it with the new secret there.\n`);
     expect(await works(own.secretKey)).toBe(false);
@@ -210,7 +210,7 @@ describe('keys rotate', () => {
     const own = (await call('POST', keysPath(), { displayName: 'env-self', role: 'API_USER' })).body.apiKey as Key;
     const configDir = tempConfigDir();
     dirs.push(configDir);
-    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default'], { env: { ...env, MAILROOM_API_KEY: own.secretKey }, configDir });
+    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default', '--yes'], { env: { ...env, MAILROOM_API_KEY: own.secretKey }, configDir });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`The key this command used (from MAILROOM_API_KEY) was ${own.id}: replace it with the new secret there.\n`);
   });
@@ -222,7 +222,7 @@ describe('keys rotate', () => {
     const noEnvKey = { ...env, MAILROOM_API_KEY: undefined };
     const login = await runCli(['login', '--api-key-stdin'], { env: noEnvKey, configDir, input: own.secretKey });
     expect(login.code).toBe(0);
-    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default'], { env: noEnvKey, configDir });
+    const r = await runCli(['keys', 'rotate', own.id, '--save-as', 'default', '--yes'], { env: noEnvKey, configDir });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('The key this command used');
     expect(await works(own.secretKey)).toBe(false);
@@ -230,7 +230,7 @@ describe('keys rotate', () => {
 
   it('terminal: shows the new secret once with the warning', async () => {
     const created = await makeKey('rotate-tty');
-    const r = await runCli(['keys', 'rotate', created.id, '--no-color'], { env, tty: 'stdout' });
+    const r = await runCli(['keys', 'rotate', created.id, '--no-color', '--yes'], { env, tty: 'stdout' });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^secret +sk_live_[A-Za-z0-9]{20,}$/m);
     expect(r.stderr).toContain('cannot be retrieved again');
@@ -244,7 +244,7 @@ describe('keys rotate', () => {
       req.path === '/v1/api-keys/check' && req.authorization !== `Bearer ${sandbox.apiKey}` ? { status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' } } : undefined,
     );
     try {
-      const r = await runCli(['keys', 'rotate', created.id], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      const r = await runCli(['keys', 'rotate', created.id, '--yes'], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');
@@ -271,7 +271,7 @@ describe('keys rotate', () => {
       req.method === 'DELETE' && req.path.endsWith(`/${created.id}`) ? { status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'database unavailable' } } : undefined,
     );
     try {
-      const r = await runCli(['keys', 'rotate', created.id, '--max-retries', '0'], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      const r = await runCli(['keys', 'rotate', created.id, '--max-retries', '0', '--yes'], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(6);
       const fresh = JSON.parse(r.stdout) as Key;
       expect(fresh.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{20,}$/);
@@ -287,10 +287,54 @@ describe('keys rotate', () => {
 
   it('an id not in the workspace: exit 4, nothing created', async () => {
     const before = (await serverKeys()).length;
-    const r = await runCli(['keys', 'rotate', 'aki_notthere'], { env });
+    const r = await runCli(['keys', 'rotate', 'aki_notthere', '--yes'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toBe(`mailroom: rotate: no key aki_notthere in workspace ${sandbox.workspaceId}\n  nothing was changed\n`);
     expect((await serverKeys()).length).toBe(before);
+  });
+});
+
+describe('keys rotate asks first, as delete does', () => {
+  it('without --yes and without a terminal: exit 2, no request sent, the old key untouched', async () => {
+    const key = await makeKey('rotate-unasked');
+    const before = (await serverKeys()).map((k) => k.id).sort();
+    const proxy = await recordingProxy(sandbox.baseUrl);
+    try {
+      const r = await runCli(['keys', 'rotate', key.id], { env: { ...env, MAILROOM_BASE_URL: proxy.baseUrl } });
+      expect(r).toEqual({ code: 2, stdout: '', stderr: `mailroom: refusing to rotate ${key.id} without --yes (no terminal to confirm on)\n` });
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+    expect((await serverKeys()).map((k) => k.id).sort()).toEqual(before);
+    expect(await works(key.secretKey)).toBe(true);
+  });
+
+  it('on a terminal: names the key and says it is the key in use; "n" changes nothing (exit 2), "y" rotates', async () => {
+    const own = await makeKey('rotate-asked');
+    const ownEnv = { ...env, MAILROOM_API_KEY: own.secretKey };
+    const before = (await serverKeys()).map((k) => k.id).sort();
+    const no = await runCli(['keys', 'rotate', own.id, '--no-color'], { env: ownEnv, tty: true, input: [{ after: 'Rotate API key', send: 'n\r' }] });
+    expect(no.code).toBe(2);
+    // The prompt wraps at the terminal's width.
+    const asked = plain(no.stdout).replace(/\s+/g, ' ');
+    expect(asked).toContain(`Rotate API key ${own.id} "rotate-asked" (API_USER)? It is the key mailroom is using now (from MAILROOM_API_KEY); it stops working once its replacement is created and checked.`);
+    expect(asked).toContain(`mailroom: cancelled: did not rotate ${own.id}`);
+    expect((await serverKeys()).map((k) => k.id).sort()).toEqual(before);
+    expect(await works(own.secretKey)).toBe(true);
+
+    const yes = await runCli(['keys', 'rotate', own.id, '--no-color'], { env: ownEnv, tty: true, input: [{ after: 'Rotate API key', send: 'y\r' }] });
+    expect(yes.code).toBe(0);
+    expect(plain(yes.stdout)).toMatch(/^secret +sk_live_[A-Za-z0-9]{20,}$/m);
+    expect(await works(own.secretKey)).toBe(false);
+  });
+
+  it('a key not in use is named as such: anything using it stops working', async () => {
+    const other = await makeKey('rotate-other');
+    const no = await runCli(['keys', 'rotate', other.id, '--no-color'], { env, tty: true, input: [{ after: 'Rotate API key', send: 'n\r' }] });
+    expect(no.code).toBe(2);
+    expect(plain(no.stdout).replace(/\s+/g, ' ')).toContain(`Rotate API key ${other.id} "rotate-other" (API_USER)? Anything using it stops working once its replacement is created and checked.`);
+    expect(await works(other.secretKey)).toBe(true);
   });
 });
 

@@ -52,7 +52,7 @@ describe('--verbose never leaks a secret', () => {
     await run('check with the new key', ['check'], { env: { MAILROOM_API_KEY: newKey.secretKey } });
     await run('keys delete', ['keys', 'delete', newKey.id, '--yes']);
     const toRotate = JSON.parse((await run('keys create (to rotate)', ['keys', 'create', '--name', 'rot', '--json'])).stdout) as { id: string; secretKey: string };
-    const rotated = await run('keys rotate', ['keys', 'rotate', toRotate.id, '--save-as', 'rotated', '--json']);
+    const rotated = await run('keys rotate', ['keys', 'rotate', toRotate.id, '--save-as', 'rotated', '--json', '--yes']);
     const rotatedKey = JSON.parse(rotated.stdout) as { secretKey: string };
     expect(rotatedKey.secretKey).toMatch(/^sk_live_/);
     await run('check with the rotated profile', ['check', '--profile', 'rotated'], { env: { MAILROOM_API_KEY: '' } });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
+import { refuseQuietDiscard } from '../secret-once.js';
 
 export interface KeysCreateOptions {
   name: string;
@@ -28,7 +29,7 @@ The full secret is printed once (stdout) and cannot be retrieved again; secrets 
 }
 
 export async function run(opts: KeysCreateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  if (globals.quiet && !opts.saveAs) throw usageError('-q would discard the new secret: add --save-as <profile> or drop -q');
+  if (!opts.saveAs) refuseQuietDiscard(globals.quiet, 'secret', 'add --save-as <profile> or drop -q');
   const [{ createKeyRequestSchema, describeIssues }, shared] = await Promise.all([import('../../schema/index.js'), import('./shared.js')]);
   const body = createKeyRequestSchema.safeParse({ displayName: opts.name, role: opts.role });
   if (!body.success) throw usageError(`invalid key: ${describeIssues(body.error.issues).replace(/^displayName/, 'name (--name)').replace(/^role: .*/, `role (--role): must be one of API_USER, EDITOR, VIEWER`)}`);

@@ -3,9 +3,11 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, isCliError, usageError, type ErrorKind } from '../../errors.js';
 import type { ApiKey, KeyCheckResult } from '../../schema/api-key.js';
 import type { Transport } from '../../transport/index.js';
+import { refuseQuietDiscard } from '../secret-once.js';
 
 export interface KeysRotateOptions {
   saveAs?: string;
+  yes?: boolean;
 }
 
 export function register(parent: Command, ctx: Context): void {
@@ -14,14 +16,15 @@ export function register(parent: Command, ctx: Context): void {
     .description('replace a key safely: create a new one (same name and role), verify it, then delete the old one')
     .argument('<aki_id>', 'the key to replace')
     .option('--save-as <profile>', 'store the new key in this profile (before the old key is deleted)')
+    .option('-y, --yes', 'do not ask for confirmation (required when no terminal is attached)')
     .addHelpText(
       'after',
       `
 Examples:
-  $ mailroom keys rotate aki_123 --save-as default   # rotate the key your default profile uses
-  $ mailroom keys rotate aki_123 --json > new-key.json
+  $ mailroom keys rotate aki_123 --save-as default   # asks first on a terminal
+  $ mailroom keys rotate aki_123 --yes --json > new-key.json
 
-Steps: look up the old key, create the new one, check the new secret against the API, save it (--save-as),
+Steps: look up the old key, confirm (it names the key and says whether it is the one in use), create the new one, check the new secret against the API, save it (--save-as),
 and only then delete the old key. If any step fails the old key keeps working, a half-made new key is
 deleted, and the error says exactly what is left. The new secret is printed once.`,
     )
@@ -36,6 +39,8 @@ export interface RotateDeps {
   checkWith(secret: string): Promise<KeyCheckResult>;
   /** Stores the new secret (--save-as); runs before the old key is deleted. */
   save?(secret: string): Promise<void>;
+  /** Asks before anything changes, once the old key is known; throws to stop. */
+  confirm?(oldKey: ApiKey): Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -67,6 +72,7 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
     throw new CliError(kindOf(err), `rotate: could not look up ${keyId}: ${reason(err)}`, { hints: ['nothing was changed'], requestId: requestIdOf(err) });
   }
   if (!oldKey) throw new CliError('rejected', `rotate: no key ${keyId} in workspace ${workspaceId}`, { hints: ['nothing was changed'] });
+  await deps.confirm?.(oldKey);
 
   let newKey: ApiKey;
   try {
@@ -132,15 +138,19 @@ function usedTheOldKey(oldKey: ApiKey, usedSecret: string): boolean {
 export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireId } = await import('../../input/ids.js');
   const keyId = requireId('apiKey', id);
-  if (globals.quiet && !opts.saveAs) throw usageError('-q would discard the new secret: add --save-as <profile> or drop -q');
+  if (!opts.saveAs) refuseQuietDiscard(globals.quiet, 'secret', 'add --save-as <profile> or drop -q');
   const shared = await import('./shared.js');
   await shared.checkProfileName(opts.saveAs);
+  // Off a terminal nothing can be asked: refuse before any request, as delete does.
+  const { refuseWithoutTerminal } = await import('../../input/confirm.js');
+  refuseWithoutTerminal(ctx, `rotate ${keyId}`, opts.yes);
   const { resolveSettings } = await import('../../config/settings.js');
   const settings = resolveSettings(ctx, globals);
   const workspaceId = shared.workspaceOf(settings);
   const { createTransport } = await import('../../client.js');
   const transport = await createTransport(ctx, settings);
   const { checkKey } = await import('../../api/apiKeys.js');
+  const { confirmOrRefuse } = await import('../../input/confirm.js');
   const deps: RotateDeps = {
     transport,
     workspaceId,
@@ -154,6 +164,14 @@ export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOp
       }
     },
   };
+  if (!opts.yes) {
+    deps.confirm = async (oldKey) => {
+      const used = settings.apiKey;
+      const inUse = used && usedTheOldKey(oldKey, used.value) ? `It is the key mailroom is using now (from ${used.origin}); it stops` : 'Anything using it stops';
+      const question = `Rotate API key ${oldKey.id} "${oldKey.displayName}" (${oldKey.role})? ${inUse} working once its replacement is created and checked.`;
+      await confirmOrRefuse(ctx, question, `rotate ${keyId}`, false);
+    };
+  }
   if (opts.saveAs) {
     const profile = opts.saveAs;
     deps.save = (secret) => shared.saveToProfile(ctx, settings, profile, secret, workspaceId);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { repeatable } from '../repeatable.js';
+import { refuseQuietDiscard } from '../secret-once.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -41,6 +42,7 @@ export async function run(opts: WebhooksCreateOptions, globals: GlobalOptions, c
     if (field === 'token') throw usageError('--token: must be 8 to 256 characters');
     throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
   }
+  if (opts.token === undefined) refuseQuietDiscard(globals.quiet, 'webhook token', 'give your own with --token, or drop -q');
   const { connect } = await import('../../client.js');
   const { transport } = await connect(ctx, globals);
   try {
