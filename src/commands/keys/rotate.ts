@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
-import { CliError, isCliError, usageError, type ErrorKind } from '../../errors.js';
+import { CliError, isCliError, type ErrorKind } from '../../errors.js';
 import type { ApiKey, KeyCheckResult } from '../../schema/api-key.js';
 import type { Transport } from '../../transport/index.js';
 import { refuseQuietDiscard } from '../secret-once.js';
