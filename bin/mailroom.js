@@ -70,7 +70,10 @@ function wantsStackTraces(args) {
 }
 
 const args = process.argv.slice(2);
-if (!answerFromCatalog(args)) {
+if (args[0] === '__complete') {
+  // The shell completion scripts on TAB (`__complete profiles`): read the config file, load no CLI.
+  import('../dist/complete.js');
+} else if (!answerFromCatalog(args)) {
   // Before the bundle loads: Node reads the maps of modules loaded after this only.
   if (wantsStackTraces(args)) process.setSourceMapsEnabled(true);
   import('../dist/main.js');

@@ -25,7 +25,8 @@ const common = {
 
 const result = await build({
   ...common,
-  entryPoints: { main: 'src/main.ts' },
+  // complete.js: `mailroom __complete profiles`, run by the shell completion scripts on TAB.
+  entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts' },
   outdir: 'dist',
   // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
   // names are enough for that, the sources' text is not shipped.

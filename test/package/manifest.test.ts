@@ -51,6 +51,6 @@ describe('package manifest', () => {
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     expect(packed!.filename).toMatch(/^mailroom-cli-\d+\.\d+\.\d+\.tgz$/);
     const paths = packed!.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/mailroom.js', 'dist/main.js', 'dist/main.js.map', 'dist/help.json', 'dist/THIRD-PARTY-LICENSES.txt']));
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/mailroom.js', 'dist/main.js', 'dist/main.js.map', 'dist/complete.js', 'dist/help.json', 'dist/THIRD-PARTY-LICENSES.txt']));
   });
 });
