@@ -37,36 +37,47 @@ function readOwner(path: string): { owner: Owner | undefined; text: string } | u
   return { owner: undefined, text };
 }
 
+/** How the refusals name the locked file and its holder; the default is `batch --resume`'s. */
+export interface LockUse {
+  /** The option and file, e.g. `--resume run.journal`. */
+  subject: string;
+  /** e.g. `another mailroom batch`. */
+  holder: string;
+  /** Create the file's directory if missing (a batch journal's is); otherwise that fails as ENOENT. */
+  createDir: boolean;
+}
+
 /**
  * One run per journal: `<journal>.lock`, created exclusively and holding the owner's pid, for the
  * whole run. A lock whose process is gone (same host) was left by a crash and is taken over.
+ * Also one sandbox per `--data` file.
  */
 export class JournalLock {
   private constructor(private readonly path: string) {}
 
-  static acquire(journal: string): JournalLock {
+  static acquire(journal: string, use: LockUse = { subject: `--resume ${journal}`, holder: 'another mailroom batch', createDir: true }): JournalLock {
     const path = `${journal}.lock`;
     const me: Owner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
-    mkdirSync(dirname(path), { recursive: true });
+    if (use.createDir) mkdirSync(dirname(path), { recursive: true });
     for (let attempt = 0; attempt < 100; attempt++) {
       let fd: number;
       try {
         fd = openSync(path, 'wx', 0o600);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') throw usageError(`--resume ${journal}: cannot create its lock ${path}: ${code ?? String(err)}`);
+        if (code !== 'EEXIST') throw usageError(`${use.subject}: cannot create its lock ${path}: ${code ?? String(err)}`);
         const found = readOwner(path);
         if (!found) continue;
         const { owner, text } = found;
         if (owner === undefined) {
           // Not a lock of ours: left alone. Empty: its owner is writing it, unless that was long ago.
-          if (text !== '') throw inUse(journal, path, undefined);
+          if (text !== '') throw inUse(use, path, undefined);
           if (Date.now() - mtime(path) < EMPTY_GRACE_MS) {
             pause(5);
             continue;
           }
         } else if (owner.host !== me.host || (owner.pid !== process.pid && alive(owner.pid))) {
-          throw inUse(journal, path, owner);
+          throw inUse(use, path, owner);
         }
         breakStale(path, text);
         continue;
@@ -78,7 +89,7 @@ export class JournalLock {
       }
       return new JournalLock(path);
     }
-    throw inUse(journal, path, readOwner(path)?.owner);
+    throw inUse(use, path, readOwner(path)?.owner);
   }
 
   release(): void {
@@ -127,9 +138,9 @@ function mtime(path: string): number {
   }
 }
 
-function inUse(journal: string, lock: string, owner: Owner | undefined) {
+function inUse(use: LockUse, lock: string, owner: Owner | undefined) {
   const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, started ${owner.startedAt}` : `lock ${lock}`;
-  return usageError(`--resume ${journal} is in use by another mailroom batch (${who})`, [
+  return usageError(`${use.subject} is in use by ${use.holder} (${who})`, [
     `wait for it to finish or stop it; if no such run exists, remove ${lock}`,
   ]);
 }

@@ -67,6 +67,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const state = persistence?.current ?? fresh();
   const apiKey = readyKey(state, options.apiKey);
   await persistence?.start().catch((err: NodeJS.ErrnoException) => {
+    persistence.abandon();
     throw new SandboxConfigError(`cannot write data file ${dataFile}: ${err.code ?? err.message}`);
   });
 

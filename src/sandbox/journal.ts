@@ -30,6 +30,8 @@ export class Journal {
 
   append(line: string): void {
     if (this.closing) throw new Error(`journal ${this.file} is closed`);
+    // Broken: every durable() rejects from now on; nothing is kept for a write that will not come.
+    if (this.failure) return;
     this.pending.push(line);
     this.appended += 1;
     this.bytes += line.length + 1;

@@ -1,6 +1,8 @@
-import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { JournalLock } from '../batch/lock.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './journal.js';
 import { SandboxState, type Change, type Snapshot } from './state.js';
@@ -138,6 +140,7 @@ export class Persistence {
     private seq: number,
     private readonly onError: (err: Error) => void,
     private readonly compactBytes: number,
+    private readonly lock: JournalLock,
   ) {
     this.journal = new Journal(this.journalPath(seq));
   }
@@ -147,15 +150,31 @@ export class Persistence {
    * the state when there is no data file yet. Call `start()` before serving.
    */
   static async open(file: string, fresh: () => SandboxState, onError: (err: Error) => void, compactBytes = COMPACT_MIN_BYTES): Promise<Persistence> {
-    const snap = await loadSnapshot(file);
-    const { journals, temps } = await companions(file);
-    for (const tmp of temps) await rm(tmp, { force: true });
-    const state = snap ? SandboxState.fromSnapshot(snap) : fresh();
-    const from = snap?.journal;
-    // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
-    if (from !== undefined) for (const j of journals) if (j.seq >= from) for (const change of await readJournal(j.path)) state.apply(change);
-    const last = journals.at(-1)?.seq ?? 0;
-    return new Persistence(file, state, Math.max(last, from ?? 0) + 1, onError, compactBytes);
+    await access(dirname(file), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+      throw new SandboxConfigError(`cannot write data file ${file}: ${err.code ?? err.message}`);
+    });
+    // One sandbox per file: two would delete each other's journals. A lock whose pid is gone (a kill) is taken over.
+    const lock = JournalLock.acquire(file, { subject: `--data ${file}`, holder: 'another mailroom sandbox', createDir: false });
+    try {
+      const snap = await loadSnapshot(file);
+      const { journals, temps } = await companions(file);
+      for (const tmp of temps) await rm(tmp, { force: true });
+      const state = snap ? SandboxState.fromSnapshot(snap) : fresh();
+      const from = snap?.journal;
+      // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
+      if (from !== undefined) for (const j of journals) if (j.seq >= from) for (const change of await readJournal(j.path)) state.apply(change);
+      const last = journals.at(-1)?.seq ?? 0;
+      return new Persistence(file, state, Math.max(last, from ?? 0) + 1, onError, compactBytes, lock);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Gives the file up without writing anything (a start that failed). */
+  abandon(): void {
+    this.closed = true;
+    this.lock.release();
   }
 
   get current(): SandboxState {
@@ -182,9 +201,13 @@ export class Persistence {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.compacting) await this.compacting;
-    await this.compact();
-    await this.journal.close();
+    try {
+      while (this.compacting) await this.compacting;
+      await this.compact();
+      await this.journal.close();
+    } finally {
+      this.lock.release();
+    }
   }
 
   /** Appends a change to the journal; `durable()` tells when it is on disk. */

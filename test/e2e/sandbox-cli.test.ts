@@ -158,6 +158,28 @@ describe('mailroom sandbox --json', () => {
   });
 });
 
+describe('mailroom sandbox --data: one sandbox per file', () => {
+  test('a second sandbox on the same --data file exits 2 with one line naming the first; nothing of the first is touched', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-lock-'));
+    const data = join(dir, 'state.json');
+    const first = await startCli(['--data', data]);
+    try {
+      const before = await readFile(data, 'utf8');
+      const second = await run(['sandbox', '--port', '0', '--data', data]);
+      expect(second.code).toBe(2);
+      expect(second.stdout).toBe('');
+      const lines = second.stderr.trim().split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^mailroom: --data .*state\\.json is in use by another mailroom sandbox \\(pid ${first.child.pid}, started `));
+      expect(await readFile(data, 'utf8')).toBe(before);
+      expect((await fetch(`${first.ready.baseUrl}/v1/api-keys/check`, { headers: { authorization: `Bearer ${first.ready.apiKey}` } })).status).toBe(200);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('mailroom sandbox: latency faults from the config file and flags', () => {
   test('faults.latencyMs in --config delays the answer after the work; --latency-before delays the work', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-latency-'));

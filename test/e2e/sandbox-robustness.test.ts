@@ -1,6 +1,6 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SandboxConfigError, startSandbox } from '../../src/sandbox/index.js';
@@ -294,8 +294,11 @@ describe('--data persistence', () => {
       const deleted = (await call('POST', '/v1/emails', raw({ to: 'bob@customer.test' }))).body.email;
       expect((await call('POST', `/_sandbox/emails/${deleted.id}/delete`, {})).status).toBe(200);
 
-      // A second sandbox on the same file while the first still runs sees only what is on disk: as after a SIGKILL.
-      const second = await startSandbox({ quiet: true, dataFile });
+      // What is on disk while the first still runs, as a SIGKILL would leave it, started in a second sandbox.
+      const copy = join(dir, 'copy');
+      await mkdir(copy);
+      for (const f of await readdir(dir)) if (f.startsWith('state.json')) await copyFile(join(dir, f), join(copy, f));
+      const second = await startSandbox({ quiet: true, dataFile: join(copy, 'state.json') });
       try {
         const call2 = client(second);
         expect((await call2('GET', '/v1/api-keys/check', undefined, { key: kept.secretKey })).body).toMatchObject({ displayName: 'renamed', role: 'VIEWER' });
@@ -310,6 +313,20 @@ describe('--data persistence', () => {
         await second.close();
         await first.close();
       }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a lock left by a sandbox that was killed (its pid gone) is taken over at start, and removed at exit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
+    const dataFile = join(dir, 'state.json');
+    try {
+      await writeFile(`${dataFile}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+      const sb = await startSandbox({ quiet: true, dataFile });
+      expect(JSON.parse(await readFile(`${dataFile}.lock`, 'utf8')).pid).toBe(process.pid);
+      await sb.close();
+      expect(await readdir(dir)).toEqual(['state.json']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -140,12 +140,14 @@ describe('Persistence (--data): snapshot plus journal', () => {
     expect((await readdir(dir)).some((f) => f.endsWith('.tmp'))).toBe(false);
   });
 
-  test('a data file in a directory that does not exist fails at start', async () => {
-    const p = await Persistence.open(join(dir, 'later', 'state.json'), () => SandboxState.fresh(undefined), noError);
-    await expect(p.start()).rejects.toThrow(/ENOENT/);
+  test('a data file in a directory that does not exist is refused at open, naming the file', async () => {
+    const file = join(dir, 'later', 'state.json');
+    await expect(Persistence.open(file, () => SandboxState.fresh(undefined), noError)).rejects.toThrow(`cannot write data file ${file}: ENOENT`);
     await mkdir(join(dir, 'later'));
-    await p.start();
-    expect(JSON.parse(await readFile(join(dir, 'later', 'state.json'), 'utf8')).keys).toHaveLength(1);
+    const p = await started(file, () => SandboxState.fresh(undefined), noError);
+    expect(JSON.parse(await readFile(file, 'utf8')).keys).toHaveLength(1);
+    await p.close();
+    expect(await readdir(join(dir, 'later'))).toEqual(['state.json']);
   });
 });
 
