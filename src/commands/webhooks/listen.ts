@@ -5,6 +5,7 @@ import { CliError, usageError } from '../../errors.js';
 import { parseIntegerOption } from '../../program.js';
 import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
+import type { EventName } from '../../schema/index.js';
 
 export interface WebhooksListenOptions {
   port: number;
@@ -15,6 +16,7 @@ export interface WebhooksListenOptions {
   events?: string;
   journal?: string;
   maxBody: number;
+  register?: boolean;
 }
 
 const DEFAULT_PORT = 4242;
@@ -31,6 +33,7 @@ export function register(parent: Command, ctx: Context): void {
     .option('--forward-to <url>', 'POST each verified delivery, byte for byte with its headers, to your app')
     .option('--events <E,...>', 'print and forward only these events (others are still answered 200 and journalled)')
     .option('--journal <file>', 'append every request received to this NDJSON file (for webhooks replay)')
+    .option('--register', 'against a sandbox: create a webhook delivering here (its events: --events, else all), delete it on exit')
     .addOption(new Option('--max-body <bytes>', 'refuse bodies over this size with 413').default(DEFAULT_MAX_BODY).argParser(parseIntegerOption('--max-body', 1)))
     .addHelpText(
       'after',
@@ -39,6 +42,7 @@ Examples:
   $ mailroom webhooks listen --webhook wh_123 --forward-to http://localhost:3000/webhooks
   $ MAILROOM_WEBHOOK_TOKEN=wht_… mailroom webhooks listen --port 0 --journal deliveries.ndjson
   $ mailroom webhooks listen --token "$TOKEN" --events CONTACT_CREATED,CONTACT_DELETED | jq .data
+  $ MAILROOM_BASE_URL=http://127.0.0.1:4025 mailroom webhooks listen --register --api-key sk_live_…
 
 Each POST, on any path: the body is read raw (413 over --max-body), its X-Smashsend-Signature (or any
 X-*-Signature) checked in constant time against the token; 200 when valid, 401 when the signature is
@@ -67,7 +71,10 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   }
 
   const { resolveSigningToken } = await import('./signing-token.js');
-  const { token, webhook } = await resolveSigningToken(flags, globals, ctx, 'to verify deliveries');
+  const registering = flags.register ? await import('./register.js') : undefined;
+  const { token, webhook } = registering
+    ? { token: await registering.registrationToken(flags, globals, ctx), webhook: undefined }
+    : await resolveSigningToken(flags, globals, ctx, 'to verify deliveries');
 
   const { startListener } = await import('../../webhook/listener.js');
   const { forward, forwardableHeaders } = await import('../../webhook/forward.js');
@@ -119,15 +126,24 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     throw new CliError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
   });
 
+  const registration = registering
+    ? await registering.registerWebhook(listener.url, token, only && ([...only] as EventName[]), globals, ctx).catch(async (err: unknown) => {
+        await listener.close();
+        throw err;
+      })
+    : undefined;
+  if (registration && !globals.quiet) ctx.io.err.write(`Registered webhook ${registration.id} delivering to ${listener.url}; deleted on exit\n`);
+
   const stopped = untilStopped(ctx, { orOutputClosed: true });
   if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
     if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${webhook.url}, ${mismatch}; deliveries will not reach this listener\n`);
   }
-  if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}) })}\n`);
+  if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}) })}\n`);
 
   await stopped;
+  await registration?.remove();
   await listener.close();
   if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
 }

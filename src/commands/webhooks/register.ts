@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import type { Context, GlobalOptions } from '../../context.js';
+import { CliError, usageError } from '../../errors.js';
+import type { EventName } from '../../schema/index.js';
+
+/** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
+export interface Registration {
+  id: string;
+  /** Deletes the webhook; a failure is reported, not thrown (the listener is stopping anyway). */
+  remove(): Promise<void>;
+}
+
+/**
+ * Checks that the API the command points at is a mailroom sandbox (only there is a webhook cheap to
+ * create and throw away) and returns the signing token the webhook will be created with: known
+ * before the listener starts, so it verifies the very first delivery.
+ */
+export async function registrationToken(flags: { token?: string; webhook?: string }, globals: GlobalOptions, ctx: Context): Promise<string> {
+  if (flags.token !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token and --webhook');
+  const [{ resolveSettings }, { sandboxCall }] = await Promise.all([import('../../config/settings.js'), import('../sandbox-inspect.js')]);
+  const root = resolveSettings(ctx, globals).baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
+  try {
+    await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', globals, ctx);
+  } catch (err) {
+    if (err instanceof CliError && err.kind === 'rejected') {
+      throw usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);
+    }
+    throw err;
+  }
+  return `wht_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Creates the webhook: `url` (the listener), `token`, the given events or all of them. */
+export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, globals: GlobalOptions, ctx: Context): Promise<Registration> {
+  const [{ connect }, api, { EVENT_NAMES }] = await Promise.all([import('../../client.js'), import('../../api/webhooks.js'), import('../../schema/index.js')]);
+  const { transport } = await connect(ctx, globals);
+  const hook = await api.createWebhook(transport, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal }).catch(async (err: unknown) => {
+    await transport.close();
+    throw err;
+  });
+  if (hook.token !== token) {
+    await api.deleteWebhook(transport, hook.id).catch(() => undefined);
+    await transport.close();
+    throw new CliError('unexpected', `the sandbox did not keep the signing token given for webhook ${hook.id}; pass --webhook ${hook.id} instead`);
+  }
+  return {
+    id: hook.id,
+    async remove() {
+      try {
+        // Not ctx.signal: it is already aborted by the Ctrl-C that stops the listener.
+        await api.deleteWebhook(transport, hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
+        if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
+      } catch (err) {
+        ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${(err as Error).message}; delete it with: mailroom webhooks delete ${hook.id}\n`);
+      } finally {
+        await transport.close();
+      }
+    },
+  };
+}
