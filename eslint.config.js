@@ -27,4 +27,21 @@ export default tseslint.config(
     ignores: ['src/main.ts', 'src/sandbox/cli.ts'],
     rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Throw a CliError; main.ts maps it to an exit code.' }] },
   },
+  {
+    // Files mailroom writes go through output/files.ts, which masks secrets (secrets.ts), as stdout
+    // and stderr do. The config store and the sandbox's state hold keys by design; the React
+    // compile step writes a temporary module.
+    files: ['src/**/*.ts'],
+    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/input/react.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        ...['node:fs', 'node:fs/promises', 'fs', 'fs/promises'].map((name) => ({
+          name,
+          importNames: ['writeSync', 'writeFileSync', 'appendFileSync', 'createWriteStream', 'writeFile', 'appendFile', 'write', 'writev', 'writevSync'],
+          message: 'Write files through output/files.ts: it masks secrets (secrets.ts).',
+        })),
+      ],
+    },
+  },
 );

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { processIO, type Context } from './context.js';
 import { EXIT, isCliError } from './errors.js';
 import { runCommandLine } from './program.js';
+import { guardIO } from './secrets.js';
 
 /** The only place that ends the process: every error becomes one line and a documented exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -15,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
     controller.abort();
   });
   const noColor = argv.includes('--no-color');
-  const ctx: Context = { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };
+  const ctx: Context = { io: guardIO(processIO(env, noColor ? false : undefined)), env, cwd: process.cwd(), signal: controller.signal };
   const verbose = argv.includes('--verbose') || argv.includes('-v') || env.MAILROOM_DEBUG === '1';
   try {
     await runCommandLine(ctx, argv.slice(2));

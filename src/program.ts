@@ -6,6 +6,7 @@ import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { refuseRepeatedOptions } from './commands/repeatable.js';
+import { guardIO, holdSecretsOf } from './secrets.js';
 
 export function parseIntegerOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -49,7 +50,10 @@ export function commandName(args: readonly string[]): string | undefined {
  * an unknown name, or no name), since command modules import their work lazily but Commander's
  * objects for every option of every command are not free.
  */
-export function buildProgram(ctx: Context, args?: readonly string[]): Command {
+export function buildProgram(given: Context, args?: readonly string[]): Command {
+  // Every command writes through the secret guard (secrets.ts), whoever built the context.
+  const ctx: Context = { ...given, io: guardIO(given.io) };
+  holdSecretsOf(ctx.env);
   const program = new MailroomCommand('mailroom')
     .description('Send transactional email, manage API keys and webhooks, and run a local sandbox of the SMASHSEND API.')
     .version(VERSION, '-V, --version', 'print the version')

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { writeTextSync } from '../output/files.js';
 import { dirname } from 'node:path';
 import { isCliError, usageError } from '../errors.js';
 
@@ -141,7 +142,7 @@ export class Journal {
       throw usageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     const journal = new Journal(path, fd);
-    writeSync(fd, `${JSON.stringify(header)}\n`);
+    writeTextSync(fd, `${JSON.stringify(header)}\n`);
     fsyncSync(fd);
     syncDirectory(dirname(path));
     return journal;
@@ -157,7 +158,8 @@ export class Journal {
   }
 
   append(record: OkRecord | FailRecord | CheckpointRecord): void {
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    writeTextSync(this.fd, `${JSON.stringify(record)}
+`);
     this.dirty = true;
     if (Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
   }

@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { writeTextSync } from '../output/files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { usageError } from '../errors.js';
@@ -83,7 +84,7 @@ export class JournalLock {
         continue;
       }
       try {
-        writeSync(fd, JSON.stringify(me));
+        writeTextSync(fd, JSON.stringify(me));
       } finally {
         closeSync(fd);
       }

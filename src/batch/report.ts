@@ -1,5 +1,6 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { writeTextSync } from '../output/files.js';
 import { usageError } from '../errors.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
@@ -45,8 +46,9 @@ export class NdjsonWriter {
 
   flush(): void {
     if (this.buffer === '') return;
+    // A stream is the command's stdout, guarded like every other (secrets.ts).
     if (this.stream) this.stream.write(this.buffer);
-    else writeSync(this.fd, this.buffer);
+    else writeTextSync(this.fd, this.buffer);
     this.buffer = '';
   }
 

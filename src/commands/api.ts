@@ -63,8 +63,10 @@ export async function run(ctx: Context, globals: Globals, rawMethod: string, raw
   try {
     const res = await transport.request({ method, path, body, signal: ctx.signal });
     if (globals.quiet) return;
-    const [{ printJson }, { maskSecrets }] = await Promise.all([import('../output/print.js'), import('../output/mask.js')]);
-    if (res.body !== undefined) printJson(ctx, creates ? res.body : maskSecrets(res.body));
+    const [{ printJson }, { reveal }] = await Promise.all([import('../output/print.js'), import('../secrets.js')]);
+    if (res.body === undefined) return;
+    if (creates) for (const secret of newSecrets(res.body)) reveal(secret);
+    printJson(ctx, res.body);
   } finally {
     await transport.close();
   }
@@ -77,6 +79,14 @@ const CREATION_PATHS: ReadonlyArray<[RegExp, 'key' | 'webhook token']> = [
 ];
 function createdSecret(method: Method, path: string): 'key' | 'webhook token' | undefined {
   return method === 'POST' ? CREATION_PATHS.find(([re]) => re.test(path))?.[1] : undefined;
+}
+
+/** The new key's `secretKey` or the new webhook's `token` in a creation answer. */
+function newSecrets(body: unknown): string[] {
+  const created = body && typeof body === 'object' ? ((body as Record<string, unknown>).apiKey ?? (body as Record<string, unknown>).webhook) : undefined;
+  if (!created || typeof created !== 'object') return [];
+  const { secretKey, token } = created as Record<string, unknown>;
+  return [secretKey, token].filter((v): v is string => typeof v === 'string');
 }
 
 async function readData(ctx: Context, spec: string): Promise<unknown> {

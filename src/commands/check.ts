@@ -36,13 +36,13 @@ export async function run(ctx: Context, globals: Globals): Promise<void> {
   }
   if (globals.quiet) return;
   const result = readCheckResult(body);
-  const [{ outputMode, mask, maskSecrets, printJson, printKeyValues }, { describeSource }] = await Promise.all([import('../output/index.js'), import('../config/settings.js')]);
+  const [{ outputMode, mask, printJson, printKeyValues }, { describeSource }] = await Promise.all([import('../output/index.js'), import('../config/settings.js')]);
   const mode = outputMode(ctx, globals);
   const key = settings.apiKey;
   const keyView = key ? { key: mask(key.value), keySource: key.source, keyOrigin: key.origin } : {};
   if (mode.format === 'json') {
-    // Every field as sent, but never a secret one (a server could echo the key it checked).
-    printJson(ctx, { ...maskSecrets(result), ...keyView, baseUrl: settings.baseUrl.value });
+    // Every field as sent; printJson masks secrets (a server could echo the key it checked).
+    printJson(ctx, { ...result, ...keyView, baseUrl: settings.baseUrl.value });
     return;
   }
   await printKeyValues(ctx, [

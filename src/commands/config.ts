@@ -75,7 +75,7 @@ function asKey<K extends string>(key: string, allowed: readonly K[]): K {
 }
 
 async function entries(ctx: Context, globals: Globals): Promise<ConfigEntry[]> {
-  const [{ resolveSettings }, { mask }] = await Promise.all([import('../config/settings.js'), import('../output/mask.js')]);
+  const [{ resolveSettings }, { mask }] = await Promise.all([import('../config/settings.js'), import('../secrets.js')]);
   const s = resolveSettings(ctx, globals);
   const settingOf: Record<Key, Setting<string | number> | undefined> = {
     profile: s.profile,

@@ -127,6 +127,9 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
     const stopped = untilStopped(ctx);
 
+    // The sandbox's key is shown at start, like a newly created key: that is how one uses it.
+    const { reveal } = await import('../secrets.js');
+    reveal(sandbox.apiKey);
     say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
     say(`  workspace  ${sandbox.workspaceId}`);
     say(`  API key    ${sandbox.apiKey}`);

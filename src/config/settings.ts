@@ -4,6 +4,7 @@ import { readStoredConfig, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
 import { sandboxSession } from './sandbox-session.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
+import { holdSecret } from '../secrets.js';
 
 /** Global flags as parsed, plus the issue-3 `--sandbox` switch. */
 export type Globals = GlobalOptions & { sandbox?: boolean };
@@ -75,6 +76,7 @@ export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Se
     workspace = { value: sandbox.workspaceId, source: 'sandbox', origin: '--sandbox' };
   }
 
+  holdSecret(apiKey?.value);
   return {
     profile,
     profileExists: stored !== undefined,

@@ -1,10 +1,14 @@
 import type { Context } from '../context.js';
 import { palette } from './color.js';
 import { relativeTime } from './relative-time.js';
+import { redactValue } from '../secrets.js';
 
-/** JSON on stdout, one document, two-space indented (readable, and jq takes it as is). */
+/**
+ * JSON on stdout, one document, two-space indented (readable, and jq takes it as is). Secret fields
+ * are masked here, as values (the stream guard then sees text only).
+ */
 export function printJson(ctx: Pick<Context, 'io'>, value: unknown): void {
-  ctx.io.out.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.io.out.write(`${JSON.stringify(redactValue(value, { allowRevealed: true }), null, 2)}\n`);
 }
 
 export interface Column<R> {
@@ -33,7 +37,9 @@ export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[]
     ctx.io.out.write(`${c.dim(empty)}\n`);
     return;
   }
-  const all = columns.map((col) => ({ col, cells: rows.map((row) => shown(col, col.value(row))) }));
+  // Masked before cells are cut to width: a secret cut short no longer looks like one.
+  const safe = rows.map((row) => redactValue(row, { allowRevealed: true }));
+  const all = columns.map((col) => ({ col, cells: safe.map((row) => shown(col, col.value(row))) }));
   const kept = all.filter(({ cells }) => cells.some((v) => v !== '-'));
   const widths = fit(
     kept.map(({ col, cells }) => ({ natural: Math.max(col.header.length, ...cells.map((v) => v.length)), shrinks: col.kind === 'text' })),

@@ -2,12 +2,10 @@ import { createKeyRequestSchema, KEY_LIST_DEFAULT_LIMIT, KEY_LIST_MAX_LIMIT, KEY
 import { HttpError } from './errors.js';
 import { newSecret, type SandboxState, type StoredKey } from './state.js';
 import { parseBody } from './validation.js';
+import { mask } from '../secrets.js';
 
 /** List, update and delete never show a secret again: `sk_live_…` and its last four characters. */
-export function maskSecret(secret: string): string {
-  const prefix = secret.startsWith('sk_live_') ? 'sk_live_' : '';
-  return `${prefix}…${secret.slice(-4)}`;
-}
+export const maskSecret = mask;
 
 function view(key: StoredKey, full = false) {
   return {

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
 import { AbortedError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
-import { redact } from './redact.js';
+import { holdSecret, redactText } from '../secrets.js';
 import { backoffMs, MAX_RETRY_AFTER_MS, mayRetry, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry.js';
 
 export interface HttpTransportOptions {
@@ -15,7 +15,7 @@ export interface HttpTransportOptions {
   maxRetries: number;
   /** Hint printed under a 401, e.g. "run `mailroom login`". */
   authHint?: string;
-  /** --verbose sink; every line passes through redact() first. */
+  /** --verbose sink; every line passes through redactText() first. */
   log?: (line: string) => void;
   random?: () => number;
   wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -28,9 +28,10 @@ const BODY_LOG_LIMIT = 4_000;
 export function createHttpTransport(options: HttpTransportOptions): Transport {
   const wait = options.wait ?? sleep;
   const random = options.random ?? Math.random;
-  const log = options.log ? (line: string) => options.log?.(redact(line, [options.apiKey])) : undefined;
+  holdSecret(options.apiKey);
+  const log = options.log ? (line: string) => options.log?.(redactText(line)) : undefined;
   // Redacted before clipping: a secret cut in half at the limit no longer looks like one.
-  const logBody = (label: string, text: string) => log?.(`  ${label}: ${clip(redact(text, [options.apiKey]))}`);
+  const logBody = (label: string, text: string) => log?.(`  ${label}: ${clip(redactText(text))}`);
 
   // A request given up on (timeout, Ctrl-C) may still hold a connection: close() then destroys.
   let abandoned = false;

@@ -1,4 +1,5 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { appendText } from '../output/files.js';
 import { usageError } from '../errors.js';
 
 /**
@@ -52,7 +53,7 @@ export class JournalWriter {
   /** Checks the file can be appended to before anything is received: a bad path is a usage error. */
   static async open(path: string): Promise<JournalWriter> {
     try {
-      await appendFile(path, '', { mode: 0o600 });
+      await appendText(path, '', 0o600);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'no such directory' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
@@ -64,7 +65,7 @@ export class JournalWriter {
   /** Resolves with this write's error, if any (the caller decides how loudly to say so). */
   append(entry: JournalEntry): Promise<Error | undefined> {
     this.tail = this.tail.then(() =>
-      appendFile(this.path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }).then(
+      appendText(this.path, `${JSON.stringify(entry)}\n`, 0o600).then(
         () => undefined,
         (err: Error) => err,
       ),

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../src/context.js';
-import { mask, maskSecrets, outputMode, printJson, printKeyValues, printTable } from '../../src/output/index.js';
+import { outputMode, printJson, printKeyValues, printTable } from '../../src/output/index.js';
 
 function fakeIO(tty: boolean, color = false): IO & { text(): string } {
   const out = new PassThrough();
@@ -58,22 +58,3 @@ describe('absent values', () => {
   });
 });
 
-describe('mask', () => {
-  it.each([
-    ['sk_live_0123456789abcdefWXYZ', 'sk_live_…WXYZ'],
-    ['wht_0123456789abcdef9876', 'wht_…9876'],
-    ['sk_live_short', 'sk_live_…'],
-    ['plainsecretvalue1234', '…1234'],
-    ['sk_live_…WXYZ', 'sk_live_…WXYZ'],
-  ])('%s → %s', (secret, masked) => {
-    expect(mask(secret)).toBe(masked);
-  });
-});
-
-describe('maskSecrets', () => {
-  it('masks secretKey, token and apiKey fields at any depth and leaves the rest', () => {
-    const body = { apiKeys: { items: [{ id: 'aki_1', secretKey: 'sk_live_0123456789abcdefWXYZ' }], hasMore: false }, webhook: { token: 'wht_0123456789abcdef9876', url: 'https://h.test' } };
-    expect(maskSecrets(body)).toEqual({ apiKeys: { items: [{ id: 'aki_1', secretKey: 'sk_live_…WXYZ' }], hasMore: false }, webhook: { token: 'wht_…9876', url: 'https://h.test' } });
-    expect(body.webhook.token).toBe('wht_0123456789abcdef9876');
-  });
-});

@@ -51,7 +51,7 @@ export async function run(opts: KeysCreateOptions, globals: GlobalOptions, ctx: 
       }
     }
     // The key exists now: a failed save must not lose its secret, so it is printed even with -q.
-    await shared.printKey(ctx, saveError === undefined ? globals : { ...globals, quiet: false }, key, 'full');
+    await shared.printKey(ctx, saveError === undefined ? globals : { ...globals, quiet: false }, key, 'new');
     if (saveError !== undefined) {
       throw new CliError('unexpected', `created key ${key.id}, but could not save it in profile "${opts.saveAs}": ${saveError instanceof Error ? saveError.message : String(saveError)}`, {
         hints: [`the new secret is printed above (stdout), once: store it now, or delete the key: \`mailroom keys delete ${key.id} --yes\``],

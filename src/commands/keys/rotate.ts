@@ -4,6 +4,7 @@ import { CliError, isCliError, type ErrorKind } from '../../errors.js';
 import type { ApiKey, KeyCheckResult } from '../../schema/api-key.js';
 import type { Transport } from '../../transport/index.js';
 import { refuseQuietDiscard } from '../secret-once.js';
+import { isMasked } from '../../secrets.js';
 
 export interface KeysRotateOptions {
   saveAs?: string;
@@ -101,7 +102,7 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
   };
 
   const secret = newKey.secretKey;
-  if (!secret || secret.includes('…') || secret.includes('*')) return abandon('unexpected', `the API returned no full secret for the new key ${newKey.id}`, undefined);
+  if (!secret || isMasked(secret)) return abandon('unexpected', `the API returned no full secret for the new key ${newKey.id}`, undefined);
   try {
     await deps.checkWith(secret);
   } catch (err) {
@@ -178,7 +179,7 @@ export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOp
   }
   try {
     const { oldKey, newKey } = await rotateKey(deps, keyId);
-    await shared.printKey(ctx, globals, newKey, 'full');
+    await shared.printKey(ctx, globals, newKey, 'new');
     if (!globals.quiet) {
       ctx.io.err.write(`Rotated ${oldKey.id} → ${newKey.id} ("${newKey.displayName}", ${newKey.role}); ${oldKey.id} no longer works.\n`);
       ctx.io.err.write(opts.saveAs ? `Saved in profile "${opts.saveAs}".\n` : `${shared.ONCE_WARNING}\n`);
@@ -192,7 +193,7 @@ export async function run(id: string, opts: KeysRotateOptions, globals: GlobalOp
   } catch (err) {
     // The new key is live and the user must not lose its secret, even though the command failed.
     if (err instanceof RotateIncompleteError) {
-      await shared.printKey(ctx, { ...globals, quiet: false }, err.newKey, 'full');
+      await shared.printKey(ctx, { ...globals, quiet: false }, err.newKey, 'new');
       err.hints.push(opts.saveAs ? `the new key is saved in profile "${opts.saveAs}"` : 'the new secret is printed above (stdout), once');
     }
     throw err;

@@ -3,7 +3,7 @@ import { usageError } from '../../errors.js';
 import type { Settings } from '../../config/settings.js';
 import type { ApiKey } from '../../schema/api-key.js';
 import { hasPrefix } from '../../schema/ids.js';
-import { mask } from '../../output/mask.js';
+import { redactValue, reveal } from '../../secrets.js';
 import { outputMode, printJson, printKeyValues, printTable, type Column } from '../../output/index.js';
 
 /**
@@ -17,14 +17,6 @@ export function workspaceOf(settings: Settings): string {
   return ws.value;
 }
 
-/** Secrets are never shown after creation, even if a server sends them in full. */
-export function maskKey(key: ApiKey): ApiKey {
-  return typeof key.secretKey !== 'string' || isMasked(key.secretKey) ? key : { ...key, secretKey: mask(key.secretKey) };
-}
-
-/** A server that already masks (`sk_live_…abcd`) keeps its last four characters; masking again would lose them. */
-export const isMasked = (value: string): boolean => /[…*]/.test(value);
-
 const COLUMNS: Column<ApiKey>[] = [
   { header: 'ID', value: (k) => k.id },
   { header: 'NAME', value: (k) => k.displayName, kind: 'text' },
@@ -35,16 +27,19 @@ const COLUMNS: Column<ApiKey>[] = [
 ];
 
 export async function printKeys(ctx: Context, globals: GlobalOptions, keys: ApiKey[]): Promise<void> {
-  const masked = keys.map(maskKey);
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, masked);
-  else await printTable(ctx, masked, COLUMNS, 'No API keys.');
+  if (mode.format === 'json') printJson(ctx, keys);
+  else await printTable(ctx, keys, COLUMNS, 'No API keys.');
 }
 
-/** One key; `secret: 'full'` only for the moment a key is created. */
-export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey, secret: 'full' | 'masked' = 'masked'): Promise<void> {
-  const shown = secret === 'full' ? key : maskKey(key);
+/**
+ * One key, its secret masked by the output guard (secrets.ts) even if a server sends it in full;
+ * `secret: 'new'` only for the moment a key is created, its one display.
+ */
+export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey, secret: 'new' | 'masked' = 'masked'): Promise<void> {
+  if (secret === 'new') reveal(key.secretKey);
+  const shown = redactValue(key, { allowRevealed: true });
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, shown);

@@ -48,7 +48,7 @@ export async function run(opts: WebhooksCreateOptions, globals: GlobalOptions, c
   try {
     const [{ createWebhook }, { printWebhook }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
     const hook = await createWebhook(transport, body.data, { signal: ctx.signal });
-    await printWebhook(ctx, globals, hook, 'full');
+    await printWebhook(ctx, globals, hook, 'new');
     if (!globals.quiet && hook.token) ctx.io.err.write('This is the only time the token is shown in full: keep it with your receiver to verify deliveries.\n');
   } finally {
     await transport.close();

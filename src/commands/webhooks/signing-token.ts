@@ -25,7 +25,9 @@ export async function resolveSigningToken(flags: { token?: string; webhook?: str
   const { transport } = await connect(ctx, globals);
   try {
     const webhook = await getWebhook(transport, id, { signal: ctx.signal });
-    if (!webhook.token || webhook.token.includes('…')) throw new CliError('unexpected', `the API returned webhook ${id} without its full token; pass --token instead`);
+    const { holdSecret, isMasked } = await import('../../secrets.js');
+    if (!webhook.token || isMasked(webhook.token)) throw new CliError('unexpected', `the API returned webhook ${id} without its full token; pass --token instead`);
+    holdSecret(webhook.token);
     return { token: webhook.token, webhook: { id, url: webhook.url } };
   } finally {
     await transport.close();

@@ -1,11 +1,7 @@
 import type { Context, GlobalOptions } from '../../context.js';
-import { mask, outputMode, printJson, printKeyValues, printTable, type Column } from '../../output/index.js';
+import { outputMode, printJson, printKeyValues, printTable, type Column } from '../../output/index.js';
+import { redactValue, reveal } from '../../secrets.js';
 import type { Webhook } from '../../schema/webhook.js';
-
-/** Tokens are signing secrets: masked everywhere except the moment `webhooks create` returns one. */
-export function maskWebhook(hook: Webhook): Webhook {
-  return typeof hook.token !== 'string' || /[…*]/.test(hook.token) ? hook : { ...hook, token: mask(hook.token) };
-}
 
 const COLUMNS: Column<Webhook>[] = [
   { header: 'ID', value: (w) => w.id },
@@ -16,15 +12,16 @@ const COLUMNS: Column<Webhook>[] = [
 ];
 
 export async function printWebhooks(ctx: Context, globals: GlobalOptions, hooks: Webhook[]): Promise<void> {
-  const masked = hooks.map(maskWebhook);
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, masked);
-  else await printTable(ctx, masked, COLUMNS, 'No webhooks.');
+  if (mode.format === 'json') printJson(ctx, hooks);
+  else await printTable(ctx, hooks, COLUMNS, 'No webhooks.');
 }
 
-export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: Webhook, token: 'full' | 'masked' = 'masked'): Promise<void> {
-  const shown = token === 'full' ? hook : maskWebhook(hook);
+/** Tokens are signing secrets, masked by the output guard (secrets.ts) except when `webhooks create` returns one (`'new'`). */
+export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: Webhook, token: 'new' | 'masked' = 'masked'): Promise<void> {
+  if (token === 'new') reveal(hook.token);
+  const shown = redactValue(hook, { allowRevealed: true });
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, shown);

@@ -1,0 +1,148 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * The secret rules, in one place: what counts as a secret, how one is shown, and the guard every
+ * stream and file mailroom writes goes through (see guardStream and output/files.ts). A printer
+ * never masks by itself; it writes, and the guard masks.
+ *
+ * Secrets are: the values this run holds (the API key in use, the webhook tokens in use, even when
+ * they have no known shape), anything shaped like a SMASHSEND secret (`sk_live_…`, `sk_test_…`,
+ * `wht_…`), and the values of JSON fields that hold one (`secretKey`, `token`, `apiKey`, …).
+ * The one exception: a key or token this run has just created, shown once on stdout (reveal()).
+ */
+
+/** Secret shapes of the service: API keys and webhook signing tokens. */
+const SECRET_SHAPE = /\b(sk_(?:live|test)_|wht_)[A-Za-z0-9_-]{4,}/g;
+/** JSON fields whose values are secrets whatever they look like. */
+const SECRET_FIELD_NAMES = ['secretKey', 'token', 'apiKey', 'api_key', 'password', 'authorization'];
+const SECRET_FIELD_TEXT = new RegExp(`("(?:${SECRET_FIELD_NAMES.join('|')})"\\s*:\\s*")((?:[^"\\\\]|\\\\.)*)(")`, 'gi');
+const SECRET_FIELDS = new Set(SECRET_FIELD_NAMES.map((n) => n.toLowerCase()));
+/** Shorter values are not looked for in text: too likely to match something innocent. */
+const MIN_KNOWN_LENGTH = 6;
+
+const held = new Set<string>();
+const revealed = new Set<string>();
+
+/**
+ * `sk_live_1234abcd…` → `sk_live_…abcd`: the type prefix and last four characters, enough to tell
+ * keys apart, never enough to use one. Short values are hidden entirely.
+ */
+export function mask(secret: string): string {
+  // Already masked (servers mask list answers the same way): keep the tail it shows.
+  if (isMasked(secret)) return secret;
+  const prefix = /^(sk_(?:live|test)_|wht_|[a-z]{2,5}_)/.exec(secret)?.[1] ?? '';
+  const rest = secret.slice(prefix.length);
+  if (rest.length < 12) return `${prefix}…`;
+  return `${prefix}…${rest.slice(-4)}`;
+}
+
+/** A server that already masks (`sk_live_…abcd`) keeps its last four characters; masking again would lose them. */
+export const isMasked = (value: string): boolean => /[…*]/.test(value);
+
+/** A secret this run uses (the key, a signing token): masked wherever it appears, whatever its shape. */
+export function holdSecret(value: string | null | undefined): void {
+  if (value && value.length >= MIN_KNOWN_LENGTH && !isMasked(value)) held.add(value);
+}
+
+/** Variables that hold secrets: held from the start, whether this command uses them or not. */
+const SECRET_VARIABLES = ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY', 'MAILROOM_WEBHOOK_TOKEN'];
+
+export function holdSecretsOf(env: Readonly<Record<string, string | undefined>>): void {
+  for (const name of SECRET_VARIABLES) holdSecret(env[name]);
+}
+
+/**
+ * The one display of a key or token this run has just created (or the key a sandbox serves with): it
+ * may pass through stdout and stderr, never into a file. Creation commands call this right before
+ * printing what they created.
+ */
+export function reveal(value: string | null | undefined): void {
+  if (value && !isMasked(value)) revealed.add(value);
+}
+
+/** For in-process tests: forget what the previous run held and revealed. */
+export function resetSecrets(): void {
+  held.clear();
+  revealed.clear();
+}
+
+export interface RedactOptions {
+  /** Let values passed to reveal() through (the terminal streams, not files). */
+  allowRevealed?: boolean;
+}
+
+/** Text with every secret masked (see the module comment for what a secret is). */
+export function redactText(text: string, options: RedactOptions = {}): string {
+  if (options.allowRevealed && revealed.size > 0) {
+    for (const value of revealed) {
+      if (text.includes(value)) return text.split(value).map((part) => redactText(part, options)).join(value);
+    }
+  }
+  let out = text;
+  for (const secret of held) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
+  out = out.replace(SECRET_FIELD_TEXT, (_m, open: string, value: string, close: string) => `${open}${mask(value)}${close}`);
+  return out.replace(SECRET_SHAPE, (value) => mask(value));
+}
+
+/**
+ * A copy of a value (an API object, a list) with secrets masked: secret fields whatever their shape,
+ * and every string as in redactText. For table printers, whose cells are not JSON text.
+ */
+export function redactValue<T>(value: T, options: RedactOptions = {}): T {
+  if (typeof value === 'string') return redactText(value, options) as T;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, options)) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const secretField = SECRET_FIELDS.has(k.toLowerCase()) && typeof v === 'string';
+    out[k] = secretField && !(options.allowRevealed && revealed.has(v)) ? mask(v) : redactValue(v, options);
+  }
+  return out as T;
+}
+
+const GUARDED = Symbol('mailroom.secretsGuard');
+const guarded = new WeakMap<Writable, Writable>();
+
+/**
+ * The stream with every write (and end) redacted; everything else (isTTY, columns, events) is the
+ * stream's own. Printers write whole lines or documents, so a secret is never split over two writes.
+ */
+export function guardStream<T extends Writable>(stream: T, options: RedactOptions = {}): T {
+  if ((stream as unknown as Record<symbol, unknown>)[GUARDED]) return stream;
+  const known = guarded.get(stream);
+  if (known) return known as T;
+  const clean = (chunk: unknown): unknown => {
+    if (typeof chunk === 'string') return redactText(chunk, options);
+    if (Buffer.isBuffer(chunk) || chunk instanceof Uint8Array) return redactText(Buffer.from(chunk).toString('utf8'), options);
+    return chunk;
+  };
+  const proxy = new Proxy(stream, {
+    get(target, prop) {
+      if (prop === GUARDED) return true;
+      if (prop === 'write') return (chunk: unknown, ...rest: unknown[]) => (target.write as (...a: unknown[]) => boolean)(clean(chunk), ...rest);
+      if (prop === 'end') {
+        return (chunk?: unknown, ...rest: unknown[]) =>
+          typeof chunk === 'function' || chunk === undefined ? (target.end as (...a: unknown[]) => T)(chunk, ...rest) : (target.end as (...a: unknown[]) => T)(clean(chunk), ...rest);
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  guarded.set(stream, proxy);
+  return proxy;
+}
+
+/**
+ * The IO every command gets (main.ts and buildProgram both apply it): its out and err are guarded,
+ * so no printer, present or future, can write a secret to the terminal.
+ */
+export function guardIO<IO extends { out: Writable; err: Writable }>(io: IO): IO {
+  if ((io as unknown as Record<symbol, unknown>)[GUARDED]) return io;
+  return new Proxy(io, {
+    get(target, prop, receiver) {
+      if (prop === GUARDED) return true;
+      if (prop === 'out' || prop === 'err') return guardStream(target[prop], { allowRevealed: true });
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+}
