@@ -9,6 +9,7 @@ export const EXIT = {
   network: 6,
   partial: 7,
   signature: 8,
+  storage: 9,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
@@ -24,6 +25,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   network: 'network or timeout after retries',
   partial: 'batch finished with some entries failed',
   signature: 'webhook signature mismatch (`verify`)',
+  storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
 };
 
 export interface CliErrorOptions {
@@ -53,6 +55,13 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string, hints?: string[]): CliError => new CliError('usage', message, { hints });
+
+/** A local file could not be written (a full disk, a quota, an I/O error): exit 9. */
+export const storageError = (path: string, err: unknown): CliError =>
+  new CliError('storage', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+    cause: err,
+    hints: ['free some space (or give the file another place), then resume'],
+  });
 
 export function isCliError(err: unknown): err is CliError {
   return err instanceof Error && (err as { name?: string }).name === 'CliError' && 'kind' in err;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { writeTextSync } from '../output/files.js';
 import { dirname } from 'node:path';
-import { isCliError, usageError } from '../errors.js';
+import { isCliError, storageError, usageError, type CliError } from '../errors.js';
 
 /** First line of a journal: what run it belongs to and which input it was made from. */
 export interface JournalHeader {
@@ -125,10 +125,14 @@ const FSYNC_EVERY_MS = 1000;
 export class Journal {
   private lastSync = Date.now();
   private dirty = false;
+  /** Set once a write failed (a full disk): the journal ends at its last whole record and takes no more. */
+  private failure: CliError | undefined;
 
   private constructor(
     readonly path: string,
     private fd: number,
+    /** Bytes of whole records: a failed write is cut back to here. */
+    private size: number,
   ) {}
 
   /** Starts a journal; `path` must not exist (created exclusively) or be empty (a fresh `--resume` file). */
@@ -139,11 +143,12 @@ export class Journal {
       fd = openExclusive(path);
     } catch (err) {
       if (isCliError(err)) throw err;
+      if (isDiskError(err)) throw storageError(path, err);
       throw usageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    const journal = new Journal(path, fd);
-    writeTextSync(fd, `${JSON.stringify(header)}\n`);
-    fsyncSync(fd);
+    const journal = new Journal(path, fd, 0);
+    journal.append(header);
+    journal.sync();
     syncDirectory(dirname(path));
     return journal;
   }
@@ -154,30 +159,59 @@ export class Journal {
     ftruncateSync(fd, validBytes);
     fsyncSync(fd);
     closeSync(fd);
-    return new Journal(path, openSync(path, 'a'));
+    return new Journal(path, openSync(path, 'a'), validBytes);
   }
 
-  append(record: OkRecord | FailRecord | CheckpointRecord): void {
-    writeTextSync(this.fd, `${JSON.stringify(record)}
-`);
+  /** Appends one record with whole-record semantics: on a failed write the partial line is cut and a storage error thrown. */
+  append(record: JournalHeader | OkRecord | FailRecord | CheckpointRecord): void {
+    if (this.failure) throw this.failure;
+    let written = 0;
+    try {
+      written = writeTextSync(this.fd, `${JSON.stringify(record)}\n`);
+    } catch (err) {
+      this.fail(err);
+    }
+    this.size += written;
     this.dirty = true;
     if (Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
   }
 
   sync(): void {
-    if (!this.dirty) return;
-    fsyncSync(this.fd);
+    if (!this.dirty || this.failure) return;
+    try {
+      fsyncSync(this.fd);
+    } catch (err) {
+      this.fail(err);
+    }
     this.dirty = false;
     this.lastSync = Date.now();
   }
 
+  private fail(err: unknown): never {
+    try {
+      ftruncateSync(this.fd, this.size);
+    } catch {
+      // Shrinking needs no space; if even that fails, a resume cuts the torn line itself.
+    }
+    this.failure = storageError(this.path, err);
+    throw this.failure;
+  }
+
+  /** Syncs and closes; a failure to sync is thrown (once) unless a write already failed. */
   close(): void {
     if (this.fd < 0) return;
-    this.sync();
-    closeSync(this.fd);
-    this.fd = -1;
+    try {
+      this.sync();
+    } finally {
+      closeSync(this.fd);
+      this.fd = -1;
+    }
   }
 }
+
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO']);
+
+export const isDiskError = (err: unknown): boolean => DISK_ERRORS.has((err as NodeJS.ErrnoException)?.code ?? '');
 
 function openExclusive(path: string): number {
   try {

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } fr
 import { writeTextSync } from '../output/files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { usageError } from '../errors.js';
+import { storageError, usageError } from '../errors.js';
 
 interface Owner {
   pid: number;
@@ -59,7 +59,13 @@ export class JournalLock {
   static acquire(journal: string, use: LockUse = { subject: `--resume ${journal}`, holder: 'another mailroom batch', createDir: true }): JournalLock {
     const path = `${journal}.lock`;
     const me: Owner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
-    if (use.createDir) mkdirSync(dirname(path), { recursive: true });
+    if (use.createDir) {
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (err) {
+        throw storageError(dirname(path), err);
+      }
+    }
     for (let attempt = 0; attempt < 100; attempt++) {
       let fd: number;
       try {
@@ -85,9 +91,12 @@ export class JournalLock {
       }
       try {
         writeTextSync(fd, JSON.stringify(me));
-      } finally {
+      } catch (err) {
         closeSync(fd);
+        unlinkQuietly(path);
+        throw storageError(path, err);
       }
+      closeSync(fd);
       return new JournalLock(path);
     }
     throw inUse(use, path, readOwner(path)?.owner);

@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { writeTextSync } from '../output/files.js';
-import { usageError } from '../errors.js';
+import { storageError, usageError, type CliError } from '../errors.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
 export interface ReportLine {
@@ -22,6 +22,7 @@ export class NdjsonWriter {
   private buffer = '';
   private fd = -1;
   private readonly stream: Writable | undefined;
+  private failure: CliError | undefined;
 
   constructor(
     readonly path: string,
@@ -46,18 +47,31 @@ export class NdjsonWriter {
 
   flush(): void {
     if (this.buffer === '') return;
-    // A stream is the command's stdout, guarded like every other (secrets.ts).
-    if (this.stream) this.stream.write(this.buffer);
-    else writeTextSync(this.fd, this.buffer);
+    const text = this.buffer;
     this.buffer = '';
+    if (this.failure) throw this.failure;
+    // A stream is the command's stdout, guarded like every other (secrets.ts).
+    if (this.stream) this.stream.write(text);
+    else {
+      try {
+        writeTextSync(this.fd, text);
+      } catch (err) {
+        // A full disk: this file is now incomplete (a resume rewrites it whole); say so once, stop writing.
+        this.failure = storageError(this.path, err);
+        throw this.failure;
+      }
+    }
   }
 
   close(): void {
     if (this.stream) return this.flush();
     if (this.fd < 0) return;
-    this.flush();
-    closeSync(this.fd);
-    this.fd = -1;
+    try {
+      if (!this.failure) this.flush();
+    } finally {
+      closeSync(this.fd);
+      this.fd = -1;
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError, isCliError, usageError } from '../errors.js';
 import { openSource, readInput, type InputFormat } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
@@ -308,9 +308,13 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     if (err instanceof CliError) summary.fatal = err;
     else throw err;
   } finally {
-    journal?.close();
-    report?.close();
-    failedFile?.close();
+    for (const file of [journal, report, failedFile]) {
+      try {
+        file?.close();
+      } catch (err) {
+        summary.fatal ??= isCliError(err) ? err : new CliError('unexpected', `closing ${file?.path}: ${String(err)}`, { cause: err });
+      }
+    }
   }
   summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates;
   summary.durationMs = Date.now() - startedAt;
@@ -474,12 +478,23 @@ interface Sinks {
 
 async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGenerator<ValidEntry[]>, s: Sinks) {
   const { summary, report, failedFile, journal } = s;
+  // A record that cannot be written (a full disk) stops the run: no new request, those in flight
+  // settle. What they sent is not journaled; a resume resends it under the same keys.
+  const guarded = (write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      if (!isCliError(err)) throw err;
+      sender.stop(err);
+    }
+  };
   // Successes of one answer are journaled as one record, written once the answer is fully handled.
   let okBatch: OkRecord['ok'] = [];
   const flushOk = () => {
     if (okBatch.length === 0) return;
-    journal?.append({ ok: okBatch });
+    const record = { ok: okBatch };
     okBatch = [];
+    guarded(() => journal?.append(record));
   };
   const emailOf = (e: ValidEntry, keepKey: boolean): Record<string, unknown> => {
     const email = { ...e.email } as Record<string, unknown>;
@@ -496,30 +511,32 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
         if (okBatch.length === 0) queueMicrotask(flushOk);
         const id = result.id ?? result.messageId ?? '';
         okBatch.push(e.inputHash === undefined ? [e.index, id, String(result.status)] : [e.index, id, String(result.status), e.inputHash]);
-        report?.write({ index: e.index, id, status: String(result.status) } satisfies ReportLine);
+        guarded(() => report?.write({ index: e.index, id, status: String(result.status) } satisfies ReportLine));
         summary.sent += 1;
         s.tick();
       },
       rejected(e, failure) {
         const entry = emailOf(e, false);
-        journal?.append({
-          fail: e.index,
-          line: e.line,
-          error: failure.error,
-          ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
-          entry,
-          ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
-        });
-        report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine);
-        failedFile?.write(failedLine(entry, e.index, e.line, failure.error));
+        guarded(() =>
+          journal?.append({
+            fail: e.index,
+            line: e.line,
+            error: failure.error,
+            ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
+            entry,
+            ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
+          }),
+        );
+        guarded(() => report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine));
+        guarded(() => failedFile?.write(failedLine(entry, e.index, e.line, failure.error)));
         summary.failed += 1;
         s.noteError({ index: e.index, line: e.line, error: failure.error });
         s.tick();
       },
       uncertain(e, reason) {
         // Not journaled: a resume resends it under the same key, which the API deduplicates.
-        report?.write({ index: e.index, line: e.line, error: reason } satisfies ReportLine);
-        failedFile?.write(failedLine(emailOf(e, true), e.index, e.line, reason));
+        guarded(() => report?.write({ index: e.index, line: e.line, error: reason } satisfies ReportLine));
+        guarded(() => failedFile?.write(failedLine(emailOf(e, true), e.index, e.line, reason)));
         summary.failed += 1;
         summary.uncertain += 1;
         s.noteError({ index: e.index, line: e.line, error: reason });

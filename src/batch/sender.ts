@@ -84,6 +84,11 @@ export class BatchSender {
     return this.window.current;
   }
 
+  /** Stops the run from outside (its records cannot be written): no new request; those in flight settle. */
+  stop(reason: CliError): void {
+    this.fatal ??= reason;
+  }
+
   async run(chunks: AsyncIterator<ValidEntry[]>): Promise<SenderOutcome> {
     const inflight = new Set<Promise<void>>();
     let finished = false;

@@ -59,7 +59,8 @@ Examples:
 Every entry gets an idempotency key fixed for the run (mr-<runId>-<index>) unless it has its own,
 so retries and --resume never send an email twice. A journal is always written (path in the summary).
 Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 limits, 6 network,
-130 interrupted (resume with --resume <journal>).`,
+9 a file could not be written (disk full: resume with room), 130 interrupted (resume with
+--resume <journal>).`,
     )
     .action(async (file: string | undefined, flags: BatchFlags, cmd: Command) => {
       await run(file, flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);

@@ -8,8 +8,11 @@ import { redactText } from '../secrets.js';
  * lint rule (eslint.config.js) keeps node:fs's writing functions out of every other module, except
  * the config store and the sandbox's state, which hold keys by design.
  */
-export function writeTextSync(fd: number, text: string): void {
-  writeSync(fd, redactText(text));
+export function writeTextSync(fd: number, text: string): number {
+  const bytes = Buffer.from(redactText(text));
+  // A write(2) may write less than asked (a disk filling up): the rest, or the error, follows.
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+  return bytes.length;
 }
 
 export function appendText(path: string, text: string, mode: number): Promise<void> {
