@@ -40,6 +40,8 @@ export interface Context {
   cwd: string;
   /** Aborted on the first Ctrl-C; long-running commands settle and return. */
   signal: AbortSignal;
+  /** `--json id,displayName`: the fields JSON output keeps (all when absent). */
+  jsonFields?: readonly string[];
 }
 
 export function processIO(env: Readonly<Record<string, string | undefined>>, colorFlag?: boolean): IO {

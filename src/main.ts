@@ -1,8 +1,8 @@
-import { CommanderError } from 'commander';
 import { processIO, type Context } from './context.js';
-import { EXIT, isCliError } from './errors.js';
+import { EXIT } from './errors.js';
 import { runCommandLine } from './program.js';
 import { guardIO } from './secrets.js';
+import { report } from './report.js';
 
 /** The only place that ends the process: every error becomes one line and a documented exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -22,29 +22,9 @@ async function main(argv: string[]): Promise<number> {
     await runCommandLine(ctx, argv.slice(2));
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
-    return report(err, ctx, verbose);
+    const options = argv.slice(2, argv.includes('--') ? argv.indexOf('--') : undefined);
+    return report(err, ctx, { verbose, json: options.some((a) => a === '--json' || a.startsWith('--json=')) });
   }
-}
-
-function report(err: unknown, ctx: Context, verbose: boolean): number {
-  const write = (line: string) => void ctx.io.err.write(`${line}\n`);
-  if (err instanceof CommanderError) {
-    // Commander already printed its one line (or the help/version text).
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-    return EXIT.usage;
-  }
-  if (isCliError(err)) {
-    write(`mailroom: ${err.message}`);
-    for (const hint of err.hints) write(`  ${hint}`);
-    if (err.requestId) write(`  request id: ${err.requestId}`);
-    if (verbose && err.cause instanceof Error && err.cause.stack) write(err.cause.stack);
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  write(`mailroom: unexpected error: ${message}`);
-  if (verbose && err instanceof Error && err.stack) write(err.stack);
-  else write('  run again with --verbose for details');
-  return EXIT.unexpected;
 }
 
 main(process.argv).then(

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option, type HelpContext } from 'command
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
+import { takeJsonFields } from './output/fields.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
@@ -79,7 +80,7 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
     .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
     .option('--workspace <wrk_id>', 'workspace for keys commands (env MAILROOM_WORKSPACE)')
     .option('--sandbox', 'run this one command against a throw-away local sandbox (no account needed)')
-    .option('--json', 'machine output: JSON on stdout')
+    .option('--json', 'machine output: JSON on stdout; --json id,displayName keeps only those fields (of each item of a list)')
     .option('-q, --quiet', 'print nothing on success; exit code only')
     .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')
     .option('--no-color', 'no colour (env NO_COLOR; FORCE_COLOR forces it)')
@@ -155,7 +156,9 @@ function find(program: Command, path: readonly string[]): Command | undefined {
 
 /** Parses `args` (the user's arguments) and runs the command they name; `help …` is answered first. */
 export async function runCommandLine(ctx: Context, args: readonly string[]): Promise<void> {
-  let argv = [...args];
+  const { args: rest, fields } = takeJsonFields(args);
+  if (fields) ctx.jsonFields = fields;
+  let argv = rest;
   if (argv.includes('help')) {
     const request = helpRequest(argv, buildProgram(ctx));
     if (request && 'topic' in request) {

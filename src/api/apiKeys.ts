@@ -17,8 +17,9 @@ export interface KeyPage {
 }
 
 export interface ListKeysQuery {
-  limit?: number;
-  startAt?: string;
+  limit?: number | undefined;
+  sort?: 'createdAt.asc' | 'createdAt.desc' | undefined;
+  startAt?: string | undefined;
 }
 
 const keysPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/api-keys`;
@@ -29,7 +30,7 @@ export async function listKeys(t: Transport, workspaceId: string, query: ListKey
   const res = await t.request({
     method: 'GET',
     path: keysPath(workspaceId),
-    query: { limit: query.limit, startAt: query.startAt },
+    query: { limit: query.limit, sort: query.sort, startAt: query.startAt },
     ...callOptions(opts),
   });
   const { apiKeys } = parseBody(keyListResponseSchema, res, 'key list');
@@ -46,7 +47,7 @@ export async function listAllKeys(t: Transport, workspaceId: string, query: List
   let startAt = query.startAt;
   const max = query.max ?? Number.POSITIVE_INFINITY;
   for (;;) {
-    const page = await listKeys(t, workspaceId, { limit: query.limit, startAt }, opts);
+    const page = await listKeys(t, workspaceId, { limit: query.limit, sort: query.sort, startAt }, opts);
     all.push(...page.items);
     if (all.length >= max) return all.slice(0, max);
     if (!page.hasMore || !page.startAt || seen.has(page.startAt)) return all;

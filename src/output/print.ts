@@ -1,14 +1,28 @@
 import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
 import { palette } from './color.js';
+import { selectFields } from './fields.js';
 import { relativeTime } from './relative-time.js';
 import { redactValue } from '../secrets.js';
 
 /**
- * JSON on stdout, one document, two-space indented (readable, and jq takes it as is). Secret fields
- * are masked here, as values (the stream guard then sees text only).
+ * JSON on stdout, one document, two-space indented (readable, and jq takes it as is), with only the
+ * fields of `--json <fields>`. Secret fields are masked here, as values (the stream guard then sees
+ * text only). An unknown field is a usage error before anything is printed, except for an answer
+ * holding a secret shown `once` (a new key): that is printed whole first, never lost.
  */
-export function printJson(ctx: Pick<Context, 'io'>, value: unknown): void {
-  ctx.io.out.write(`${JSON.stringify(redactValue(value, { allowRevealed: true }), null, 2)}\n`);
+export function printJson(ctx: Pick<Context, 'io' | 'jsonFields'>, value: unknown, opts: { once?: boolean } = {}): void {
+  let shown = redactValue(value, { allowRevealed: true });
+  if (ctx.jsonFields) {
+    const selected = selectFields(shown, ctx.jsonFields);
+    if (selected.unknown.length > 0) {
+      if (opts.once) ctx.io.out.write(`${JSON.stringify(shown, null, 2)}\n`);
+      const fields = selected.unknown.map((f) => `"${f}"`).join(', ');
+      throw usageError(`--json: unknown field${selected.unknown.length > 1 ? 's' : ''} ${fields}; valid fields: ${selected.valid.join(', ')}`, opts.once ? ['the whole answer is printed above: it holds a secret shown only once'] : []);
+    }
+    shown = selected.value;
+  }
+  ctx.io.out.write(`${JSON.stringify(shown, null, 2)}\n`);
 }
 
 export interface Column<R> {

@@ -20,7 +20,14 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+interface Page {
+  items: Key[];
+  hasMore: boolean;
+  startAt: string | null;
+}
+
 interface Key {
+  createdAt: string;
   id: string;
   displayName: string;
   role: string;
@@ -43,11 +50,11 @@ const oneLine = (s: string) => s.trimEnd().split('\n').length === 1;
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 describe('keys list', () => {
-  it('piped: a JSON array of the keys, secrets masked', async () => {
+  it('piped: the page of keys as JSON (items and paging state), secrets masked', async () => {
     const r = await runCli(['keys', 'list'], { env });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const keys = JSON.parse(r.stdout) as Key[];
+    const keys = (JSON.parse(r.stdout) as Page).items;
     const ids = (await serverKeys()).map((k) => k.id);
     expect(keys.map((k) => k.id).sort()).toEqual(ids.slice(0, 15).sort());
     for (const k of keys) expect(k.secretKey).toMatch(/^sk_live_…[A-Za-z0-9]{0,4}$/);
@@ -64,14 +71,61 @@ describe('keys list', () => {
     expect(t.stdout).not.toContain(sandbox.apiKey);
 
     const one = await runCli(['keys', 'list', '--limit', '1'], { env });
-    expect(JSON.parse(one.stdout)).toHaveLength(1);
-    expect(one.stderr).toBe('More keys exist: use --all (or a larger --limit) to see them.\n');
+    const first = JSON.parse(one.stdout) as Page;
+    expect(first.items).toHaveLength(1);
+    expect(first.hasMore).toBe(true);
+    expect(first.startAt).toEqual(expect.any(String));
+    expect(one.stderr).toBe(`More keys exist: use --all, or --start-at ${first.startAt} for the next page.\n`);
 
     const all = await runCli(['keys', 'list', '--limit', '1', '--all'], { env });
     expect(all.stderr).toBe('');
-    const listed = JSON.parse(all.stdout) as Key[];
-    expect(listed).toHaveLength(total);
-    expect(new Set(listed.map((k) => k.id)).size).toBe(total);
+    const listed = JSON.parse(all.stdout) as Page;
+    expect(listed.items).toHaveLength(total);
+    expect(listed).toMatchObject({ hasMore: false, startAt: null });
+    expect(new Set(listed.items.map((k) => k.id)).size).toBe(total);
+  });
+
+  it('a script can page with --start-at (from the JSON) and choose the order with --sort', async () => {
+    for (const n of [1, 2, 3]) await makeKey(`script-page-${n}`);
+    const seen: string[] = [];
+    let startAt: string | null = null;
+    for (let guard = 0; guard < 100; guard++) {
+      const r = await runCli(['keys', 'list', '--limit', '2', '--sort', 'createdAt.asc', ...(startAt ? ['--start-at', startAt] : [])], { env });
+      expect(r.code).toBe(0);
+      const page = JSON.parse(r.stdout) as Page;
+      seen.push(...page.items.map((k) => k.id));
+      if (!page.hasMore) break;
+      startAt = page.startAt;
+    }
+    const server = await serverKeys();
+    expect(new Set(seen).size).toBe(server.length);
+    const asc = await runCli(['keys', 'list', '--all', '--sort', 'createdAt.asc', '--json', 'id,createdAt'], { env });
+    const items = (JSON.parse(asc.stdout) as Page).items;
+    expect(Object.keys(items[0] as object)).toEqual(['id', 'createdAt']);
+    const times = items.map((k) => Date.parse(k.createdAt));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('--sort takes createdAt.asc or createdAt.desc only; --start-at an ISO time; an unknown --json field exits 2 naming the valid ones', async () => {
+    const sort = await runCli(['keys', 'list', '--sort', 'name'], { env });
+    expect(sort.code).toBe(2);
+    expect(sort.stderr).toMatch(/^mailroom: .*--sort.*createdAt\.desc, createdAt\.asc/);
+    const start = await runCli(['keys', 'list', '--start-at', 'yesterday'], { env });
+    expect(start.code).toBe(2);
+    expect(start.stderr).toMatch(/^mailroom: .*'--start-at <time>' argument 'yesterday' is invalid.*ISO 8601/);
+    const field = await runCli(['keys', 'list', '--json', 'id,nmae'], { env });
+    expect(field.code).toBe(2);
+    expect(field.stderr).toMatch(/^mailroom: --json: unknown field "nmae"; valid fields: id, .*displayName/);
+    expect(JSON.parse(field.stdout)).toMatchObject({ error: { kind: 'usage', exitCode: 2 } });
+  });
+
+  it('an API error under --json: the stderr line, and one JSON object on stdout with status and request id', async () => {
+    const r = await runCli(['keys', 'list', '--json'], { env: { ...env, MAILROOM_API_KEY: 'sk_live_notAValidKey000000000' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^mailroom: /);
+    const { error } = JSON.parse(r.stdout) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ kind: 'auth', statusCode: 401, exitCode: 3, requestId: expect.any(String) });
+    expect(String(error.message)).not.toContain('sk_live_notAValidKey');
   });
 });
 
@@ -107,7 +161,7 @@ describe('keys create', () => {
     expect(r).toEqual({ stdout: '', stderr: '', code: 0 });
     const viaProfile = await runCli(['keys', 'list', '--all', '--profile', 'ci'], { configDir });
     expect(viaProfile.code).toBe(0);
-    expect((JSON.parse(viaProfile.stdout) as Key[]).some((k) => k.displayName === 'ci')).toBe(true);
+    expect((JSON.parse(viaProfile.stdout) as Page).items.some((k) => k.displayName === 'ci')).toBe(true);
   });
 
   it('--save-as that cannot be written still prints the new secret (even with -q) and says the key exists', async () => {

@@ -26,11 +26,12 @@ const COLUMNS: Column<ApiKey>[] = [
   { header: 'CREATED', value: (k) => k.createdAt, kind: 'date' },
 ];
 
-export async function printKeys(ctx: Context, globals: GlobalOptions, keys: ApiKey[]): Promise<void> {
+/** A page of keys: JSON keeps its paging state (`hasMore`, `startAt`) so that a script can go on. */
+export async function printKeys(ctx: Context, globals: GlobalOptions, page: { items: ApiKey[]; hasMore: boolean; startAt: string | null | undefined }): Promise<void> {
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, keys);
-  else await printTable(ctx, keys, COLUMNS, 'No API keys.');
+  if (mode.format === 'json') printJson(ctx, { items: page.items, hasMore: page.hasMore, startAt: page.startAt ?? null });
+  else await printTable(ctx, page.items, COLUMNS, 'No API keys.');
 }
 
 /**
@@ -42,7 +43,7 @@ export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey
   const shown = redactValue(key, { allowRevealed: true });
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, shown);
+  if (mode.format === 'json') printJson(ctx, shown, { once: secret === 'new' });
   else {
     await printKeyValues(ctx, [
       ['id', shown.id],

@@ -24,7 +24,7 @@ export async function printWebhook(ctx: Context, globals: GlobalOptions, hook: W
   const shown = redactValue(hook, { allowRevealed: true });
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, shown);
+  if (mode.format === 'json') printJson(ctx, shown, { once: token === 'new' });
   else {
     await printKeyValues(ctx, [
       ['id', shown.id],

@@ -1,0 +1,41 @@
+import { CommanderError } from 'commander';
+import type { Context } from './context.js';
+import { EXIT, isCliError } from './errors.js';
+
+/**
+ * Every error as one line (plus hints) on stderr and its documented exit code; under --json also as
+ * one JSON object on stdout, so a script reads one stream. Commander has printed its own line already.
+ */
+export function report(err: unknown, ctx: Context, opts: { verbose: boolean; json: boolean }): number {
+  const write = (line: string) => void ctx.io.err.write(`${line}\n`);
+  const asJson = (error: Record<string, unknown>) => {
+    if (opts.json) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
+  };
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+    asJson({ kind: 'usage', message: err.message.replace(/^error: /, ''), exitCode: EXIT.usage });
+    return EXIT.usage;
+  }
+  if (isCliError(err)) {
+    write(`mailroom: ${err.message}`);
+    for (const hint of err.hints) write(`  ${hint}`);
+    if (err.requestId) write(`  request id: ${err.requestId}`);
+    if (opts.verbose && err.cause instanceof Error && err.cause.stack) write(err.cause.stack);
+    const status = (err as { status?: unknown }).status;
+    asJson({
+      kind: err.kind,
+      message: err.message,
+      ...(typeof status === 'number' ? { statusCode: status } : {}),
+      ...(err.requestId ? { requestId: err.requestId } : {}),
+      exitCode: err.exitCode,
+      ...(err.hints.length > 0 ? { hints: err.hints } : {}),
+    });
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  write(`mailroom: unexpected error: ${message}`);
+  if (opts.verbose && err instanceof Error && err.stack) write(err.stack);
+  else write('  run again with --verbose for details');
+  asJson({ kind: 'unexpected', message, exitCode: EXIT.unexpected });
+  return EXIT.unexpected;
+}
