@@ -5,6 +5,7 @@ import { CliError, EXIT, isCliError } from '../../src/errors.js';
 import { printJson } from '../../src/output/print.js';
 import { takeJsonFields } from '../../src/output/fields.js';
 import { report } from '../../src/report.js';
+import { reveal } from '../../src/secrets.js';
 import { ApiError } from '../../src/transport/errors.js';
 
 function capture(jsonFields?: string[]): { ctx: Context; out: () => string; err: () => string } {
@@ -62,6 +63,7 @@ describe('--json <fields>', () => {
   it('…except an answer holding a secret shown once: printed whole, then the usage error', () => {
     const c = capture(['nmae']);
     const fresh = { ...key, secretKey: 'sk_live_0123456789abcdefWXYZ' };
+    reveal(fresh.secretKey); // what keys create does for the secret it shows once
     expect(() => printJson(c.ctx, fresh, { once: true })).toThrow(/unknown field "nmae"/);
     expect(JSON.parse(c.out())).toEqual(fresh);
   });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
+import { usageError } from '../../errors.js';
 import { parseIntegerOption } from '../../program.js';
 
 export interface KeysListOptions {
@@ -12,11 +13,10 @@ export interface KeysListOptions {
 
 const SORTS = ['createdAt.desc', 'createdAt.asc'] as const;
 
-function parseStartAt(value: string): string {
-  if (!/^\d{4}-\d\d-\d\dT/.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new InvalidArgumentError('--start-at must be an ISO 8601 time, as a page\'s "startAt" gives it (e.g. 2026-11-23T10:00:00.000Z)');
+function checkStartAt(value: string | undefined): void {
+  if (value !== undefined && (!/^\d{4}-\d\d-\d\dT/.test(value) || Number.isNaN(Date.parse(value)))) {
+    throw usageError(`--start-at must be an ISO 8601 time, as a page's "startAt" gives it (e.g. 2026-11-23T10:00:00.000Z), not "${value}"`);
   }
-  return value;
 }
 
 export function register(parent: Command, ctx: Context): void {
@@ -25,7 +25,7 @@ export function register(parent: Command, ctx: Context): void {
     .description('list the workspace API keys (secrets masked)')
     .addOption(new Option('--limit <n>', 'keys per page (1-100; the API default is 15)').argParser(parseIntegerOption('--limit', 1, 100)))
     .addOption(new Option('--sort <order>', 'order by creation time (default createdAt.desc)').choices(SORTS))
-    .addOption(new Option('--start-at <time>', 'begin at this page ("startAt" of the previous page\'s JSON)').argParser(parseStartAt))
+    .option('--start-at <time>', 'begin at this page ("startAt" of the previous page\'s JSON)')
     .option('--all', 'follow every page')
     .addHelpText(
       'after',
@@ -42,6 +42,7 @@ Examples:
 }
 
 export async function run(opts: KeysListOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+  checkStartAt(opts.startAt);
   const { resolveSettings } = await import('../../config/settings.js');
   const { workspaceOf, printKeys } = await import('./shared.js');
   const workspaceId = workspaceOf(resolveSettings(ctx, globals));
