@@ -110,6 +110,19 @@ for (const [shell, complete] of [['bash', bash], ['zsh', zsh], ['fish', fish]] a
   });
 }
 
+describe('bash specifics', () => {
+  it('completes the value of --option=value (bash splits it into --option, =, value)', () => {
+    const reply = (words: string[]) =>
+      execFileSync('bash', ['--norc', '-c', `source ${scripts.bash}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mailroom; printf '%s\\n' "\${COMPREPLY[@]}"`], { cwd: work, env, encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean);
+    expect(reply(['mailroom', 'batch', '--format', '='])).toEqual(['json', 'ndjson', 'csv']);
+    expect(reply(['mailroom', 'batch', '--format', '=', 'nd'])).toEqual(['ndjson']);
+    expect(reply(['mailroom', 'send', '--html-file', '=', 'bo'])).toEqual(['body.html']);
+    expect(reply(['mailroom', 'config', 'set', 'api-key', ''])).toEqual([]);
+  });
+});
+
 describe.skipIf(!has('zsh'))('zsh specifics', () => {
   it('offers commands and options with their descriptions', () => {
     const [commands, options] = zshRaw('fpath', ['mailroom ', 'mailroom keys create --']);
