@@ -3,8 +3,10 @@ import type { Context, GlobalOptions } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
 
-/** Where the sandbox commands look for a running sandbox (kept in sync with sandbox.ts). */
-const DEFAULT_URL = 'http://127.0.0.1:4025';
+/** Where `mailroom sandbox` listens by default, and where the commands that talk to one look for it. */
+export const SANDBOX_DEFAULT_PORT = 4025;
+export const SANDBOX_DEFAULT_URL = `http://127.0.0.1:${SANDBOX_DEFAULT_PORT}`;
+const DEFAULT_URL = SANDBOX_DEFAULT_URL;
 
 /** A running sandbox's root URL: --base-url, else MAILROOM_BASE_URL, else the default; a trailing /v1 is dropped. */
 export function sandboxRoot(globals: GlobalOptions, ctx: Context): string {
@@ -18,8 +20,8 @@ export function sandboxRoot(globals: GlobalOptions, ctx: Context): string {
 }
 
 /**
- * One call to a sandbox's inspection endpoints, with the exit codes of the other sandbox commands:
- * nobody there or a 5xx 6, a refusal 3, not a sandbox (404 on a /_sandbox path) 4.
+ * One call to a sandbox's inspection or control endpoints: nobody there or a 5xx exits 6, a refusal
+ * (403: not addressed as localhost) 3, not a sandbox (no such route) 4; another 404 is answered.
  */
 export async function sandboxCall(
   root: string,

@@ -3,12 +3,10 @@ import type { Context, GlobalOptions } from '../context.js';
 import { isLoopback } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
-import { register as registerInspect } from './sandbox-inspect.js';
+import { register as registerInspect, SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from './sandbox-inspect.js';
 import { untilStopped } from './until-stopped.js';
 
-/** Where `mailroom sandbox` listens by default, and where `sandbox trigger` looks for it. */
-export const SANDBOX_DEFAULT_PORT = 4025;
-export const SANDBOX_DEFAULT_URL = `http://127.0.0.1:${SANDBOX_DEFAULT_PORT}`;
+export { SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL };
 
 interface SandboxFlags {
   port?: number;
@@ -165,42 +163,12 @@ export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<vo
   const event = opts.event.trim().toUpperCase();
   if (!isEventName(event)) throw usageError(`unknown event ${opts.event}`, [`events: ${EVENT_NAMES.join(', ')}`]);
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
-  const base = (opts.baseUrl ?? ctx.env.MAILROOM_BASE_URL ?? SANDBOX_DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
-  let url: URL;
-  try {
-    url = new URL(`${base}/_sandbox/events`);
-  } catch {
-    throw usageError(`invalid base URL ${base}`);
-  }
-  // undici is CommonJS: its bundled chunk exposes only a default export.
-  const { request } = (await import('undici')).default;
-  let res;
-  try {
-    res = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(opts.email === undefined ? { event } : { event, email: opts.email }),
-      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(opts.timeout ?? 10_000)]),
-    });
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? (err as Error).name;
-    throw new CliError('network', `cannot reach a sandbox at ${base}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
-  }
-  const text = await res.body.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const envelope = (body as { event?: unknown } | undefined)?.event;
-  if (res.statusCode !== 200 || typeof envelope !== 'object' || envelope === null) {
-    const message = (body as { message?: unknown } | undefined)?.message;
-    if (res.statusCode === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
-    // The exit codes of the API commands: a refusal (403: not addressed as localhost) 3, a server failure 6.
-    const kind = res.statusCode === 401 || res.statusCode === 403 ? 'auth' : res.statusCode >= 500 ? 'network' : 'rejected';
-    throw new CliError(kind, `the sandbox answered ${res.statusCode}${typeof message === 'string' ? `: ${message}` : ''}`);
-  }
+  const { sandboxRoot, sandboxCall } = await import('./sandbox-inspect.js');
+  const base = sandboxRoot(opts, ctx);
+  const res = await sandboxCall(base, 'POST', '/_sandbox/events', opts, ctx, opts.email === undefined ? { event } : { event, email: opts.email });
+  if (res.status === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
+  const envelope = (res.body as { event?: unknown } | undefined)?.event;
+  if (typeof envelope !== 'object' || envelope === null) throw new CliError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
   if (opts.quiet) return;
   if (opts.json || !ctx.io.isStdoutTTY) {
     ctx.io.out.write(`${JSON.stringify(envelope)}\n`);
