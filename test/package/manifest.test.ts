@@ -47,6 +47,11 @@ describe('package manifest', () => {
     expect(scripts.prepack).toBe('node scripts/build.mjs');
   });
 
+  it('ships the licenses of the packages bundled into dist/ (they are not installed beside it)', () => {
+    const notices = readFileSync(join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), 'utf8');
+    for (const name of ['commander', 'undici', 'zod', 'conf', 'fastify', 'chalk', 'csv-parse']) expect(notices).toMatch(new RegExp(`^${name}@\\d+\\.\\d+\\.\\d+ \\(MIT\\)$`, 'm'));
+  });
+
   it('packs LICENSE, README, bin and dist', () => {
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     expect(packed!.filename).toMatch(/^mailroom-cli-\d+\.\d+\.\d+\.tgz$/);
