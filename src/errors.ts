@@ -1,4 +1,4 @@
-/** Exit codes are a contract with users' scripts (design/cli.md); never renumber them. */
+/** Exit codes are a contract with users' scripts (README, "Exit codes"); never renumber them. */
 export const EXIT = {
   ok: 0,
   unexpected: 1,

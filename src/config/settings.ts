@@ -39,7 +39,7 @@ export const DEFAULT_MAX_RETRIES = 3;
 type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
-/** flag > environment > profile in the store > default, for every setting (design/cli.md). */
+/** flag > environment > profile in the store > default, for every setting (README, "Configuration and credentials"). */
 export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Settings {
   const { env } = ctx;
   const file = configFile(env);

@@ -84,7 +84,7 @@ function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<
     else if (d.html !== undefined) entry.html = d.html;
   }
   if (entry.template !== undefined) {
-    // The service's invalid-payload message lists variables as required (service-facts.md).
+    // The service's invalid-payload message lists variables as required (observed from the real service).
     entry.variables ??= {};
   } else {
     if (d.from !== undefined) entry.from ??= d.from;

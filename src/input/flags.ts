@@ -6,7 +6,7 @@ import { parseEmailRequest } from '../schema/index.js';
 import { readSource, parseJsonObject } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
 
-/** `mailroom send`'s own flags, as Commander parses them (design/cli.md). */
+/** `mailroom send`'s own flags, as Commander parses them (README, "Sending email"). */
 export interface SendFlags {
   from?: string;
   fromName?: string;

@@ -3,7 +3,7 @@ import type { SandboxState, StoredKey } from './state.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Which message a 401 carries: email and webhook endpoints name the scope they need (api-v1.md). */
+/** Which message a 401 carries: email and webhook endpoints name the scope they need (as the public API does). */
 export type AuthScope = 'api_user' | 'check' | 'keys';
 
 function unauthorized(scope: AuthScope, what: string): HttpError {

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 
-/** The error body of api-v1.md: `statusCode`, `error` (the HTTP reason), `message`, plus extras. */
+/** The public API's error body: `statusCode`, `error` (the HTTP reason), `message`, plus extras. */
 export interface ErrorBody {
   statusCode: number;
   error: string;

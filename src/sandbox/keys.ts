@@ -38,7 +38,7 @@ function single(query: Query, name: string): string | undefined {
 }
 
 /**
- * Paging of service-facts.md: `limit` (default 15, max 100), `sort` by creation time, `startAt`
+ * Paging as the real service does it: `limit` (default 15, max 100), `sort` by creation time, `startAt`
  * the creation time at which the next page begins, null when there is none.
  */
 export function listKeys(state: SandboxState, query: Query) {

@@ -29,7 +29,7 @@ export interface InboxEmail {
   requestId?: string;
 }
 
-/** The email result object of api-v1.md. */
+/** The email result object of the public API. */
 export interface EmailResultBody {
   id: string;
   messageId: string;

@@ -8,7 +8,7 @@ export function isEmailAddress(value: string): boolean {
   return value.length <= 320 && ADDRESS.test(value);
 }
 
-/** `from` may be a bare address or `Name <address>` (service-facts.md); returns the address part. */
+/** `from` may be a bare address or `Name <address>` (as the real service accepts); returns the address part. */
 export function senderAddress(value: string): string | undefined {
   const trimmed = value.trim();
   const named = /^(.*?)\s*<([^<>]+)>$/.exec(trimmed);

@@ -16,7 +16,7 @@ export const apiKeySchema = z.looseObject({
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-/** A 200 is what says the key is valid (api-v1.md); the fields only describe it. */
+/** A 200 is what says the key is valid (public API docs); the fields only describe it. */
 export const keyCheckResultSchema = z.looseObject({
   status: unset(tolerantEnum(KEY_CHECK_STATUSES)),
   displayName: unset(z.string()),

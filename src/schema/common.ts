@@ -5,7 +5,7 @@ export { isEmailAddress, senderAddress } from './address.js';
 
 /**
  * A string enum that accepts values the spec does not list: servers add statuses and roles over
- * time (service-facts.md), and a reader must render them, not crash on them.
+ * time (observed from the real service), and a reader must render them, not crash on them.
  */
 export function tolerantEnum<const T extends readonly [string, ...string[]]>(known: T) {
   return z.union([z.enum(known), z.string()]);
@@ -18,7 +18,7 @@ export const senderField = z.string().refine((v) => senderAddress(v) !== undefin
 
 /**
  * An optional field of an API answer, absent or null: the service's observed payloads write unset
- * properties as null (service-facts.md), so a reader takes both as "not set".
+ * properties as null (observed from the real service), so a reader takes both as "not set".
  */
 export function unset<T extends z.ZodType>(schema: T) {
   return schema.nullish();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The error body of api-v1.md; the extras appear on the 400s. */
+/** The public API's error body (README, "What it does where the spec is silent"); the extras appear on the 400s. */
 export const apiErrorBodySchema = z.looseObject({
   statusCode: z.number().int(),
   error: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The six events of api-v1.md, with what each means (shown by `webhooks events`). */
+/** The six webhook events of the public API, with what each means (shown by `webhooks events`). */
 export const EVENTS = {
   CONTACT_CREATED: 'A contact was created.',
   CONTACT_UPDATED: 'A contact was updated.',
@@ -47,14 +47,14 @@ export const teamMemberJoinedDataSchema = z.looseObject({
   user: z.looseObject({ id: z.string(), email: z.string(), name: z.string() }),
 });
 
-/** api-v1.md's envelope: what the sandbox emits. */
+/** The documented envelope (public API docs): what the sandbox emits. */
 export const specEnvelopeSchema = z.looseObject({
   event: z.string(),
   createdAt: z.string(),
   data: z.record(z.string(), z.unknown()),
 });
 
-/** The shape observed from the real service (service-facts.md). */
+/** The shape observed from the real service, which differs from the documented one. */
 export const observedEnvelopeSchema = z.looseObject({
   event: z.string(),
   payload: z.record(z.string(), z.unknown()).optional(),

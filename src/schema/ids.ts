@@ -1,4 +1,4 @@
-/** Identifier prefixes of api-v1.md ("Conventions"). */
+/** Identifier prefixes of the public API (smashsend.com/docs/api). */
 export const ID_PREFIX = {
   email: 'trs_',
   apiKey: 'aki_',

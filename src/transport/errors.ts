@@ -1,6 +1,6 @@
 import { CliError, type ErrorKind } from '../errors.js';
 
-/** The error body of api-v1.md, read by hand: error pages from proxies are often not JSON at all. */
+/** The public API's error body, read by hand: error pages from proxies are often not JSON at all. */
 export interface ApiErrorBody {
   statusCode?: number;
   error?: string;
@@ -129,7 +129,7 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * Status → exit code (design/cli.md). 5xx after retries counts as "network" (6), not "rejected":
+ * Status → exit code (README, "Exit codes"). 5xx after retries counts as "network" (6), not "rejected":
  * the request was fine and may succeed later, which is what a CI retry wrapper needs to know.
  */
 function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: ErrorKind; hints: string[] } {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ID_PREFIX, type EventName } from '../schema/index.js';
 
 /**
- * Realistic event payloads in api-v1.md's envelope: one builder shared by `webhooks sample` and the
+ * Realistic event payloads in the public API's event envelope (smashsend.com/docs/api): one builder shared by `webhooks sample` and the
  * sandbox's deliveries, so what a receiver is unit-tested with is what the sandbox sends.
  */
 export interface Envelope {
@@ -55,7 +55,7 @@ function nameFromAddress(email: string): string {
     .join(' ');
 }
 
-/** `data.contact` as api-v1.md shows it (the three named properties are strings), plus status. */
+/** `data.contact` as the public API docs show it (the three named properties are strings), plus status. */
 export function contactPayload(contact: ContactRecord, workspaceId: string): Record<string, unknown> {
   const p = contact.properties;
   return {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-/** A stand-in for the real service where it drifts from api-v1.md (service-facts.md). */
+/** A stand-in for the real service where it drifts from the documented API. */
 const answers: Record<string, unknown> = {
   'GET /v1/api-keys/check': { status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'], secretKey: 'sk_live_echoedbytheserver0001' },
   'GET /v1/webhooks': { webhooks: { items: [{ id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_TAG_ADDED'], createdAt: '2026-01-01T00:00:00Z', status: null }], hasMore: true } },

@@ -102,7 +102,7 @@ describe('write-side requests are strict', () => {
   });
 });
 
-describe('drifted answers (service-facts.md)', () => {
+describe('drifted answers (the real service vs the documented API)', () => {
   it('reads null as an unset optional field on emails, keys, webhooks and the key check', () => {
     expect(emailResultSchema.safeParse({ id: 'trs_1', messageId: 'm', status: 'SENT', to: 'a@b.co', type: null, from: null, subject: null, template: null, groupBy: null, warning: null }).success).toBe(true);
     expect(emailResultSchema.safeParse({ id: null, messageId: 'm', status: 'SENT', to: 'a@b.co' }).success).toBe(true);
