@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatchSender, type SenderEvents } from '../../src/batch/sender.js';
 import type { ValidEntry } from '../../src/input/entries.js';
+import type { EmailRequest } from '../../src/schema/index.js';
 import { entries, fakeApi } from './fake-api.js';
 
 async function* chunks(list: ValidEntry[], size: number): AsyncGenerator<ValidEntry[]> {
@@ -50,6 +51,27 @@ describe('batch sender', () => {
       expect(outcome.get(1)).toBe('rejected 400 Bad Request: Sender not verified');
       expect(api.delivered).toHaveLength(19);
     }
+  });
+
+  it('a failed item with 429 or 5xx is about the service, not the entry: retried, then sent; 403 stops the run with it unsent', async () => {
+    let calls = 0;
+    const send = async (emails: EmailRequest[]) => {
+      calls += 1;
+      if (calls <= 2) return { successful: [], failed: emails.map((_, index) => ({ index, statusCode: calls === 1 ? 503 : 429, error: 'Busy', message: 'try again' })) };
+      return { successful: emails.map((e, i) => ({ id: `trs_${calls}_${i}`, status: 'SENT', to: e.to, type: 'raw' as const })), failed: [] };
+    };
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send, events, signal: new AbortController().signal }).run(chunks(entries(3), 3));
+    expect([...outcome.values()]).toEqual(['sent trs_3_0', 'sent trs_3_1', 'sent trs_3_2']);
+
+    const limited = recorder();
+    const limit = async (emails: EmailRequest[]) => ({
+      successful: [{ id: 'trs_0', status: 'SENT', to: emails[0]!.to, type: 'raw' as const }],
+      failed: emails.slice(1).map((_, i) => ({ index: i + 1, statusCode: 403, error: 'Forbidden', message: 'Monthly sending limit reached (1 emails this month)' })),
+    });
+    const r = await new BatchSender({ ...opts, send: limit, events: limited.events, signal: new AbortController().signal }).run(chunks(entries(3), 3));
+    expect(r.fatal?.exitCode).toBe(5);
+    expect([...limited.outcome.values()]).toEqual(['sent trs_0', 'unsent', 'unsent']);
   });
 
   it('splits a request the API answers 400 as a whole until the offending entry stands alone', async () => {
