@@ -5,6 +5,8 @@ import * as logout from './logout.js';
 import * as config from './config.js';
 import * as profiles from './profiles.js';
 import * as check from './check.js';
+import * as doctor from './doctor.js';
+import * as whoami from './whoami.js';
 import * as send from './send.js';
 import * as batch from './batch.js';
 import * as keys from './keys/index.js';
@@ -14,7 +16,7 @@ import * as api from './api.js';
 import * as completion from './completion.js';
 
 /** Top-level command names, in the order `mailroom --help` lists them. */
-const COMMANDS = { send, batch, check, keys, webhooks, sandbox, login, logout, config, profiles, api, completion } as const;
+const COMMANDS = { send, batch, check, doctor, whoami, keys, webhooks, sandbox, login, logout, config, profiles, api, completion } as const;
 
 /**
  * Registers every command, or only `only` when it names one: building the whole tree (~40
