@@ -24,7 +24,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   limit: 'limits: 429 after retries, monthly sending limit (403)',
   network: 'network or timeout after retries',
   partial: 'batch finished with some entries failed',
-  signature: 'webhook signature mismatch (`verify`)',
+  signature: 'webhook signature mismatch (`verify`), or a delivery older than `verify --max-age`',
   storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
 };
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
-import { isLoopback } from '../config/url.js';
+import { exposedHostWarning } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
 import { register as registerInspect, SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from './sandbox-inspect.js';
@@ -120,7 +120,8 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
     config.faults = faults;
 
     const host = opts.host ?? '127.0.0.1';
-    if (!isLoopback(host)) say(`mailroom: warning: listening on ${host}: other machines may reach this sandbox and its API key`);
+    const exposed = exposedHostWarning(host, 'this sandbox and its API key');
+    if (exposed) say(exposed);
     const port = opts.port ?? SANDBOX_DEFAULT_PORT;
     const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
     const stopped = untilStopped(ctx);

@@ -27,3 +27,11 @@ export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
 }
+
+/**
+ * The warning for a server bound to a host other machines can reach (`--host 0.0.0.0`), shared by
+ * the sandbox and `webhooks listen`; undefined on loopback. `what`: who could then be reached.
+ */
+export function exposedHostWarning(host: string, what: string): string | undefined {
+  return isLoopback(host) ? undefined : `mailroom: warning: listening on ${host}: other machines may reach ${what}`;
+}

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, open } from 'node:fs/promises';
 import { redactText } from '../secrets.js';
 
 /**
@@ -17,4 +17,21 @@ export function writeTextSync(fd: number, text: string): number {
 
 export function appendText(path: string, text: string, mode: number): Promise<void> {
   return appendFile(path, redactText(text), { mode });
+}
+
+/** An append-only file whose appends are on disk (written and fdatasync'ed) when they resolve. */
+export interface DurableAppender {
+  append(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDurableAppender(path: string, mode: number): Promise<DurableAppender> {
+  const file = await open(path, 'a', mode);
+  return {
+    async append(text) {
+      await file.write(redactText(text));
+      await file.datasync();
+    },
+    close: () => file.close(),
+  };
 }

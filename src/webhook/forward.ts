@@ -62,7 +62,7 @@ export function forwardableHeaders(headers: Record<string, string | string[] | u
  * POSTs the exact body bytes with the given headers to the app under development and reports its
  * status. Never throws: a refused connection or a time-out is a result to print, not a crash.
  */
-export function forward(url: string, body: Buffer, headers: Record<string, string | string[]>, options: { method?: string; timeoutMs: number }): Promise<ForwardResult> {
+export function forward(url: string, body: Buffer, headers: Record<string, string | string[]>, options: { method?: string; timeoutMs: number; signal?: AbortSignal }): Promise<ForwardResult> {
   const started = performance.now();
   const done = (r: Omit<ForwardResult, 'url' | 'durationMs'>): ForwardResult => ({ url, ...r, durationMs: Math.round(performance.now() - started) });
   return new Promise((resolve) => {
@@ -77,6 +77,10 @@ export function forward(url: string, body: Buffer, headers: Record<string, strin
     });
     req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
     req.on('error', (err: NodeJS.ErrnoException) => resolve(done({ error: describe(err, target) })));
+    const stop = () => req.destroy(new Error('stopped before the app answered'));
+    if (options.signal?.aborted) stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    req.on('close', () => options.signal?.removeEventListener('abort', stop));
     req.end(body);
   });
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { appendText } from '../output/files.js';
+import { openDurableAppender, type DurableAppender } from '../output/files.js';
 import { usageError } from '../errors.js';
 
 /**
@@ -13,8 +14,11 @@ export interface JournalEntry {
   method: string;
   path: string;
   headers: Record<string, string | string[]>;
-  /** The raw body; absent when it was refused for its size. */
+  /** The raw body; absent when it was refused for its size, or refused and over REFUSED_BODY_LIMIT. */
   body?: string;
+  /** For a refused body not kept: its size and SHA-256, enough to tell one junk post from another. */
+  bodyBytes?: number;
+  bodySha256?: string;
   /** `base64` when the body bytes are not valid UTF-8 (so `body` round-trips exactly). */
   bodyEncoding?: 'base64';
   status: number;
@@ -44,33 +48,70 @@ export function entryBody(entry: JournalEntry): Buffer | undefined {
   return Buffer.from(entry.body, entry.bodyEncoding === 'base64' ? 'base64' : 'utf8');
 }
 
-/** Appends entries one after another, so lines keep arrival order and never interleave. */
-export class JournalWriter {
-  private tail: Promise<Error | undefined> = Promise.resolve(undefined);
+/** A refused request's body is kept up to this size (enough to see what was wrong with it). */
+export const REFUSED_BODY_LIMIT = 4 * 1024;
+/** Refused requests stop being journalled once their lines add up to this, so junk cannot fill the disk. */
+export const REFUSED_TOTAL_LIMIT = 1024 * 1024;
 
-  private constructor(readonly path: string) {}
+/** The body as the journal keeps it: whole when accepted or small, else its size and digest only. */
+export function journalBody(body: Buffer | undefined, accepted: boolean): Pick<JournalEntry, 'body' | 'bodyEncoding' | 'bodyBytes' | 'bodySha256'> {
+  if (body === undefined) return {};
+  if (accepted || body.length <= REFUSED_BODY_LIMIT) return encodeBody(body);
+  return { bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') };
+}
+
+/**
+ * Appends entries in arrival order, each on disk (written and fdatasync'ed) when its promise
+ * resolves: the listener answers 2xx only then. Entries that arrive while a write is under way go
+ * together in the next write, so a burst costs one sync, not one each.
+ */
+export class JournalWriter {
+  private pending: Array<{ line: string; done: (err: Error | undefined) => void }> = [];
+  private flushing = false;
+  private flushed: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    private readonly file: DurableAppender,
+  ) {}
 
   /** Checks the file can be appended to before anything is received: a bad path is a usage error. */
   static async open(path: string): Promise<JournalWriter> {
     try {
-      await appendText(path, '', 0o600);
+      return new JournalWriter(path, await openDurableAppender(path, 0o600));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'no such directory' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
       throw usageError(`--journal: cannot write ${path}: ${why}`);
     }
-    return new JournalWriter(path);
   }
 
-  /** Resolves with this write's error, if any (the caller decides how loudly to say so). */
+  /** Resolves once the entry is on disk, with this write's error, if any (the caller decides what to answer). */
   append(entry: JournalEntry): Promise<Error | undefined> {
-    this.tail = this.tail.then(() =>
-      appendText(this.path, `${JSON.stringify(entry)}\n`, 0o600).then(
-        () => undefined,
-        (err: Error) => err,
-      ),
-    );
-    return this.tail;
+    return new Promise((done) => {
+      this.pending.push({ line: `${JSON.stringify(entry)}\n`, done });
+      if (!this.flushing) this.flushed = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      let error: Error | undefined;
+      try {
+        await this.file.append(batch.map((b) => b.line).join(''));
+      } catch (err) {
+        error = err as Error;
+      }
+      for (const b of batch) b.done(error);
+    }
+    this.flushing = false;
+  }
+
+  async close(): Promise<void> {
+    await this.flushed;
+    await this.file.close().catch(() => undefined);
   }
 }
 

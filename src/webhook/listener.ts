@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { normalizeEnvelope, type NormalizedEvent } from '../schema/index.js';
 import { diagnose } from './explain.js';
 import { findSignatureHeader } from './signature.js';
+import { tooOld } from './max-age.js';
 
 /**
  * The local receiver behind `webhooks listen`. node:http rather than fastify: a receiver must see
@@ -14,6 +15,13 @@ export interface ListenerOptions {
   port: number;
   token: string;
   maxBody: number;
+  /** Refuse deliveries whose envelope time is older than this (when the envelope has one). */
+  maxAgeMs?: number;
+  /**
+   * Called for every POST before it is answered, and the answer waits for it: this is where a
+   * delivery is stored, so a 2xx means it returned. It may refuse a delivery it cannot take (503).
+   */
+  settle?: (delivery: Delivery) => Promise<Delivery> | Delivery;
   /** Called once per POST, in arrival order, after the sender has had its answer. */
   onDelivery: (delivery: Delivery) => Promise<void> | void;
 }
@@ -27,8 +35,10 @@ export interface Delivery {
   body: Buffer | undefined;
   status: number;
   verified: boolean;
-  /** Why it was refused (401/413/400), for the printed line and the journal. */
+  /** Why it was refused (401/413/400/503), for the printed line and the journal. */
   reason?: string;
+  /** Seconds the sender should wait before retrying a 503. */
+  retryAfter?: number;
   event?: NormalizedEvent;
 }
 
@@ -40,17 +50,18 @@ export interface RunningListener {
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
   let queue: Promise<void> = Promise.resolve();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    void receive(req, res, options).then(
-      (delivery) => {
+    void receive(req, res, options)
+      .then(async (delivery) => {
         if (!delivery) return;
+        const settled = options.settle ? await options.settle(delivery) : delivery;
+        answer(res, settled);
         // onDelivery reports its own failures; one that throws must not stop the deliveries after it.
-        queue = queue.then(() => options.onDelivery(delivery)).catch(() => undefined);
-      },
+        queue = queue.then(() => options.onDelivery(settled)).catch(() => undefined);
+      })
       // The sender went away mid-body (nobody to answer), or a bug: never leave a sender hanging.
-      () => {
+      .catch(() => {
         if (!res.headersSent && !res.destroyed) refuse(res, 500, 'Internal Server Error', 'the listener failed to handle this request', true);
-      },
-    );
+      });
   };
   const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
@@ -84,6 +95,15 @@ function refuse(res: ServerResponse, status: number, error: string, message: str
   reply(res, status, { statusCode: status, error, message }, close);
 }
 
+const ERRORS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 413: 'Payload Too Large', 503: 'Service Unavailable' };
+
+function answer(res: ServerResponse, d: Delivery): void {
+  if (d.status === 200) return reply(res, 200, { received: true, event: d.event?.event });
+  if (d.retryAfter !== undefined) res.setHeader('retry-after', String(d.retryAfter));
+  refuse(res, d.status, ERRORS[d.status] ?? 'Error', d.reason ?? '', d.status === 413);
+}
+
+/** Reads and judges one request; the caller answers it (after settle). */
 async function receive(req: IncomingMessage, res: ServerResponse, options: ListenerOptions): Promise<Delivery | undefined> {
   const receivedAt = new Date().toISOString();
   const base = { receivedAt, method: req.method ?? 'POST', path: req.url ?? '/', headers: req.headers };
@@ -97,22 +117,15 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Liste
   const tooLarge = `the body is over the ${options.maxBody}-byte limit (--max-body)`;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBody) {
-    refuse(res, 413, 'Payload Too Large', tooLarge, true);
     req.resume();
     return { ...base, body: undefined, status: 413, verified: false, reason: tooLarge };
   }
   const body = await readLimited(req, options.maxBody);
-  if (body === undefined) {
-    refuse(res, 413, 'Payload Too Large', tooLarge, true);
-    return { ...base, body: undefined, status: 413, verified: false, reason: tooLarge };
-  }
+  if (body === undefined) return { ...base, body: undefined, status: 413, verified: false, reason: tooLarge };
 
   const found = findSignatureHeader(req.headers);
   const verdict = diagnose(options.token, body, found?.value);
-  if (!verdict.ok) {
-    refuse(res, 401, 'Unauthorized', verdict.message);
-    return { ...base, body, status: 401, verified: false, reason: verdict.message };
-  }
+  if (!verdict.ok) return { ...base, body, status: 401, verified: false, reason: verdict.message };
 
   let event: NormalizedEvent | undefined;
   try {
@@ -122,10 +135,10 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Liste
   }
   if (!event) {
     const reason = 'the signature is valid but the body is not a webhook event (JSON with "event" and "data" or "payload")';
-    refuse(res, 400, 'Bad Request', reason);
     return { ...base, body, status: 400, verified: true, reason };
   }
-  reply(res, 200, { received: true, event: event.event });
+  const stale = options.maxAgeMs === undefined ? undefined : tooOld(event.createdAt, options.maxAgeMs, new Date(receivedAt));
+  if (stale) return { ...base, body, status: 401, verified: true, event, reason: stale };
   return { ...base, body, status: 200, verified: true, event };
 }
 

@@ -10,10 +10,14 @@ export function sign(token: string, body: string | Uint8Array): string {
  * a `sha256=` prefix some proxies add; anything that is not 64 hex digits is a mismatch.
  */
 export function verify(token: string, body: string | Uint8Array, signature: string): boolean {
+  return verifyDigest(sign(token, body), signature);
+}
+
+/** The constant-time comparison of verify(), for a digest the caller computed (over several parts). */
+export function verifyDigest(expectedHex: string, signature: string): boolean {
   const received = signature.trim().replace(/^sha256=/i, '').toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(received)) return false;
-  const expected = Buffer.from(sign(token, body), 'hex');
-  return timingSafeEqual(expected, Buffer.from(received, 'hex'));
+  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(received, 'hex'));
 }
 
 export const SIGNATURE_HEADER = 'x-smashsend-signature';

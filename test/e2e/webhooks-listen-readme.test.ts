@@ -52,5 +52,12 @@ describe('README receiver snippet', () => {
     expect((await post(sample.stdout.replace('ada@', 'eve@'))).status).toBe(401);
     expect((await post(JSON.stringify(JSON.parse(sample.stdout), null, 2))).status).toBe(401);
     expect((await post(sample.stdout, 'nothex')).status).toBe(401);
+
+    // The same delivery again (a replayed capture, or the service retrying): answered 200, handled once.
+    expect((await post(sample.stdout)).status).toBe(200);
+    const other = await runCli(['webhooks', 'sample', 'CONTACT_DELETED', '--email', 'bob@example.com', '--token', token]);
+    expect((await post(other.stdout, createHmac('sha256', token).update(other.stdout).digest('hex'))).status).toBe(200);
+    await expect.poll(() => stdout).toContain('CONTACT_DELETED');
+    expect(stdout.match(/CONTACT_CREATED/g)).toHaveLength(1);
   });
 });

@@ -227,6 +227,9 @@ describe('webhooks listen: bad input', () => {
     ['a --max-body of 0', ['--token', 'wht_abcdefgh', '--max-body', '0'], /--max-body must be between 1/],
     ['a --journal it cannot write', ['--token', 'wht_abcdefgh', '--journal', '/nonexistent-dir-for-mailroom/j.ndjson'], /--journal: cannot write .*: no such directory/],
     ['a port out of range', ['--token', 'wht_abcdefgh', '--port', '70000'], /--port must be between 0 and 65535/],
+    ['a --forward-queue of 0', ['--token', 'wht_abcdefgh', '--forward-queue', '0'], /--forward-queue must be between 1/],
+    ['a --stop-timeout that is not a number', ['--token', 'wht_abcdefgh', '--stop-timeout', 'soon'], /--stop-timeout must be a whole number/],
+    ['a --max-age that is not a duration', ['--token', 'wht_abcdefgh', '--max-age', '5 minutes'], /--max-age: "5 minutes" is not a duration \(e\.g\. 90s, 5m, 1h, 2d\)/],
   ];
   it.each(cases)('%s: exit 2, one line, nothing listening', async (_name, args, message) => {
     const res = await runCli(['webhooks', 'listen', ...args]);

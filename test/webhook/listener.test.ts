@@ -91,7 +91,7 @@ describe('webhook listener', () => {
 
   it('answers 401 to a wrongly signed body nested too deeply to re-serialise, and records it', async () => {
     const { url, deliveries } = await start(1024 * 1024);
-    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const deep = `${'['.repeat(30_000)}${']'.repeat(30_000)}`;
     const res = await post(url, '/', deep, { 'X-Smashsend-Signature': sign(token, body) });
     expect(res).toMatchObject({ status: 401, body: { message: 'signature does not match: wrong token, or the body changed after it was signed' } });
     await settle();

@@ -6,6 +6,7 @@ import { parseIntegerOption } from '../../program.js';
 import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';
+import type { Delivery } from '../../webhook/listener.js';
 
 export interface WebhooksListenOptions {
   port: number;
@@ -17,10 +18,17 @@ export interface WebhooksListenOptions {
   journal?: string;
   maxBody: number;
   register?: boolean;
+  forwardQueue: number;
+  stopTimeout: number;
+  maxAge?: string;
 }
 
 const DEFAULT_PORT = 4242;
 const DEFAULT_MAX_BODY = 1024 * 1024;
+const DEFAULT_FORWARD_QUEUE = 1000;
+const DEFAULT_STOP_TIMEOUT_MS = 5000;
+/** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
+const RETRY_AFTER_S = 5;
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -35,6 +43,9 @@ export function register(parent: Command, ctx: Context): void {
     .option('--journal <file>', 'append every request received to this NDJSON file (for webhooks replay)')
     .option('--register', 'against a sandbox: create a webhook delivering here (its events: --events, else all), delete it on exit')
     .addOption(new Option('--max-body <bytes>', 'refuse bodies over this size with 413').default(DEFAULT_MAX_BODY).argParser(parseIntegerOption('--max-body', 1)))
+    .addOption(new Option('--forward-queue <n>', 'deliveries waiting to be forwarded before new ones get 503 (the service retries them)').default(DEFAULT_FORWARD_QUEUE).argParser(parseIntegerOption('--forward-queue', 1)))
+    .addOption(new Option('--stop-timeout <ms>', 'on Ctrl-C/SIGTERM, how long a forward under way may finish').default(DEFAULT_STOP_TIMEOUT_MS).argParser(parseIntegerOption('--stop-timeout', 0)))
+    .option('--max-age <duration>', 'refuse deliveries whose envelope time is older (e.g. 5m): a captured delivery sent again')
     .addHelpText(
       'after',
       `
@@ -46,7 +57,10 @@ Examples:
 
 Each POST, on any path: the body is read raw (413 over --max-body), its X-Smashsend-Signature (or any
 X-*-Signature) checked in constant time against the token; 200 when valid, 401 when the signature is
-missing or wrong, with the likely cause (wrong token, or a body re-serialised on the way).
+missing or wrong, with the likely cause (wrong token, or a body re-serialised on the way). With
+--journal, a 200 is sent only once the delivery is on disk; forwarding follows, one at a time, and a
+full --forward-queue answers 503 so the service retries. On stop, deliveries not yet forwarded stay
+in the journal and the command to replay them is printed.
 TESTING_CONNECTION is answered 200 and printed, never forwarded. Lines go to stdout: readable on a
 terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --json the first stdout line
 is {"ready":true,"url":…}. Ctrl-C stops it.`,
@@ -69,6 +83,8 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     const { checkOutputs } = await import('../../output/targets.js');
     checkOutputs({ cwd: ctx.cwd, inputs: [], outputs: [{ flag: '--journal', path: flags.journal }], io: ctx.io });
   }
+  const { parseMaxAge } = await import('../../webhook/max-age.js');
+  const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
 
   const { resolveSigningToken } = await import('./signing-token.js');
   const registering = flags.register ? await import('./register.js') : undefined;
@@ -78,47 +94,113 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
 
   const { startListener } = await import('../../webhook/listener.js');
   const { forward, forwardableHeaders } = await import('../../webhook/forward.js');
-  const { JournalWriter, journalHeaders, encodeBody } = await import('../../webhook/journal.js');
+  const { JournalWriter, journalHeaders, journalBody, REFUSED_TOTAL_LIMIT } = await import('../../webhook/journal.js');
   const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
   const journal = flags.journal === undefined ? undefined : await JournalWriter.open(flags.journal);
-  let journalWarned = false;
   const { outputMode, palette } = await import('../../output/index.js');
   const mode = outputMode(ctx, globals);
   const colors = await palette(mode.color);
   const timeoutMs = globals.timeout ?? 30_000;
+  const warned = new Set<string>();
+  const warnOnce = (key: string, line: string) => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    ctx.io.err.write(`${line}\n`);
+  };
   let received = 0;
+  let refusedJournalled = 0;
+
+  const forwardable = (d: Delivery) =>
+    forwardTo !== undefined && d.status === 200 && d.body !== undefined && d.event !== undefined && d.event.event !== 'TESTING_CONNECTION' && (!only || only.has(d.event.event));
+  const print = (d: Delivery, extra: { forward?: ForwardResult; note?: string } = {}) => {
+    if (mode.quiet || (d.event && only && !only.has(d.event.event) && d.event.event !== 'TESTING_CONNECTION')) return;
+    const line = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason, ...extra };
+    ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(line))}\n` : `${deliveryLine(line, colors)}\n`);
+  };
+
+  // Deliveries accepted for forwarding and not yet forwarded: waiting, plus the one under way.
+  const waiting: Delivery[] = [];
+  let reserved = 0;
+  let stopping = false;
+  const abortForward = new AbortController();
+  let worker: Promise<void> = Promise.resolve();
+  let working = false;
+  const work = async () => {
+    working = true;
+    try {
+      await forwardWaiting();
+    } finally {
+      working = false;
+    }
+  };
+  const forwardWaiting = async () => {
+    while (!stopping && waiting.length > 0) {
+      const d = waiting.shift() as Delivery;
+      const result = await forward(forwardTo as string, d.body as Buffer, forwardableHeaders(d.headers), { timeoutMs, signal: abortForward.signal });
+      if (abortForward.signal.aborted) {
+        waiting.unshift(d);
+        return;
+      }
+      reserved -= 1;
+      print(d, { forward: result });
+    }
+  };
+
+  /** Runs before the answer: a 200 leaves here only once the delivery is in the journal. */
+  const settle = async (d: Delivery): Promise<Delivery> => {
+    let out = d;
+    let holds = false;
+    if (forwardable(d)) {
+      if (reserved >= flags.forwardQueue) {
+        out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: `the forward queue is full (${reserved} deliveries waiting for ${forwardTo}, --forward-queue); retry later` };
+      } else {
+        reserved += 1;
+        holds = true;
+      }
+    }
+    if (!journal) return out;
+    const accepted = out.status === 200;
+    const entry = {
+      receivedAt: out.receivedAt,
+      method: out.method,
+      path: out.path,
+      headers: journalHeaders(out.headers),
+      ...journalBody(out.body, accepted),
+      status: out.status,
+      verified: out.verified,
+      ...(out.event ? { event: out.event.event } : {}),
+      ...(out.reason ? { reason: out.reason } : {}),
+    };
+    if (!accepted) {
+      // Junk must not fill the disk: refused requests are journalled up to a total, then counted only.
+      const size = JSON.stringify(entry).length;
+      if (refusedJournalled + size > REFUSED_TOTAL_LIMIT) {
+        warnOnce('refused', `warning: refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`);
+        return out;
+      }
+      refusedJournalled += size;
+    }
+    const error = await journal.append(entry);
+    if (!error) return out;
+    warnOnce('journal', `warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
+    if (!accepted) return out;
+    if (holds) reserved -= 1;
+    return { ...out, status: 503, retryAfter: RETRY_AFTER_S, reason: 'the listener cannot store this delivery right now; retry later' };
+  };
 
   const listener = await startListener({
     host: flags.host,
     port: flags.port,
     token,
     maxBody: flags.maxBody,
-    onDelivery: async (d) => {
+    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
+    settle,
+    onDelivery: (d) => {
       received += 1;
-      const journalError = await journal?.append({
-        receivedAt: d.receivedAt,
-        method: d.method,
-        path: d.path,
-        headers: journalHeaders(d.headers),
-        ...(d.body === undefined ? {} : encodeBody(d.body)),
-        status: d.status,
-        verified: d.verified,
-        ...(d.event ? { event: d.event.event } : {}),
-        ...(d.reason ? { reason: d.reason } : {}),
-      });
-      if (journalError && !journalWarned) {
-        journalWarned = true;
-        ctx.io.err.write(`warning: cannot write the journal ${flags.journal}: ${journalError.message} (deliveries are still answered)\n`);
-      }
-      if (d.event && only && !only.has(d.event.event) && d.event.event !== 'TESTING_CONNECTION') return;
-      const shown = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason };
-      let note: string | undefined;
-      let forwarded: ForwardResult | undefined;
-      if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') note = 'connection test; not forwarded';
-      else if (d.status === 200 && forwardTo && d.body) forwarded = await forward(forwardTo, d.body, forwardableHeaders(d.headers), { timeoutMs });
-      const line = { ...shown, forward: forwarded, note };
-      if (mode.quiet) return;
-      ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(line))}\n` : `${deliveryLine(line, colors)}\n`);
+      if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') return print(d, { note: 'connection test; not forwarded' });
+      if (!forwardable(d) || d.status !== 200) return print(d);
+      waiting.push(d);
+      if (!working) worker = work();
     },
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw usageError(`--port: ${flags.host}:${flags.port} is already in use`, ['pick another port, or --port 0 for a free one']);
@@ -135,6 +217,12 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   if (registration && !globals.quiet) ctx.io.err.write(`Registered webhook ${registration.id} delivering to ${listener.url}; deleted on exit\n`);
 
   const stopped = untilStopped(ctx, { orOutputClosed: true });
+  const { exposedHostWarning } = await import('../../config/url.js');
+  const exposed = exposedHostWarning(flags.host, 'this listener');
+  if (exposed) ctx.io.err.write(`${exposed}\n`);
+  if (forwardTo && !journal && !globals.quiet) {
+    ctx.io.err.write('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
+  }
   if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
@@ -145,7 +233,27 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   await stopped;
   await registration?.remove();
   await listener.close();
-  if (!globals.quiet) ctx.io.err.write(`Stopped: ${received} request${received === 1 ? '' : 's'} received\n`);
+  // A forward under way may finish until the deadline; nothing new starts.
+  stopping = true;
+  const deadline = setTimeout(() => abortForward.abort(), flags.stopTimeout);
+  await worker;
+  clearTimeout(deadline);
+  await journal?.close();
+  if (globals.quiet) return;
+  const left = waiting.length;
+  const requests = `${received} request${received === 1 ? '' : 's'} received`;
+  if (left === 0) {
+    ctx.io.err.write(`Stopped: ${requests}\n`);
+    return;
+  }
+  if (!journal) {
+    ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded and lost (no --journal)\n`);
+    return;
+  }
+  const { shellQuote } = await import('../command-line.js');
+  const since = (waiting[0] as Delivery).receivedAt;
+  const replay = ['mailroom webhooks replay --journal', shellQuote(journal.path), '--since', since, '--forward-to', shellQuote(forwardTo as string), ...(webhook ? ['--webhook', webhook.id] : [])];
+  ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded, still in the journal\n  to forward them: ${replay.join(' ')}\n`);
 }
 
 /** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */

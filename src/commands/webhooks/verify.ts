@@ -8,6 +8,7 @@ export interface WebhooksVerifyOptions {
   signature?: string;
   payload?: string;
   headerFile?: string;
+  maxAge?: string;
 }
 
 export function register(parent: Command, ctx: Context): void {
@@ -18,6 +19,7 @@ export function register(parent: Command, ctx: Context): void {
     .option('--signature <hex>', 'the received X-Smashsend-Signature value')
     .option('--payload <file|->', 'the raw request body (default: stdin, unless --header-file holds it)')
     .option('--header-file <file|->', 'a captured request (request line, headers, blank line, body) or its headers only')
+    .option('--max-age <duration>', 'also refuse a delivery whose envelope time is older (e.g. 5m): a captured one sent again')
     .addHelpText(
       'after',
       `
@@ -29,7 +31,8 @@ Examples:
 
 The signature is HMAC-SHA256 of the exact body bytes keyed with the token, as lowercase hex.
 Exit 0 when it matches, 8 when it does not (with the likely cause: no signature header, malformed
-signature, wrong token, or a body that was re-serialised or gained a trailing newline), 2 on bad input.`,
+signature, wrong token, or a body that was re-serialised or gained a trailing newline) or, with
+--max-age, when the delivery is older than that; 2 on bad input.`,
     )
     .action(async (flags: WebhooksVerifyOptions, cmd: Command) => {
       await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
@@ -40,6 +43,8 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   const { requireToken } = await import('../../webhook/token.js');
   const { readBytes } = await import('../../webhook/bytes.js');
   const token = requireToken(flags.token, ctx.env, 'to verify a signature');
+  const { parseMaxAge, tooOld } = await import('../../webhook/max-age.js');
+  const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
   if (flags.payload === '-' && flags.headerFile === '-') throw usageError('--payload and --header-file cannot both read stdin');
   if (flags.signature === undefined && flags.headerFile === undefined) {
     throw usageError('give the signature: --signature <hex>, or --header-file <file> holding the X-Smashsend-Signature header');
@@ -77,6 +82,20 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   const notes = captured?.notes ?? [];
   const { outputMode } = await import('../../output/index.js');
   const json = outputMode(ctx, globals).format === 'json';
+  if (verdict.ok && maxAgeMs !== undefined) {
+    const { normalizeEnvelope } = await import('../../schema/index.js');
+    let createdAt: string | undefined;
+    try {
+      createdAt = normalizeEnvelope(JSON.parse(body.toString('utf8')))?.createdAt;
+    } catch {
+      createdAt = undefined;
+    }
+    const stale = tooOld(createdAt, maxAgeMs, new Date());
+    if (stale) {
+      if (json && !globals.quiet) ctx.io.out.write(`${JSON.stringify({ valid: false, reason: 'too-old', createdAt, message: stale, bytes: body.length })}\n`);
+      throw new CliError('signature', stale, { hints: notes });
+    }
+  }
   if (verdict.ok) {
     if (globals.quiet) return;
     if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName, bytes: body.length })}\n`);
