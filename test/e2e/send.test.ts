@@ -341,7 +341,8 @@ describe('mailroom send: an idempotency key already used for another email', () 
     const id = JSON.parse(first.stdout).id as string;
     const r = await runCli(['send', '--from', 'ops@example.com', '--to', 'bob@example.com', '--subject', 'Refund', '--html', '<p>x</p>', '--idempotency-key', 'order-1', '--json'], { env });
     expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
+    // Under --json the error is also the one JSON document on stdout; nothing claims a send.
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { kind: 'rejected', exitCode: 4 } });
     expect(r.stderr).toBe(
       `mailroom: idempotency key order-1 was already used for another email (${id}, to ada@example.com, subject "Hello"): the API returned that one and sent nothing new\n` +
         '  send this email with a new key (or without --idempotency-key: each send gets its own)\n',
