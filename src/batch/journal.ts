@@ -139,7 +139,7 @@ export class Journal {
   static create(path: string, header: JournalHeader): Journal {
     let fd: number;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       fd = openExclusive(path);
     } catch (err) {
       if (isCliError(err)) throw err;

@@ -61,7 +61,7 @@ export class JournalLock {
     const me: Owner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
     if (use.createDir) {
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       } catch (err) {
         throw storageError(dirname(path), err);
       }

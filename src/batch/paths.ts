@@ -1,12 +1,38 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { usageError } from '../errors.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Where journals go when `--resume` names none: `MAILROOM_STATE_DIR`, else the XDG state
  * directory (`~/.local/state/mailroom`), since a journal is state worth keeping, not config or cache.
  */
-export function batchJournalDir(env: Readonly<Record<string, string | undefined>>): string {
-  if (env.MAILROOM_STATE_DIR) return join(env.MAILROOM_STATE_DIR, 'batches');
+export function batchJournalDir(env: Env): string {
+  return join(stateDir(env), 'batches');
+}
+
+function stateDir(env: Env): string {
+  if (env.MAILROOM_STATE_DIR) return env.MAILROOM_STATE_DIR;
   const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(base, 'mailroom', 'batches');
+  return join(base, 'mailroom');
+}
+
+/**
+ * batchJournalDir, created if missing: a journal holds addresses and error messages, so the
+ * directories mailroom makes are 0700 (like the config directory), and tightened if an older
+ * mailroom left them 0755. A MAILROOM_STATE_DIR itself is the user's choice and left alone.
+ */
+export function privateStateDir(env: Env): string {
+  const dir = batchJournalDir(env);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const own of env.MAILROOM_STATE_DIR ? [dir] : [stateDir(env), dir]) {
+      if (process.platform !== 'win32' && statSync(own).mode & 0o077) chmodSync(own, 0o700);
+    }
+  } catch (err) {
+    throw usageError(`cannot create the journal directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, ['set MAILROOM_STATE_DIR, or pass --resume <journal>']);
+  }
+  return dir;
 }

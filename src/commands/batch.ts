@@ -90,7 +90,7 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
 
   // Everything the run needs loads at once, and the connection is set up meanwhile: on a 20,000
   // email run, start-up is a tenth of the wall time.
-  const [{ runBatch }, { batchJournalDir }, { outputMode }, { printSummary, summaryJson }, sending] = await Promise.all([
+  const [{ runBatch }, { batchJournalDir, privateStateDir }, { outputMode }, { printSummary, summaryJson }, sending] = await Promise.all([
     import('../batch/run.js'),
     import('../batch/paths.js'),
     import('../output/mode.js'),
@@ -113,7 +113,8 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
       resume: flags.resume,
       otherInputs: flags.htmlFile !== undefined && flags.htmlFile !== '-' ? [{ flag: '--html-file', path: flags.htmlFile }] : [],
       dryRun: Boolean(flags.dryRun),
-      journalDir: batchJournalDir(ctx.env),
+      // Made (0700) only when a run will write its journal there.
+      journalDir: flags.resume === undefined && !flags.dryRun ? privateStateDir(ctx.env) : batchJournalDir(ctx.env),
       send: sending?.send,
       // One retry budget: the transport makes one attempt per call, the sender retries.
       ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries }, api: sending.api } : {}),

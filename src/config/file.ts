@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { CliError } from '../errors.js';
 
 /** One stored profile. Every field optional: a profile may hold only a workspace, say. */
@@ -10,24 +11,71 @@ export interface StoredProfile {
 
 export interface StoredConfig {
   profiles: Record<string, StoredProfile>;
+  /** Why the keys in this store must not be used (a directory others can write to), if so. */
+  keysRefused?: string;
 }
 
 /**
  * Reads the store without loading conf (~18 ms bundled): resolving settings happens on every
- * command, writing only in login/logout/config. A missing file is an empty store.
+ * command, writing only in login/logout/config. A missing file is an empty store; one that cannot
+ * be read is an error naming it and why, never "no API key".
+ *
+ * Keys are kept private here too: a file others can read is tightened to 0600 (with `warn`), and
+ * keys in a directory others can write to (who could have swapped the file) are refused.
  */
-export function readStoredConfig(path: string): StoredConfig {
+export function readStoredConfig(path: string, warn?: (line: string) => void): StoredConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
-    return { profiles: {} };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw storeError(path, err, 'read');
   }
+  let config: StoredConfig;
   try {
-    return sanitize(JSON.parse(text));
+    config = sanitize(JSON.parse(text));
   } catch {
     throw new CliError('usage', `config file ${path} is not valid JSON`, { hints: ['fix it by hand, or delete it and run `mailroom login` again'] });
   }
+  if (process.platform !== 'win32' && Object.values(config.profiles).some((p) => p.apiKey)) keepPrivate(path, config, warn);
+  return config;
+}
+
+function keepPrivate(path: string, config: StoredConfig, warn: ((line: string) => void) | undefined): void {
+  const dir = dirname(path);
+  if (statSync(dir).mode & 0o002) config.keysRefused = `its directory ${dir} is writable by other users`;
+  if ((statSync(path).mode & 0o077) === 0) return;
+  try {
+    chmodSync(path, 0o600);
+    warn?.(`mailroom: warning: ${path} holds an API key and was readable by other users; its mode is now 0600`);
+  } catch (err) {
+    warn?.(`mailroom: warning: ${path} holds an API key and is readable by other users (could not change it: ${(err as NodeJS.ErrnoException).code ?? String(err)}): chmod 600 ${path}`);
+  }
+}
+
+const CAUSES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EIO: 'input/output error',
+};
+
+/**
+ * One line for a store that cannot be read or written, naming the file (or the directory at fault)
+ * and the cause: exit 2, as for any local setup the user must fix.
+ */
+export function storeError(path: string, err: unknown, doing: 'read' | 'write'): CliError {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const dir = dirname(path);
+  const message =
+    code === 'EISDIR'
+      ? `config file ${path} is a directory`
+      : code === 'ENOTDIR' || code === 'EEXIST'
+        ? `config directory ${dir} is not a directory`
+        : `cannot ${doing} the config file ${path}: ${CAUSES[code] ?? (code || (err instanceof Error ? err.message : String(err)))}`;
+  return new CliError('usage', message, { cause: err, hints: doing === 'write' ? ['nothing was saved'] : [] });
 }
 
 export function sanitize(data: unknown): StoredConfig {

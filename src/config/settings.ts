@@ -24,6 +24,8 @@ export interface Settings {
   /** Whether the chosen profile exists in the store. */
   profileExists: boolean;
   apiKey: Setting<string> | undefined;
+  /** Why the profile's key was not taken (file.ts: a directory others can write to), when so. */
+  apiKeyRefused?: string;
   baseUrl: Setting<string>;
   workspace: Setting<string> | undefined;
   timeoutMs: Setting<number>;
@@ -40,7 +42,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
 /** flag > environment > profile in the store > default, for every setting (README, "Configuration and credentials"). */
-export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Settings {
+export function resolveSettings(ctx: Pick<Context, 'env'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   const file = configFile(env);
   const profile: Setting<string> = globals.profile
@@ -48,7 +50,8 @@ export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Se
     : fromEnv(env, 'MAILROOM_PROFILE')
       ? { value: env.MAILROOM_PROFILE as string, source: 'env', origin: 'MAILROOM_PROFILE' }
       : { value: DEFAULT_PROFILE, source: 'default', origin: 'default' };
-  const stored: StoredProfile | undefined = readStoredConfig(file).profiles[profile.value];
+  const store = readStoredConfig(file, ctx.io ? (line) => void ctx.io?.err.write(`${line}\n`) : undefined);
+  const stored: StoredProfile | undefined = store.profiles[profile.value];
   const inProfile = `profile ${profile.value}`;
 
   const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined): Setting<string> | undefined => {
@@ -62,6 +65,8 @@ export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Se
   };
 
   let apiKey = pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
+  const apiKeyRefused = apiKey?.source === 'profile' && store.keysRefused ? `refusing the API key stored in ${file}: ${store.keysRefused}` : undefined;
+  if (apiKeyRefused) apiKey = undefined;
   const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl);
   let baseUrl: Setting<string> = rawBase
     ? { ...rawBase, value: normalizeBaseUrl(rawBase.value, rawBase.origin) }
@@ -81,6 +86,7 @@ export function resolveSettings(ctx: Pick<Context, 'env'>, globals: Globals): Se
     profile,
     profileExists: stored !== undefined,
     apiKey,
+    ...(apiKeyRefused ? { apiKeyRefused } : {}),
     baseUrl,
     workspace,
     timeoutMs: globals.timeout !== undefined ? { value: globals.timeout, source: 'flag', origin: '--timeout' } : { value: DEFAULT_TIMEOUT_MS, source: 'default', origin: 'default' },
@@ -110,6 +116,10 @@ export function authHint(settings: Settings): string {
 
 export function requireApiKey(settings: Settings): string {
   if (settings.apiKey) return settings.apiKey.value;
+  if (settings.apiKeyRefused) {
+    const dir = settings.configFile.replace(/[\\/][^\\/]*$/, '');
+    throw new CliError('auth', settings.apiKeyRefused, { hints: [`make it yours alone (chmod 700 ${dir}), or pass the key with MAILROOM_API_KEY`] });
+  }
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
   throw new CliError('auth', where, {

@@ -147,6 +147,9 @@ describe.each([
       expect(created('webhooks create').token).toMatch(/^wht_[A-Za-z0-9]{20,}$/);
     }
 
+    // The batch journal's directories, made by mailroom, are the user's alone.
+    for (const made of [join(dir, 'state', 'mailroom'), join(dir, 'state', 'mailroom', 'batches')]) expect(statSync(made).mode & 0o777).toBe(0o700);
+
     const leaks: string[] = [];
     for (const { args, result } of runs) {
       for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
