@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } fr
 import { writeTextSync } from '../output/files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { storageError, usageError } from '../errors.js';
+import { CliError, storageError, usageError } from '../errors.js';
 
 interface Owner {
   pid: number;
@@ -46,6 +46,8 @@ export interface LockUse {
   holder: string;
   /** Create the file's directory if missing (a batch journal's is); otherwise that fails as ENOENT. */
   createDir: boolean;
+  /** Wait up to this long for a live holder to let go (the config store's short writes), instead of refusing at once. */
+  waitMs?: number;
 }
 
 /**
@@ -66,13 +68,14 @@ export class JournalLock {
         throw storageError(dirname(path), err);
       }
     }
-    for (let attempt = 0; attempt < 100; attempt++) {
+    const deadline = Date.now() + (use.waitMs ?? 0);
+    for (let attempt = 0; attempt < 100 || Date.now() < deadline; attempt++) {
       let fd: number;
       try {
         fd = openSync(path, 'wx', 0o600);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') throw usageError(`${use.subject}: cannot create its lock ${path}: ${code ?? String(err)}`);
+        if (code !== 'EEXIST') throw new CliError('usage', `${use.subject}: cannot create its lock ${path}: ${code ?? String(err)}`, { cause: err });
         const found = readOwner(path);
         if (!found) continue;
         const { owner, text } = found;
@@ -84,7 +87,9 @@ export class JournalLock {
             continue;
           }
         } else if (owner.host !== me.host || (owner.pid !== process.pid && alive(owner.pid))) {
-          throw inUse(use, path, owner);
+          if (Date.now() >= deadline) throw inUse(use, path, owner);
+          pause(5);
+          continue;
         }
         breakStale(path, text);
         continue;

@@ -45,6 +45,9 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
     if (!hasPrefix('workspace', workspace)) throw usageError(`--workspace: "${workspace}" is not a workspace id (expected wrk_...)`);
   }
 
+  // A store that cannot be written fails now: before asking for a key or spending a request.
+  const store = await openStore(ctx.env);
+  store.checkWritable();
   const key = await obtainKey(ctx, globals, opts);
   const settings = { ...base, apiKey: { value: key, source: 'flag' as const, origin: 'login' } };
   const transport = await createTransport(ctx, settings);
@@ -64,7 +67,6 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
     await transport.close();
   }
 
-  const store = await openStore(ctx.env);
   store.updateProfile(profile, {
     apiKey: key,
     ...(globals.baseUrl !== undefined ? { baseUrl: base.baseUrl.value } : {}),

@@ -62,9 +62,13 @@ const CAUSES: Record<string, string> = {
   EIO: 'input/output error',
 };
 
+/** Causes of a failed write that are the disk's, not the setup's: exit 9, like a batch's journal. */
+const DISK_FULL_OR_BROKEN = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
+
 /**
  * One line for a store that cannot be read or written, naming the file (or the directory at fault)
- * and the cause: exit 2, as for any local setup the user must fix.
+ * and the cause: exit 2 for a setup the user must fix (permissions, a directory in the way), exit 9
+ * when the disk is full, read-only or failing.
  */
 export function storeError(path: string, err: unknown, doing: 'read' | 'write'): CliError {
   const code = (err as NodeJS.ErrnoException).code ?? '';
@@ -75,7 +79,7 @@ export function storeError(path: string, err: unknown, doing: 'read' | 'write'):
       : code === 'ENOTDIR' || code === 'EEXIST'
         ? `config directory ${dir} is not a directory`
         : `cannot ${doing} the config file ${path}: ${CAUSES[code] ?? (code || (err instanceof Error ? err.message : String(err)))}`;
-  return new CliError('usage', message, { cause: err, hints: doing === 'write' ? ['nothing was saved'] : [] });
+  return new CliError(doing === 'write' && DISK_FULL_OR_BROKEN.has(code) ? 'storage' : 'usage', message, { cause: err });
 }
 
 export function sanitize(data: unknown): StoredConfig {

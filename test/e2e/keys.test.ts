@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -164,12 +164,24 @@ describe('keys create', () => {
     expect((JSON.parse(viaProfile.stdout) as Page).items.some((k) => k.displayName === 'ci')).toBe(true);
   });
 
-  it('--save-as that cannot be written still prints the new secret (even with -q) and says the key exists', async () => {
+  it('a config directory that is a file is refused before any key is created', async () => {
     const dir = tempConfigDir();
     dirs.push(dir);
     const notADir = join(dir, 'a-file');
     writeFileSync(notADir, '');
+    const before = (await serverKeys()).length;
     const r = await runCli(['keys', 'create', '--name', 'unsaved', '--save-as', 'ci', '-q'], { env, configDir: notADir });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: `mailroom: config directory ${notADir} is not a directory\n` });
+    expect((await serverKeys()).length).toBe(before);
+  });
+
+  // Writing is refused to another user (root ignores permissions): the store reads fine, the save fails.
+  it.runIf(process.getuid?.() === 0)('--save-as that cannot be written still prints the new secret (even with -q) and says the key exists', async () => {
+    const dir = tempConfigDir();
+    dirs.push(dir);
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: {} }), { mode: 0o644 });
+    const r = await runCli(['keys', 'create', '--name', 'unsaved', '--save-as', 'ci', '-q'], { env, configDir: dir, asUser: 65534 });
     expect(r.code).toBe(1);
     const fresh = JSON.parse(r.stdout) as Key;
     expect(fresh.displayName).toBe('unsaved');

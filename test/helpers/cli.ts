@@ -29,6 +29,8 @@ export interface RunOptions {
   /** The config store directory; a fresh temp dir (removed afterwards) when absent. */
   configDir?: string;
   timeoutMs?: number;
+  /** Run as this user (uid = gid), e.g. 65534 to meet the permissions root ignores; the test must be root. */
+  asUser?: number;
   /** Another copy of bin/mailroom.js (an installed package laid out in a temp dir); default BIN. */
   bin?: string;
 }
@@ -91,7 +93,8 @@ export async function runCli(args: string[], opts: RunOptions = {}): Promise<Run
 
 function run(command: string, argv: string[], env: Record<string, string>, opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const user = opts.asUser === undefined ? {} : { uid: opts.asUser, gid: opts.asUser };
+    const child = spawn(command, argv, { env, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...user });
     let stdout = '';
     let stderr = '';
     const steps = typeof opts.input === 'string' || opts.input === undefined ? [] : [...opts.input];
