@@ -42,6 +42,14 @@ export interface Context {
   signal: AbortSignal;
   /** `--json id,displayName`: the fields JSON output keeps (all when absent). */
   jsonFields?: readonly string[];
+  /** Answers prompts; absent: the terminal (src/input/prompter.ts). Tests script the answers. */
+  prompter?: Prompter;
+}
+
+/** Questions asked on the terminal: both reject (throw) when the user cancels (Ctrl-C, closed stdin). */
+export interface Prompter {
+  confirm(ctx: Context, message: string): Promise<boolean>;
+  password(ctx: Context, message: string, validate: (value: string) => true | string): Promise<string>;
 }
 
 export function processIO(env: Readonly<Record<string, string | undefined>>, colorFlag?: boolean): IO {

@@ -35,7 +35,7 @@ export interface CliErrorOptions {
   cause?: unknown;
 }
 
-/** The one error type commands throw; main.ts prints `message` (+ hints) and exits with `exitCode`. */
+/** The one error type commands throw; run.ts prints `message` (+ hints) and exits with `exitCode`. */
 export class CliError extends Error {
   readonly kind: ErrorKind;
   readonly hints: string[];
@@ -65,4 +65,12 @@ export const storageError = (path: string, err: unknown): CliError =>
 
 export function isCliError(err: unknown): err is CliError {
   return err instanceof Error && (err as { name?: string }).name === 'CliError' && 'kind' in err;
+}
+
+/** Ends the command with `code` after it has said all it has to say itself (e.g. 130 after an interrupted batch's summary). */
+export class QuietExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+    this.name = 'QuietExit';
+  }
 }

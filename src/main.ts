@@ -1,11 +1,8 @@
 import { processIO, type Context } from './context.js';
-import { EXIT } from './errors.js';
-import { runCommandLine } from './program.js';
-import { guardIO } from './secrets.js';
-import { report } from './report.js';
+import { run } from './run.js';
 
-/** The only place that ends the process: every error becomes one line and a documented exit code. */
-async function main(argv: string[]): Promise<number> {
+/** The real process as a context: its streams, env and cwd; the first Ctrl-C aborts, a second exits 130. */
+function processContext(argv: readonly string[]): Context {
   const env = process.env;
   const controller = new AbortController();
   let interrupts = 0;
@@ -16,18 +13,11 @@ async function main(argv: string[]): Promise<number> {
     controller.abort();
   });
   const noColor = argv.includes('--no-color');
-  const ctx: Context = { io: guardIO(processIO(env, noColor ? false : undefined)), env, cwd: process.cwd(), signal: controller.signal };
-  const verbose = argv.includes('--verbose') || argv.includes('-v') || env.MAILROOM_DEBUG === '1';
-  try {
-    await runCommandLine(ctx, argv.slice(2));
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
-  } catch (err) {
-    const options = argv.slice(2, argv.includes('--') ? argv.indexOf('--') : undefined);
-    return report(err, ctx, { verbose, json: options.some((a) => a === '--json' || a.startsWith('--json=')) });
-  }
+  return { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };
 }
 
-main(process.argv).then(
+// The only place that ends the process; everything else is run() (src/run.ts), which tests call in-process.
+run(process.argv.slice(2), processContext(process.argv)).then(
   (code) => process.exit(code),
-  () => process.exit(EXIT.unexpected),
+  () => process.exit(1),
 );

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import type { Context } from './context.js';
-import { EXIT, isCliError } from './errors.js';
+import { EXIT, isCliError, QuietExit } from './errors.js';
 
 /**
  * Every error as one line (plus hints) on stderr and its documented exit code; under --json also as
@@ -11,6 +11,7 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
   const asJson = (error: Record<string, unknown>) => {
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
   };
+  if (err instanceof QuietExit) return err.code;
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
     asJson({ kind: 'usage', message: err.message.replace(/^error: /, ''), exitCode: EXIT.usage });

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError, QuietExit, usageError } from '../errors.js';
 import { parseIntegerOption } from '../program.js';
 import type { BatchSummary } from '../batch/run.js';
 import type { SendBatch } from '../batch/sender.js';
@@ -142,8 +142,7 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   if (summary.fatal) throw summary.fatal;
   if (summary.interrupted) {
     // 128 + SIGINT, as shells report it; the summary above says how to resume.
-    process.exitCode = 130;
-    return;
+    throw new QuietExit(130);
   }
   if (summary.dryRun) {
     if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${summary.total} entries are invalid; nothing was sent`);

@@ -114,9 +114,9 @@ async function obtainKey(ctx: Context, globals: Globals, opts: LoginOptions): Pr
   if (!ctx.io.isStdinTTY) {
     throw usageError('no terminal to ask for the API key', [`pipe it instead: printf '%s' "$SMASHSEND_API_KEY" | mailroom login --api-key-stdin`]);
   }
-  const { default: password } = await import('@inquirer/password');
+  const prompter = ctx.prompter ?? (await import('../input/prompter.js')).terminalPrompter;
   try {
-    const key = await password({ message: 'SMASHSEND API key (input hidden):', validate: (v) => v.trim() !== '' || 'the key cannot be empty' }, { input: ctx.io.in, output: ctx.io.err });
+    const key = await prompter.password(ctx, 'SMASHSEND API key (input hidden):', (v) => v.trim() !== '' || 'the key cannot be empty');
     return key.trim();
   } catch (err) {
     if (err instanceof Error && err.name === 'ExitPromptError') throw usageError('login cancelled; nothing was saved');

@@ -8,10 +8,10 @@ import { CliError, usageError } from '../errors.js';
 export async function confirmOrRefuse(ctx: Context, question: string, what: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
   refuseWithoutTerminal(ctx, what, yes);
-  const { default: confirm } = await import('@inquirer/confirm');
+  const prompter = ctx.prompter ?? (await import('./prompter.js')).terminalPrompter;
   let answer: boolean;
   try {
-    answer = await confirm({ message: question, default: false }, { input: ctx.io.in, output: ctx.io.err, signal: ctx.signal, clearPromptOnDone: false });
+    answer = await prompter.confirm(ctx, question);
   } catch {
     // Ctrl-C or a closed stdin: nothing was done.
     throw new CliError('usage', `cancelled: did not ${what}`);

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { recordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 
 /**
+ * In-process through run() (src/run.ts): the same argv, exit code and streams as the binary.
  * Bad input never reaches the API: every case exits 2 with exactly one line on stderr, nothing on
  * stdout, and the proxy in front of the sandbox sees zero requests.
  */
@@ -105,7 +106,7 @@ describe('bad input: exit 2, one line on stderr, nothing on stdout, zero request
 
   it.each(cases)('$name', async (c) => {
     const before = proxy.seen.length;
-    const r = await runCli(c.args, { env: { ...env, ...c.env }, ...(c.input === undefined ? {} : { input: c.input }) });
+    const r = await runInProcess(c.args, { env: { ...env, ...c.env }, ...(c.input === undefined ? {} : { input: c.input }) });
     expect(r.stdout).toBe('');
     expect(r.stderr.endsWith('\n')).toBe(true);
     expect(r.stderr.slice(0, -1)).not.toContain('\n');

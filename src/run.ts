@@ -1,0 +1,22 @@
+import type { Context } from './context.js';
+import { EXIT } from './errors.js';
+import { runCommandLine } from './program.js';
+import { guardIO } from './secrets.js';
+import { report } from './report.js';
+
+/**
+ * Runs the CLI on `args` (the user's arguments: argv without node and the script) and returns the
+ * exit code. Every error becomes one line and its documented code here; it never ends the process,
+ * so tests run the whole CLI in-process with a fake context (test/helpers/context.ts).
+ */
+export async function run(args: readonly string[], given: Context): Promise<number> {
+  const ctx: Context = { ...given, io: guardIO(given.io) };
+  const verbose = args.includes('--verbose') || args.includes('-v') || ctx.env.MAILROOM_DEBUG === '1';
+  try {
+    await runCommandLine(ctx, args);
+    return EXIT.ok;
+  } catch (err) {
+    const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
+    return report(err, ctx, { verbose, json: options.some((a) => a === '--json' || a.startsWith('--json=')) });
+  }
+}
