@@ -6,6 +6,9 @@ import { runCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { readNdjson, reset, sandboxEnv } from './batch-helpers.js';
 
+
+/** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
+const summaryOf = (stdout: string) => JSON.parse(stdout.split('\n')[0]!) as Record<string, unknown>;
 let sandbox: TestSandbox;
 let dir: string;
 let env: Record<string, string>;
@@ -32,7 +35,7 @@ describe('mailroom batch: one idempotencyKey, one email', () => {
   it('--dry-run: a key repeated with other content is invalid (exit 2, naming both entries); the identical repeat is a duplicate', async () => {
     const r = await runCli(['batch', input, '--dry-run', '--json'], { env });
     expect(r.code).toBe(2);
-    const summary = JSON.parse(r.stdout);
+    const summary = summaryOf(r.stdout);
     expect(summary).toMatchObject({ total: 4, invalid: 1, duplicates: 1 });
     expect(summary.errors).toEqual([{ index: 2, line: 3, error: expect.stringMatching(/idempotencyKey "order-1" .*entry 0\b.*other content/) }]);
   });
@@ -41,7 +44,7 @@ describe('mailroom batch: one idempotencyKey, one email', () => {
     const report = join(dir, 'report.ndjson');
     const r = await runCli(['batch', input, '--report', report, '--json'], { env });
     expect(r.code).toBe(7);
-    expect(JSON.parse(r.stdout)).toMatchObject({ total: 4, sent: 2, duplicates: 1, invalid: 1, failed: 1, unsent: 0 });
+    expect(summaryOf(r.stdout)).toMatchObject({ total: 4, sent: 2, duplicates: 1, invalid: 1, failed: 1, unsent: 0 });
     const emails = await sandbox.emails();
     expect(emails.map((e) => e.to).sort()).toEqual(['alice@example.com', 'carol@example.com']);
     const lines = new Map(readNdjson(report).map((l) => [l.index as number, l]));

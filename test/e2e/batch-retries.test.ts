@@ -7,6 +7,9 @@ import { runCli } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { exactlyOnce, ndjsonInput, readNdjson, sandboxEnv } from './batch-helpers.js';
 
+
+/** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
+const summaryOf = (stdout: string) => JSON.parse(stdout.split('\n')[0]!) as Record<string, unknown>;
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-retries-'));
@@ -49,7 +52,7 @@ describe('mailroom batch: one retry budget', () => {
       expect(posts(r.stderr)).toBe(3);
       // The run's own duration (process start-up aside, which a loaded machine stretches): one
       // timeout of 1 s for the three requests in flight at once; a second attempt would pass 2 s.
-      const { durationMs } = JSON.parse(r.stdout) as { durationMs: number };
+      const { durationMs } = summaryOf(r.stdout) as { durationMs: number };
       expect(durationMs).toBeGreaterThanOrEqual(1000);
       expect(durationMs).toBeLessThan(2000);
     } finally {
@@ -73,7 +76,7 @@ describe('mailroom batch: account-wide refusals are not verdicts on entries', ()
     try {
       r = await runCli([...args, '--json'], { env });
       expect(r.code).toBe(5);
-      expect(JSON.parse(r.stdout)).toMatchObject({ total: expect.any(Number), sent: 120, failed: 0 });
+      expect(summaryOf(r.stdout)).toMatchObject({ total: expect.any(Number), sent: 120, failed: 0 });
       // The journal holds no refusal: nothing in it would stop a resume from sending those entries.
       expect(readNdjson(journal).filter((l) => 'fail' in l)).toEqual([]);
     } finally {
@@ -85,7 +88,7 @@ describe('mailroom batch: account-wide refusals are not verdicts on entries', ()
       r = await runCli([...args, '--report', report, '--json'], { env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ total: 500, sent: 380, skipped: 120, failed: 0 });
+      expect(summaryOf(r.stdout)).toMatchObject({ total: 500, sent: 380, skipped: 120, failed: 0 });
       expect(exactlyOnce(await raised.emails(), 500)).toEqual({ arrived: 500, distinctKeys: 500, distinctRecipients: 500 });
     } finally {
       await raised.close();
