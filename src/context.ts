@@ -20,6 +20,8 @@ export interface IO {
 export interface GlobalOptions {
   profile?: string;
   apiKey?: string;
+  /** `--api-key-file <path|->`: the key read from a file or stdin, kept out of argv. */
+  apiKeyFile?: string;
   baseUrl?: string;
   workspace?: string;
   json?: boolean;

@@ -33,7 +33,7 @@ class MailroomCommand extends Command {
 }
 
 /** Global options that take a value: the word after them is not the command name. */
-const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--base-url', '--workspace', '--timeout', '--max-retries']);
+const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--api-key-file', '--base-url', '--workspace', '--timeout', '--max-retries']);
 
 /** The first operand of the user's arguments (argv without node and script), if any. */
 export function commandName(args: readonly string[]): string | undefined {
@@ -76,7 +76,8 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
     })
     .configureHelp(helpLayout)
     .option('--profile <name>', 'stored profile to use (env MAILROOM_PROFILE; default "default")')
-    .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY)')
+    .option('--api-key <key>', 'API key for this call (env MAILROOM_API_KEY, SMASHSEND_API_KEY); argv is visible to other local users: prefer the env or --api-key-file')
+    .option('--api-key-file <path|->', 'read the API key from a file, or - for stdin')
     .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
     .option('--workspace <wrk_id>', 'workspace for keys commands (env MAILROOM_WORKSPACE)')
     .option('--sandbox', 'run this one command against a throw-away local sandbox (no account needed)')

@@ -53,7 +53,7 @@ Examples:
       examples('mailroom config set workspace wrk_123', 'mailroom config set base-url http://127.0.0.1:4025 --profile sandbox', `printf '%s' "$KEY" | mailroom config set api-key -     # prefer \`mailroom login\``),
     )
     .argument('<key>', STORED_KEYS.join(' | '))
-    .argument('<value>', 'the value; for api-key, "-" reads it from stdin')
+    .argument('<value>', 'the value; for api-key, "-" reads it from stdin (argv is visible to other local users)')
     .action(async (key: string, value: string, _o: unknown, cmd: Command) => set(ctx, globalsOf(cmd), key, value));
   config
     .command('unset')

@@ -5,6 +5,7 @@ import { configFile } from './paths.js';
 import { sandboxSession } from './sandbox-session.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
 import { holdSecret } from '../secrets.js';
+import { readSecretFile } from '../input/secret-file.js';
 
 /** Global flags as parsed, plus the issue-3 `--sandbox` switch. */
 export type Globals = GlobalOptions & { sandbox?: boolean };
@@ -64,7 +65,11 @@ export function resolveSettings(ctx: Pick<Context, 'env'> & { io?: Pick<Context[
     return undefined;
   };
 
-  let apiKey = pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
+  if (globals.apiKey !== undefined && globals.apiKeyFile !== undefined) throw usageError('use --api-key or --api-key-file, not both');
+  let apiKey =
+    globals.apiKeyFile !== undefined
+      ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file'), source: 'flag' as const, origin: '--api-key-file' }
+      : pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
   const apiKeyRefused = apiKey?.source === 'profile' && store.keysRefused ? `refusing the API key stored in ${file}: ${store.keysRefused}` : undefined;
   if (apiKeyRefused) apiKey = undefined;
   const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl);
@@ -109,7 +114,7 @@ export function authHint(settings: Settings): string {
   const key = settings.apiKey;
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   if (!key || key.source === 'profile') return `run \`mailroom login${profileFlag}\` to store a valid key`;
-  if (key.source === 'flag') return 'check the key given with --api-key';
+  if (key.source === 'flag') return `check the key given with ${key.origin}`;
   if (key.source === 'env') return `check ${key.origin} (it overrides the stored profile)`;
   return 'the sandbox rejected its own key: report this as a bug';
 }

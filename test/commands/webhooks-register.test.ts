@@ -66,7 +66,7 @@ describe('webhooks listen --register (against a sandbox)', () => {
 
   it('refuses --token or --webhook with it, and an API that is not a sandbox, before listening', async () => {
     const both = listen(['--register', '--token', 'wht_something']);
-    expect(await both.done).toMatchObject({ kind: 'usage', message: '--register creates its own webhook and token: drop --token and --webhook' });
+    expect(await both.done).toMatchObject({ kind: 'usage', message: '--register creates its own webhook and token: drop --token, --token-file and --webhook' });
     expect(both.lines).toEqual([]);
 
     const notSandbox = await new Promise<Server>((resolve) => {

@@ -12,6 +12,7 @@ export interface WebhooksListenOptions {
   port: number;
   host: string;
   token?: string;
+  tokenFile?: string;
   webhook?: string;
   forwardTo?: string;
   events?: string;
@@ -36,7 +37,8 @@ export function register(parent: Command, ctx: Context): void {
     .description('receive webhook deliveries locally: verify, print, journal and forward them to your app')
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_PORT).argParser(parseIntegerOption('--port', 0, 65535)))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN)')
+    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN); argv is visible to other local users: prefer the env or --token-file')
+    .option('--token-file <path|->', 'read the signing token from a file, or - for stdin')
     .option('--webhook <wh_id>', "fetch the signing token of this webhook from the API (needs an API key)")
     .option('--forward-to <url>', 'POST each verified delivery, byte for byte with its headers, to your app')
     .option('--events <E,...>', 'print and forward only these events (others are still answered 200 and journalled)')

@@ -15,8 +15,8 @@ export interface Registration {
  * create and throw away) and returns the signing token the webhook will be created with: known
  * before the listener starts, so it verifies the very first delivery.
  */
-export async function registrationToken(flags: { token?: string; webhook?: string }, globals: GlobalOptions, ctx: Context): Promise<string> {
-  if (flags.token !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token and --webhook');
+export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: GlobalOptions, ctx: Context): Promise<string> {
+  if (flags.token !== undefined || flags.tokenFile !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token, --token-file and --webhook');
   const [{ resolveSettings }, { sandboxCall }] = await Promise.all([import('../../config/settings.js'), import('../sandbox-inspect.js')]);
   const root = resolveSettings(ctx, globals).baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
   try {

@@ -8,6 +8,7 @@ export interface WebhooksReplayOptions {
   event?: string;
   forwardTo: string;
   token?: string;
+  tokenFile?: string;
   webhook?: string;
 }
 
@@ -19,7 +20,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--since <time>', 'only deliveries received since: ISO 8601, or a span back from now (30m, 1h, 2d)')
     .option('--event <E,...>', 'only these events')
     .requiredOption('--forward-to <url>', 'your app: each delivery is POSTed here')
-    .option('--token <wht_…>', "the listener's signing token (env MAILROOM_WEBHOOK_TOKEN)")
+    .option('--token <wht_…>', "the listener's signing token (env MAILROOM_WEBHOOK_TOKEN); argv is visible to other local users: prefer the env or --token-file")
+    .option('--token-file <path|->', 'read the signing token from a file, or - for stdin')
     .option('--webhook <wh_id>', 'fetch the signing token of this webhook from the API (needs an API key)')
     .addHelpText(
       'after',

@@ -4,6 +4,7 @@ import { usageError } from '../../errors.js';
 
 export interface WebhooksSampleOptions {
   token?: string;
+  tokenFile?: string;
   email?: string;
 }
 
@@ -12,7 +13,8 @@ export function register(parent: Command, ctx: Context): void {
     .command('sample')
     .argument('<EVENT>', 'one of the six event names (mailroom webhooks events lists them)')
     .description('print a realistic delivery body for an event, and with a token its signature header')
-    .option('--token <wht_…>', 'sign the body with this token (env MAILROOM_WEBHOOK_TOKEN)')
+    .option('--token <wht_…>', 'sign the body with this token (env MAILROOM_WEBHOOK_TOKEN); argv is visible to other local users: prefer the env or --token-file')
+    .option('--token-file <path|->', 'read the signing token from a file, or - for stdin')
     .option('--email <address>', 'the contact (or team member) address in the payload')
     .addHelpText(
       'after',
@@ -42,7 +44,7 @@ export async function run(event: string, flags: WebhooksSampleOptions, _globals:
   const { sampleEnvelope, serializeEnvelope } = await import('../../webhook/samples.js');
   const body = serializeEnvelope(sampleEnvelope(name, { email: flags.email }));
   ctx.io.out.write(ctx.io.isStdoutTTY ? `${body}\n` : body);
-  const token = tokenFrom(flags.token, ctx.env);
+  const token = tokenFrom(flags.token, ctx.env, flags.tokenFile);
   if (token !== undefined) {
     const { sign } = await import('../../webhook/signature.js');
     ctx.io.err.write(`X-Smashsend-Signature: ${sign(token, body)}\n`);

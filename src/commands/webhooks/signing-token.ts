@@ -11,12 +11,12 @@ export interface SigningToken {
  * The token `listen` verifies with and `replay` signs with: `--token`, else `--webhook <wh_id>`
  * (GET /v1/webhooks/{id}, so the secret never has to be pasted), else MAILROOM_WEBHOOK_TOKEN.
  */
-export async function resolveSigningToken(flags: { token?: string; webhook?: string }, globals: GlobalOptions, ctx: Context, why: string): Promise<SigningToken> {
+export async function resolveSigningToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: GlobalOptions, ctx: Context, why: string): Promise<SigningToken> {
   const [{ tokenFrom, TOKEN_ENV }, { hasPrefix }] = await Promise.all([import('../../webhook/token.js'), import('../../schema/index.js')]);
-  if (flags.token !== undefined && flags.webhook !== undefined) throw usageError('use --token or --webhook, not both');
+  if ((flags.token !== undefined || flags.tokenFile !== undefined) && flags.webhook !== undefined) throw usageError(`use ${flags.token !== undefined ? '--token' : '--token-file'} or --webhook, not both`);
   if (flags.webhook === undefined) {
-    const token = tokenFrom(flags.token, ctx.env);
-    if (token === undefined) throw usageError(`the webhook signing token is needed ${why}: --token <wht_…>, --webhook <wh_id>, or ${TOKEN_ENV}`);
+    const token = tokenFrom(flags.token, ctx.env, flags.tokenFile);
+    if (token === undefined) throw usageError(`the webhook signing token is needed ${why}: --token-file <path>, --webhook <wh_id>, ${TOKEN_ENV}, or --token <wht_…>`);
     return { token };
   }
   const id = flags.webhook;

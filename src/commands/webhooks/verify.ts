@@ -5,6 +5,7 @@ import type { CapturedRequest } from '../../webhook/http-request.js';
 
 export interface WebhooksVerifyOptions {
   token?: string;
+  tokenFile?: string;
   signature?: string;
   payload?: string;
   headerFile?: string;
@@ -15,7 +16,8 @@ export function register(parent: Command, ctx: Context): void {
   parent
     .command('verify')
     .description('check a webhook signature locally (no network, no API key); explains a mismatch')
-    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN)')
+    .option('--token <wht_…>', 'the webhook signing token (env MAILROOM_WEBHOOK_TOKEN); argv is visible to other local users: prefer the env or --token-file')
+    .option('--token-file <path|->', 'read the signing token from a file, or - for stdin')
     .option('--signature <hex>', 'the received X-Smashsend-Signature value')
     .option('--payload <file|->', 'the raw request body (default: stdin, unless --header-file holds it)')
     .option('--header-file <file|->', 'a captured request (request line, headers, blank line, body) or its headers only')
@@ -42,7 +44,7 @@ signature, wrong token, or a body that was re-serialised or gained a trailing ne
 export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireToken } = await import('../../webhook/token.js');
   const { readBytes } = await import('../../webhook/bytes.js');
-  const token = requireToken(flags.token, ctx.env, 'to verify a signature');
+  const token = requireToken(flags.token, ctx.env, 'to verify a signature', flags.tokenFile);
   const { parseMaxAge, tooOld } = await import('../../webhook/max-age.js');
   const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
   if (flags.payload === '-' && flags.headerFile === '-') throw usageError('--payload and --header-file cannot both read stdin');
