@@ -44,8 +44,17 @@ export interface Context {
   signal: AbortSignal;
   /** `--json id,displayName`: the fields JSON output keeps (all when absent). */
   jsonFields?: readonly string[];
+  /** The throw-away sandbox of `--sandbox`, while the command runs; settings take it over everything. */
+  sandbox?: SandboxSession & { close(): Promise<void> };
   /** Answers prompts; absent: the terminal (src/input/prompter.ts). Tests script the answers. */
   prompter?: Prompter;
+}
+
+/** A running local API: where it listens and the key and workspace it made. */
+export interface SandboxSession {
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
 }
 
 /** Questions asked on the terminal: both reject (throw) when the user cancels (Ctrl-C, closed stdin). */

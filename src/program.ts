@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
+import { Command, Option, type HelpContext } from 'commander';
+import { parseIntegerOption } from './commands/options.js';
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
@@ -8,15 +9,6 @@ import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { refuseRepeatedOptions } from './commands/repeatable.js';
 import { guardIO, holdSecretsOf } from './secrets.js';
-
-export function parseIntegerOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number`);
-    const n = Number(value);
-    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
-    return n;
-  };
-}
 
 /** A bare group (`mailroom`, `mailroom keys`) prints its help to stdout with exit 0, as gh does, so `mailroom | less` works. */
 class MailroomCommand extends Command {
@@ -106,13 +98,15 @@ Help for a command: mailroom help <command...>, or mailroom <command...> --help.
   program.hook('preAction', async (_root, action) => {
     const globals = action.optsWithGlobals<{ sandbox?: boolean; quiet?: boolean }>();
     if (!globals.sandbox) return;
-    const { openSandboxSession } = await import('./config/sandbox-session.js');
-    await openSandboxSession(ctx, ctx.io.isStderrTTY && !globals.quiet);
+    if (ctx.sandbox) return;
+    const { openSandboxSession } = await import('./sandbox/session.js');
+    ctx.sandbox = await openSandboxSession(ctx, ctx.io.isStderrTTY && !globals.quiet);
   });
   program.hook('postAction', async (_root, action) => {
     if (!action.optsWithGlobals<{ sandbox?: boolean }>().sandbox) return;
-    const { closeSandboxSession } = await import('./config/sandbox-session.js');
-    await closeSandboxSession();
+    const session = ctx.sandbox;
+    delete ctx.sandbox;
+    await session?.close();
   });
 
   const name = args === undefined ? undefined : commandName(args);

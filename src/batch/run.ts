@@ -8,7 +8,7 @@ import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
-import { JournalLock } from './lock.js';
+import { JournalLock } from '../output/lock.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';

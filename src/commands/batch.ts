@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, QuietExit, usageError } from '../errors.js';
-import { parseIntegerOption } from '../program.js';
+import { parseIntegerOption } from './options.js';
 import type { BatchSummary } from '../batch/run.js';
 import type { SendBatch } from '../batch/sender.js';
 import type { EntryDefaults } from '../input/entries.js';

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, usageError } from '../errors.js';
-import { parseIntegerOption } from '../program.js';
+import { parseIntegerOption } from './options.js';
 
 /** Where `mailroom sandbox` listens by default, and where the commands that talk to one look for it. */
 export const SANDBOX_DEFAULT_PORT = 4025;

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { exposedHostWarning } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
-import { parseIntegerOption } from '../program.js';
+import { parseIntegerOption } from './options.js';
 import { register as registerInspect, SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from './sandbox-inspect.js';
 import { untilStopped } from './until-stopped.js';
 

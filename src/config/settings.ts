@@ -2,7 +2,6 @@ import type { Context, GlobalOptions } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { readStoredConfig, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
-import { sandboxSession } from './sandbox-session.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
 import { holdSecret } from '../secrets.js';
 import { readSecretFile } from '../input/secret-file.js';
@@ -43,7 +42,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
 /** flag > environment > profile in the store > default, for every setting (README, "Configuration and credentials"). */
-export function resolveSettings(ctx: Pick<Context, 'env'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
+export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   const file = configFile(env);
   const profile: Setting<string> = globals.profile
@@ -79,7 +78,7 @@ export function resolveSettings(ctx: Pick<Context, 'env'> & { io?: Pick<Context[
   let workspace = pick(globals.workspace, '--workspace', ['MAILROOM_WORKSPACE'], stored?.workspace);
 
   // `--sandbox` means "this one command talks to a throw-away local API": it wins over everything.
-  const sandbox = globals.sandbox ? sandboxSession() : undefined;
+  const sandbox = globals.sandbox ? ctx.sandbox : undefined;
   if (sandbox) {
     apiKey = { value: sandbox.apiKey, source: 'sandbox', origin: '--sandbox' };
     baseUrl = { value: sandbox.baseUrl, source: 'sandbox', origin: '--sandbox' };

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { JournalLock } from '../batch/lock.js';
+import { JournalLock } from '../output/lock.js';
 import { isCliError } from '../errors.js';
 import { CONFIG_NAME, configDir } from './paths.js';
 import { readStoredConfig, sanitize, storeError, type StoredConfig, type StoredProfile } from './file.js';
@@ -25,7 +25,7 @@ const LOCK_WAIT_MS = 10_000;
 /**
  * The writable store: conf (atomic writes: temp file and rename) in a directory only the user can
  * enter, the file mode 0600, because it holds API keys. Each read-modify-write holds
- * `config.json.lock` (batch/lock.ts, waiting for another mailroom's write), so ten `config set`s at
+ * `config.json.lock` (output/lock.ts, waiting for another mailroom's write), so ten `config set`s at
  * once keep all ten changes. Any failure is one line naming the file and the cause (file.ts).
  * conf is imported here only, and only by commands that write.
  */

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { JournalLock } from '../batch/lock.js';
+import { JournalLock } from '../output/lock.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './journal.js';
 import { SandboxState, type Change, type Snapshot } from './state.js';

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authHint, requireApiKey, requireWorkspace, resolveSettings } from '../../src/config/settings.js';
-import { setSandboxSession } from '../../src/config/sandbox-session.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
 import { isCliError } from '../../src/errors.js';
@@ -14,7 +13,6 @@ beforeEach(() => {
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
-  setSandboxSession(undefined);
 });
 
 const store = (profiles: object) => writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }));
@@ -69,8 +67,8 @@ describe('resolveSettings precedence and provenance', () => {
   });
 
   it('lets --sandbox override key, base URL and workspace with provenance "sandbox"', () => {
-    setSandboxSession({ baseUrl: 'http://127.0.0.1:5555', apiKey: 'sk_live_sandboxsandbox', workspaceId: 'wrk_sb' });
-    const s = resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_API_KEY: 'sk_live_env' } }, { sandbox: true });
+    const sandbox = { baseUrl: 'http://127.0.0.1:5555', apiKey: 'sk_live_sandboxsandbox', workspaceId: 'wrk_sb', close: async () => undefined };
+    const s = resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_API_KEY: 'sk_live_env' }, sandbox }, { sandbox: true });
     expect(s.apiKey).toEqual({ value: 'sk_live_sandboxsandbox', source: 'sandbox', origin: '--sandbox' });
     expect(s.baseUrl.value).toBe('http://127.0.0.1:5555');
     expect(s.workspace?.value).toBe('wrk_sb');

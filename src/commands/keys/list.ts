@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { parseIntegerOption } from '../../program.js';
+import { parseIntegerOption } from '../options.js';
 
 export interface KeysListOptions {
   limit?: number;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
-import { parseIntegerOption } from '../../program.js';
+import { parseIntegerOption } from '../options.js';
 import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';

@@ -1,5 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { writeTextSync } from '../output/files.js';
+import { writeTextSync } from './files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { CliError, storageError, usageError } from '../errors.js';

@@ -1,0 +1,34 @@
+/**
+ * Import direction (docs/architecture.md): a layer imports only the layers below it, dynamic
+ * import() included, and no module imports itself back through a circle.
+ *
+ *   commands (src/commands, program, run, main, help, completion)
+ *     → features (src/batch, src/webhook, src/api, src/sandbox)
+ *       → transport (src/transport, src/client.ts)
+ *         → config | output | input
+ *           → schema | errors | context | secrets | version
+ */
+const COMMANDS = '^src/(commands/|completion/|program\\.ts|run\\.ts|main\\.ts|complete\\.ts|help-[^/]+\\.ts|report\\.ts)';
+const FEATURES = '^src/(batch|webhook|api|sandbox)/';
+const TRANSPORT = '^src/(transport/|client\\.ts)';
+const MIDDLE = '^src/(config|output|input)/';
+const BASE = '^src/(schema/|errors\\.ts|context\\.ts|secrets\\.ts|version\\.ts)';
+
+const below = (name, from, to) => ({ name, severity: 'error', comment: `${name}: imports go down the layers only`, from: { path: from }, to: { path: to } });
+
+export default {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    below('features-not-up', FEATURES, COMMANDS),
+    below('transport-not-up', TRANSPORT, `${COMMANDS}|${FEATURES}`),
+    below('middle-not-up', MIDDLE, `${COMMANDS}|${FEATURES}|${TRANSPORT}`),
+    below('base-not-up', BASE, `${COMMANDS}|${FEATURES}|${TRANSPORT}|${MIDDLE}`),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|test)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};
