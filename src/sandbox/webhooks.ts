@@ -3,8 +3,13 @@ import { HttpError } from './errors.js';
 import { newId, randomToken, type SandboxState, type StoredWebhook } from './state.js';
 import { parseBody } from './validation.js';
 
-function view(hook: StoredWebhook) {
-  return { id: hook.id, url: hook.url, events: hook.events, token: hook.token, createdAt: hook.createdAt };
+/** The real service also sends `status` and `workspaceId`; clients written against it may rely on them. */
+function listed(state: SandboxState, hook: StoredWebhook) {
+  return { id: hook.id, url: hook.url, events: hook.events, status: 'ACTIVE' as const, workspaceId: state.workspace.id, createdAt: hook.createdAt };
+}
+
+function view(state: SandboxState, hook: StoredWebhook) {
+  return { ...listed(state, hook), token: hook.token };
 }
 
 function findWebhook(state: SandboxState, id: string): StoredWebhook {
@@ -15,12 +20,12 @@ function findWebhook(state: SandboxState, id: string): StoredWebhook {
 
 /** The spec's list omits `token`; all webhooks fit on one page. */
 export function listWebhooks(state: SandboxState) {
-  const items = [...state.webhooks.values()].map((h) => ({ id: h.id, url: h.url, events: h.events, createdAt: h.createdAt }));
+  const items = [...state.webhooks.values()].map((h) => listed(state, h));
   return { webhooks: { items, hasMore: false } };
 }
 
 export function getWebhook(state: SandboxState, id: string) {
-  return { webhook: view(findWebhook(state, id)) };
+  return { webhook: view(state, findWebhook(state, id)) };
 }
 
 /** A token given at creation is kept and returned as given; otherwise one is generated. */
@@ -34,7 +39,7 @@ export function createWebhook(state: SandboxState, body: unknown) {
     createdAt: new Date().toISOString(),
   };
   state.saveWebhook(hook);
-  return { webhook: view(hook) };
+  return { webhook: view(state, hook) };
 }
 
 export function updateWebhook(state: SandboxState, id: string, body: unknown) {
@@ -42,11 +47,11 @@ export function updateWebhook(state: SandboxState, id: string, body: unknown) {
   const req = parseBody(updateWebhookRequestSchema, body);
   hook.events = [...new Set(req.events)];
   state.saveWebhook(hook);
-  return { webhook: view(hook) };
+  return { webhook: view(state, hook) };
 }
 
 export function deleteWebhook(state: SandboxState, id: string) {
   const hook = findWebhook(state, id);
   state.deleteWebhook(hook);
-  return { webhook: view(hook), isDeleted: true as const };
+  return { webhook: view(state, hook), isDeleted: true as const };
 }
