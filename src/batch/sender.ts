@@ -129,11 +129,16 @@ export class BatchSender {
     let attempts = 0;
     let rateLimited = 0;
     let unknownRounds = 0;
+    let triesAfterAbort = 0;
     while (pending.length > 0) {
-      if (this.fatal || (this.opts.signal.aborted && (attempts > 0 || unknownRounds > 0 || rateLimited > 0))) {
+      if (this.fatal || (this.opts.signal.aborted && (rateLimited > 0 || triesAfterAbort > 0))) {
         for (const e of pending) events.unsent(e);
         return;
       }
+      // After Ctrl-C a request that failed may still have reached the API (a lost answer): one
+      // immediate try with the same idempotency keys learns its fate, so the journal knows what was
+      // sent. A 429 was not processed: nothing to learn, and no reason to wait.
+      if (this.opts.signal.aborted && (attempts > 0 || unknownRounds > 0)) triesAfterAbort += 1;
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
       try {

@@ -130,6 +130,30 @@ describe('batch sender', () => {
     expect(api.calls).toBeLessThanOrEqual(8);
   });
 
+  it('on abort, a request in flight whose answer was lost is tried once more, so what reached the API is known sent', async () => {
+    const controller = new AbortController();
+    // Call 5 is accepted by the API but its answer is lost, at the moment of Ctrl-C.
+    const api = fakeApi({ fault: (call) => (call === 5 ? (controller.abort(), 'lost') : 'ok') });
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send: api.send, events, signal: controller.signal }).run(chunks(entries(1000), 10));
+    const sent = [...outcome.values()].filter((v) => v.startsWith('sent')).length;
+    expect(new Set(api.delivered.map((e) => e.idempotencyKey)).size).toBe(sent);
+    expect([...outcome.values()].filter((v) => v === 'unsent')).toHaveLength(0);
+  });
+
+  it('on abort, a rate-limited request is not waited for: its entries stay unsent for a resume', async () => {
+    const controller = new AbortController();
+    const api = fakeApi({ fault: (call) => (call === 5 ? (controller.abort(), '429') : 'ok') });
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send: api.send, events, signal: controller.signal }).run(chunks(entries(1000), 10));
+    const unsent = [...outcome].filter(([, v]) => v === 'unsent').map(([i]) => i);
+    expect(unsent.length).toBeGreaterThan(0);
+    const delivered = new Set(api.delivered.map((e) => e.to));
+    expect(entries(1000).filter((e) => unsent.includes(e.index) && delivered.has(e.email.to))).toEqual([]);
+    // The requests in flight at Ctrl-C, and no retry of the rate-limited ones.
+    expect(api.calls).toBeLessThanOrEqual(8);
+  });
+
   it('stops with exit 5 when the API asks to wait longer than five minutes', async () => {
     const { ApiError } = await import('../../src/transport/index.js');
     const { events } = recorder();
