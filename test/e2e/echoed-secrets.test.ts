@@ -105,7 +105,7 @@ describe.each([
       [() => run(['login', '--api-key-stdin', '--profile', 'saved'], KEY), () => run(['config', 'list', '--profile', 'saved', '--json']), () => run(['config', 'get', 'api-key', '--profile', 'saved']), () => run(['profiles', '--json'])],
       [() => run(['send', '--from', 'you@example.com', '--to', 'a@example.com', '--subject', 'Hi', '--html', '<p>Hi</p>']), () => run(['send', '--file', 'email.json', '--json']), () => run(['api', 'GET', '/v1/api-keys/check']), () => run(['api', 'GET', `/v1/webhooks/${webhookId}`]), () => run(['api', 'POST', '/v1/emails', '--data', '@email.json'])],
       [() => run(['batch', 'emails.ndjson', '--report', 'report.ndjson', '--failed', 'failed.ndjson', '--json']), () => run(['batch', 'emails.ndjson', '--resume', 'run.journal'])],
-      [() => run(['keys', 'list']), () => run(['keys', 'list', '--json']), () => run(['keys', 'update', keyId, '--name', 'renamed', '--json']), () => run(['keys', 'create', '--name', 'new', '--json']), () => run(['keys', 'rotate', keyId, '--json'])],
+      [() => run(['keys', 'list']), () => run(['keys', 'list', '--json']), () => run(['keys', 'update', keyId, '--name', 'renamed', '--json']), () => run(['keys', 'create', '--name', 'new', '--json']), () => run(['keys', 'rotate', keyId, '--yes', '--json'])],
       [
         () => run(['webhooks', 'list']),
         () => run(['webhooks', 'get', webhookId]),

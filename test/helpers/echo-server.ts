@@ -15,8 +15,8 @@ export interface EchoServer {
   close(): Promise<void>;
 }
 
-/** Fields left as the sandbox sent them, so that an answer still reads as the API's. */
-const KEEP = new Set(['id', 'workspaceId', 'createdAt', 'updatedAt', 'status', 'role', 'url', 'events', 'startAt', 'hasMore', 'isDeleted', 'sendAt', 'type', 'event', 'ready']);
+/** Fields left as the sandbox sent them, so that an answer still reads as the API's (and send's check that the answer is the email it sent passes). */
+const KEEP = new Set(['to', 'from', 'subject', 'id', 'workspaceId', 'createdAt', 'updatedAt', 'status', 'role', 'url', 'events', 'startAt', 'hasMore', 'isDeleted', 'sendAt', 'type', 'event', 'ready']);
 
 /**
  * A hostile API in front of a real sandbox: it echoes the bearer token of each request, the webhook
