@@ -7,9 +7,12 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'mailroom.js');
 
-/** Text to type once stdout shows `after` (e.g. a prompt): typed too early, a terminal would echo it. */
+/**
+ * Text to type once stdout shows `after` (e.g. a prompt): typed too early, a terminal would echo it.
+ * A promise: once it settles (a server saw the request, say).
+ */
 export interface InputStep {
-  after: string | RegExp;
+  after: string | RegExp | Promise<unknown>;
   send: string;
 }
 
@@ -98,10 +101,12 @@ function run(command: string, argv: string[], env: Record<string, string>, opts:
     let stdout = '';
     let stderr = '';
     const steps = typeof opts.input === 'string' || opts.input === undefined ? [] : [...opts.input];
+    const settled = new Set<Promise<unknown>>();
     const feed = () => {
       while (steps.length > 0) {
         const next = steps[0] as InputStep;
-        const seen = typeof next.after === 'string' ? stdout.includes(next.after) : next.after.test(stdout);
+        const after = next.after;
+        const seen = typeof after === 'string' ? stdout.includes(after) : after instanceof RegExp ? after.test(stdout) : settled.has(after);
         if (!seen) return;
         child.stdin.write(next.send);
         steps.shift();
@@ -114,6 +119,15 @@ function run(command: string, argv: string[], env: Record<string, string>, opts:
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdin.on('error', () => undefined);
+    for (const step of steps) {
+      const after = step.after;
+      if (after instanceof Promise) {
+        void after.finally(() => {
+          settled.add(after);
+          feed();
+        });
+      }
+    }
     if (typeof opts.input === 'string') child.stdin.end(opts.input);
     else if (opts.input === undefined && !opts.tty) child.stdin.end();
     else feed();

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runCli } from '../helpers/cli.js';
+import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+// A real terminal session carries cursor and colour escapes; assertions read the text.
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+const CTRL_C = '\x03';
+
+let sandbox: TestSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  env = { MAILROOM_BASE_URL: sandbox.baseUrl, MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_WORKSPACE: sandbox.workspaceId };
+});
+afterAll(() => sandbox.close());
+
+describe('Ctrl-C while a command waits for stdin on a terminal', () => {
+  const readers: [string[], string][] = [
+    [['send', '--file', '-', '--dry-run'], 'the email'],
+    [['send', '--to', 'b@example.com', '--template', 'welcome', '--vars-file', '-', '--dry-run'], 'the template variables'],
+    [['api', 'POST', '/v1/emails', '--data', '-'], 'the request body'],
+    [['webhooks', 'verify', '--payload', '-', '--token', 'wht_testtesttesttesttest', '--signature', 'ab'], 'the payload'],
+    [['config', 'set', 'api-key', '-'], 'the API key'],
+  ];
+  for (const [args, what] of readers) {
+    it(`${args.slice(0, 2).join(' ')} … ${args.includes('-') ? args[args.indexOf('-') - 1] : ''} -: says what it reads, and the first Ctrl-C exits 130`, async () => {
+      const hint = `reading ${what} from stdin; end with Ctrl-D`;
+      const r = await runCli([...args, '--no-color'], { env, tty: true, input: [{ after: hint, send: CTRL_C }], timeoutMs: 15_000 });
+      expect(plain(r.stdout)).toContain(`mailroom: ${hint}`);
+      expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
+      expect(r.code).toBe(130);
+    });
+  }
+});
+
+describe('Ctrl-C at a confirmation prompt', () => {
+  it('keys delete: exit 130, the key kept', async () => {
+    const call = client(sandbox);
+    const key = (await call('POST', `/v1/workspaces/${sandbox.workspaceId}/api-keys`, { displayName: 'ctrl-c', role: 'API_USER' })).body.apiKey as { id: string };
+    const r = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: CTRL_C }], timeoutMs: 15_000 });
+    expect(r.code).toBe(130);
+    expect(plain(r.stdout)).toContain(`mailroom: interrupted: did not delete ${key.id}`);
+    const keys = (await call('GET', `/v1/workspaces/${sandbox.workspaceId}/api-keys?limit=100`)).body.items as { id: string }[];
+    expect(keys.map((k) => k.id)).toContain(key.id);
+  });
+});
+
+describe('Ctrl-C while a request is in flight', () => {
+  let server: Server;
+  let baseUrl: string;
+  let arrived: () => void;
+  let requestArrived: Promise<void>;
+  beforeAll(async () => {
+    // An API that takes the request and never answers: the email may or may not have gone out.
+    server = createServer((req: IncomingMessage) => {
+      req.resume();
+      req.on('end', () => arrived());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const slowEnv = () => ({ MAILROOM_BASE_URL: baseUrl, MAILROOM_API_KEY: 'sk_test_slowslowslowslowslow0001' });
+  const untilArrived = () => {
+    requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    return requestArrived;
+  };
+
+  it('send: exit 130, says the email may have been sent and how to retry with its idempotency key', async () => {
+    const wait = untilArrived();
+    const r = await runCli(['send', '--from', 'a@example.com', '--to', 'b@example.com', '--subject', 'Hi', '--html', '<p>x</p>', '--idempotency-key', 'k-ctrl-c-1', '--no-color'], {
+      env: slowEnv(),
+      tty: true,
+      input: [{ after: wait, send: CTRL_C }],
+      timeoutMs: 15_000,
+    });
+    const out = plain(r.stdout);
+    expect(out).toMatch(/^mailroom: interrupted/m);
+    expect(out).toContain('the email may have been sent: to retry without sending it twice, run:');
+    expect(out).toContain('--idempotency-key k-ctrl-c-1');
+    expect(r.code).toBe(130);
+  });
+
+  it('check: exit 130', async () => {
+    const wait = untilArrived();
+    const r = await runCli(['check', '--no-color'], { env: slowEnv(), tty: true, input: [{ after: wait, send: CTRL_C }], timeoutMs: 15_000 });
+    expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
+    expect(r.code).toBe(130);
+  });
+});
