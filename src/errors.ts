@@ -10,6 +10,7 @@ export const EXIT = {
   partial: 7,
   signature: 8,
   storage: 9,
+  interrupted: 130,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
@@ -26,6 +27,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   partial: 'batch finished with some entries failed',
   signature: 'webhook signature mismatch (`verify`), or a delivery older than `verify --max-age`',
   storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
+  interrupted: 'interrupted by Ctrl-C: the command stopped (a batch first settles its requests in flight)',
 };
 
 export interface CliErrorOptions {
@@ -53,6 +55,10 @@ export class CliError extends Error {
     return EXIT[this.kind];
   }
 }
+
+/** The first Ctrl-C: the command stops where it is and exits 130 (`what` says what was left undone). */
+export const interruptedError = (what?: string, hints?: string[]): CliError =>
+  new CliError('interrupted', what === undefined ? 'interrupted' : `interrupted: ${what}`, { hints });
 
 export const usageError = (message: string, hints?: string[]): CliError => new CliError('usage', message, { hints });
 

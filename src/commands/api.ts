@@ -90,8 +90,9 @@ function newSecrets(body: unknown): string[] {
 }
 
 async function readData(ctx: Context, spec: string): Promise<unknown> {
-  const { readSource } = await import('../input/sources.js');
-  const text = spec === '-' ? await readSource('-', '--data', ctx.cwd, ctx.io.in) : spec.startsWith('@') ? await readSource(spec.slice(1), '--data', ctx.cwd, ctx.io.in) : spec;
+  const [{ readSource }, { stdinFor }] = await Promise.all([import('../input/sources.js'), import('../input/stdin.js')]);
+  const stdin = stdinFor(ctx, 'the request body');
+  const text = spec === '-' ? await readSource('-', '--data', ctx.cwd, stdin) : spec.startsWith('@') ? await readSource(spec.slice(1), '--data', ctx.cwd, stdin) : spec;
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -80,8 +80,8 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   if (flags.template !== undefined) defaults.template = flags.template;
   if (flags.groupBy !== undefined) defaults.groupBy = flags.groupBy;
   if (flags.htmlFile !== undefined) {
-    const { readSource } = await import('../input/sources.js');
-    defaults.html = await readSource(flags.htmlFile, '--html-file', ctx.cwd, ctx.io.in);
+    const [{ readSource }, { stdinFor }] = await Promise.all([import('../input/sources.js'), import('../input/stdin.js')]);
+    defaults.html = await readSource(flags.htmlFile, '--html-file', ctx.cwd, stdinFor(ctx, 'the HTML body'));
   }
   if (flags.sendAt !== undefined) {
     const { parseSendAt } = await import('../input/time.js');

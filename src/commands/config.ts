@@ -156,8 +156,8 @@ async function validated(ctx: Context, key: StoredKey, raw: string): Promise<str
   }
   let secret = raw;
   if (raw === '-') {
-    const { readSource } = await import('../input/sources.js');
-    secret = (await readSource('-', 'api-key', ctx.cwd, ctx.io.in)).trim();
+    const [{ readSource }, { stdinFor }] = await Promise.all([import('../input/sources.js'), import('../input/stdin.js')]);
+    secret = (await readSource('-', 'api-key', ctx.cwd, stdinFor(ctx, 'the API key'))).trim();
   }
   if (!secret || /\s/.test(secret)) throw usageError('api-key: expected one key without spaces');
   return secret;

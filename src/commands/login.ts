@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError, interruptedError, usageError } from '../errors.js';
 import type { Globals } from '../config/settings.js';
 
 export interface LoginOptions {
@@ -104,8 +104,8 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
 /** Never requires the key in argv (shell history, `ps`): prompt, stdin, or the --api-key flag. */
 async function obtainKey(ctx: Context, globals: Globals, opts: LoginOptions): Promise<string> {
   if (opts.apiKeyStdin) {
-    const { readSource } = await import('../input/sources.js');
-    const key = (await readSource('-', '--api-key-stdin', ctx.cwd, ctx.io.in)).trim();
+    const [{ readSource }, { stdinFor }] = await Promise.all([import('../input/sources.js'), import('../input/stdin.js')]);
+    const key = (await readSource('-', '--api-key-stdin', ctx.cwd, stdinFor(ctx, 'the API key'))).trim();
     if (!key) throw usageError('--api-key-stdin: stdin was empty');
     if (/\s/.test(key)) throw usageError('--api-key-stdin: expected one key, got text with spaces or several lines');
     return key;
@@ -119,7 +119,7 @@ async function obtainKey(ctx: Context, globals: Globals, opts: LoginOptions): Pr
     const key = await prompter.password(ctx, 'SMASHSEND API key (input hidden):', (v) => v.trim() !== '' || 'the key cannot be empty');
     return key.trim();
   } catch (err) {
-    if (err instanceof Error && err.name === 'ExitPromptError') throw usageError('login cancelled; nothing was saved');
+    if (err instanceof Error && err.name === 'ExitPromptError') throw interruptedError('nothing was saved');
     throw err;
   }
 }

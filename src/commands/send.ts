@@ -65,7 +65,8 @@ export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context
     const { renderReactEmail } = await import('../input/react.js');
     rendered = await renderReactEmail(flags.react, props, ctx.cwd);
   }
-  const loaded = await loadSources(flags, ctx.cwd, ctx.io.in);
+  const { stdinFor } = await import('../input/stdin.js');
+  const loaded = await loadSources(flags, ctx.cwd, (what) => stdinFor(ctx, what));
   const now = new Date();
   const body = buildEmailPayload(flags, loaded, { now, renderedHtml: rendered?.html });
   // The rendered plain text rides along unless the user gave their own.

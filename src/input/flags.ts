@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { usageError } from '../errors.js';
 import type { EmailRequest } from '../schema/index.js';
 import { parseEmailRequest } from '../schema/index.js';
@@ -75,13 +74,13 @@ export function checkFlagConflicts(f: SendFlags): void {
   if (stdinUsers.length > 1) throw usageError(`only one of ${stdinUsers.map(flagName).join(', ')} can read stdin (-)`);
 }
 
-export async function loadSources(f: SendFlags, cwd: string, stdin: Readable): Promise<LoadedSources> {
+export async function loadSources(f: SendFlags, cwd: string, stdin: (what: string) => AsyncIterable<Buffer | string>): Promise<LoadedSources> {
   const loaded: LoadedSources = {};
-  if (f.file !== undefined) loaded.file = parseJsonObject(await readSource(f.file, '--file', cwd, stdin), '--file');
-  if (f.htmlFile !== undefined) loaded.html = await readSource(f.htmlFile, '--html-file', cwd, stdin);
-  if (f.textFile !== undefined) loaded.text = await readSource(f.textFile, '--text-file', cwd, stdin);
+  if (f.file !== undefined) loaded.file = parseJsonObject(await readSource(f.file, '--file', cwd, stdin('the email')), '--file');
+  if (f.htmlFile !== undefined) loaded.html = await readSource(f.htmlFile, '--html-file', cwd, stdin('the HTML body'));
+  if (f.textFile !== undefined) loaded.text = await readSource(f.textFile, '--text-file', cwd, stdin('the text body'));
   if (f.vars !== undefined) loaded.vars = parseJsonObject(f.vars, '--vars');
-  if (f.varsFile !== undefined) loaded.vars = parseJsonObject(await readSource(f.varsFile, '--vars-file', cwd, stdin), '--vars-file');
+  if (f.varsFile !== undefined) loaded.vars = parseJsonObject(await readSource(f.varsFile, '--vars-file', cwd, stdin('the template variables')), '--vars-file');
   return loaded;
 }
 

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { usageError } from '../errors.js';
 
-/** Reads a `<path|->` flag value: `-` is stdin, anything else a file relative to the working directory. */
-export async function readSource(spec: string, flag: string, cwd: string, stdin: Readable): Promise<string> {
+/** Reads a `<path|->` flag value: `-` is stdin (input/stdin.ts's stdinFor), anything else a file relative to the working directory. */
+export async function readSource(spec: string, flag: string, cwd: string, stdin: AsyncIterable<Buffer | string>): Promise<string> {
   if (spec === '-') return readAll(stdin);
   try {
     return await readFile(resolve(cwd, spec), 'utf8');
@@ -15,7 +14,7 @@ export async function readSource(spec: string, flag: string, cwd: string, stdin:
   }
 }
 
-async function readAll(stream: Readable): Promise<string> {
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');

@@ -66,10 +66,10 @@ export class TimeoutError extends CliError {
   }
 }
 
-/** The user cancelled (Ctrl-C) while a request was in flight. */
+/** The user pressed Ctrl-C while a request was in flight: exit 130 like any interruption. */
 export class AbortedError extends CliError {
   constructor(cause?: unknown) {
-    super('unexpected', 'request cancelled', { cause });
+    super('interrupted', 'interrupted while waiting for the API', { cause });
   }
 }
 

@@ -8,6 +8,9 @@ import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 const CTRL_C = '\x03';
+// script(1) turns the end of its stdin into an end of file on the terminal: keep typing nothing
+// until the command has answered the Ctrl-C, as a user would.
+const HOLD = { after: /interrupted/, send: '' };
 
 let sandbox: TestSandbox;
 let env: Record<string, string>;
@@ -28,9 +31,9 @@ describe('Ctrl-C while a command waits for stdin on a terminal', () => {
   for (const [args, what] of readers) {
     it(`${args.slice(0, 2).join(' ')} … ${args.includes('-') ? args[args.indexOf('-') - 1] : ''} -: says what it reads, and the first Ctrl-C exits 130`, async () => {
       const hint = `reading ${what} from stdin; end with Ctrl-D`;
-      const r = await runCli([...args, '--no-color'], { env, tty: true, input: [{ after: hint, send: CTRL_C }], timeoutMs: 15_000 });
+      const r = await runCli([...args, '--no-color'], { env, tty: true, input: [{ after: hint, send: CTRL_C }, HOLD], timeoutMs: 15_000 });
       expect(plain(r.stdout)).toContain(`mailroom: ${hint}`);
-      expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
+      expect(plain(r.stdout)).toMatch(/^(\^C)?mailroom: interrupted/m);
       expect(r.code).toBe(130);
     });
   }
@@ -40,10 +43,10 @@ describe('Ctrl-C at a confirmation prompt', () => {
   it('keys delete: exit 130, the key kept', async () => {
     const call = client(sandbox);
     const key = (await call('POST', `/v1/workspaces/${sandbox.workspaceId}/api-keys`, { displayName: 'ctrl-c', role: 'API_USER' })).body.apiKey as { id: string };
-    const r = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: CTRL_C }], timeoutMs: 15_000 });
+    const r = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: CTRL_C }, HOLD], timeoutMs: 15_000 });
     expect(r.code).toBe(130);
     expect(plain(r.stdout)).toContain(`mailroom: interrupted: did not delete ${key.id}`);
-    const keys = (await call('GET', `/v1/workspaces/${sandbox.workspaceId}/api-keys?limit=100`)).body.items as { id: string }[];
+    const keys = (await call('GET', `/v1/workspaces/${sandbox.workspaceId}/api-keys?limit=100`)).body.apiKeys.items as { id: string }[];
     expect(keys.map((k) => k.id)).toContain(key.id);
   });
 });
@@ -77,11 +80,11 @@ describe('Ctrl-C while a request is in flight', () => {
     const r = await runCli(['send', '--from', 'a@example.com', '--to', 'b@example.com', '--subject', 'Hi', '--html', '<p>x</p>', '--idempotency-key', 'k-ctrl-c-1', '--no-color'], {
       env: slowEnv(),
       tty: true,
-      input: [{ after: wait, send: CTRL_C }],
+      input: [{ after: wait, send: CTRL_C }, HOLD],
       timeoutMs: 15_000,
     });
     const out = plain(r.stdout);
-    expect(out).toMatch(/^mailroom: interrupted/m);
+    expect(out).toMatch(/^(\^C)?mailroom: interrupted/m);
     expect(out).toContain('the email may have been sent: to retry without sending it twice, run:');
     expect(out).toContain('--idempotency-key k-ctrl-c-1');
     expect(r.code).toBe(130);
@@ -89,8 +92,8 @@ describe('Ctrl-C while a request is in flight', () => {
 
   it('check: exit 130', async () => {
     const wait = untilArrived();
-    const r = await runCli(['check', '--no-color'], { env: slowEnv(), tty: true, input: [{ after: wait, send: CTRL_C }], timeoutMs: 15_000 });
-    expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
+    const r = await runCli(['check', '--no-color'], { env: slowEnv(), tty: true, input: [{ after: wait, send: CTRL_C }, HOLD], timeoutMs: 15_000 });
+    expect(plain(r.stdout)).toMatch(/^(\^C)?mailroom: interrupted/m);
     expect(r.code).toBe(130);
   });
 });

@@ -169,15 +169,15 @@ describe('loadSources', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-flags-'));
     await writeFile(join(dir, 'body.html'), '<p>from file</p>');
     await writeFile(join(dir, 'vars.json'), '{"name":"Ada"}');
-    const loaded = await loadSources({ htmlFile: 'body.html', textFile: '-', varsFile: 'vars.json' }, dir, Readable.from([Buffer.from('plain text')]));
+    const loaded = await loadSources({ htmlFile: 'body.html', textFile: '-', varsFile: 'vars.json' }, dir, () => Readable.from([Buffer.from('plain text')]));
     expect(loaded).toEqual({ html: '<p>from file</p>', text: 'plain text', vars: { name: 'Ada' } });
   });
 
   it('refuses missing files and bad JSON with one line naming the flag', async () => {
     const stdin = Readable.from([]);
-    await expect(loadSources({ htmlFile: 'nope.html' }, '/tmp', stdin)).rejects.toThrow('--html-file: cannot read nope.html: no such file');
-    await expect(loadSources({ vars: '{"a":' }, '/tmp', stdin)).rejects.toThrow(/^--vars: not valid JSON \(/);
-    await expect(loadSources({ vars: '[1]' }, '/tmp', stdin)).rejects.toThrow('--vars: must be a JSON object, got an array');
-    await expect(loadSources({ file: '-' }, '/tmp', Readable.from([Buffer.from('42')]))).rejects.toThrow('--file: must be a JSON object, got number');
+    await expect(loadSources({ htmlFile: 'nope.html' }, '/tmp', () => stdin)).rejects.toThrow('--html-file: cannot read nope.html: no such file');
+    await expect(loadSources({ vars: '{"a":' }, '/tmp', () => stdin)).rejects.toThrow(/^--vars: not valid JSON \(/);
+    await expect(loadSources({ vars: '[1]' }, '/tmp', () => stdin)).rejects.toThrow('--vars: must be a JSON object, got an array');
+    await expect(loadSources({ file: '-' }, '/tmp', () => Readable.from([Buffer.from('42')]))).rejects.toThrow('--file: must be a JSON object, got number');
   });
 });

@@ -43,7 +43,7 @@ signature, wrong token, or a body that was re-serialised or gained a trailing ne
 
 export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireToken } = await import('../../webhook/token.js');
-  const { readBytes } = await import('../../webhook/bytes.js');
+  const [{ readBytes }, { stdinFor }] = await Promise.all([import('../../webhook/bytes.js'), import('../../input/stdin.js')]);
   const token = requireToken(flags.token, ctx.env, 'to verify a signature', flags.tokenFile);
   const { parseMaxAge, tooOld } = await import('../../webhook/max-age.js');
   const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
@@ -57,7 +57,7 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   let captured: CapturedRequest | undefined;
   if (flags.headerFile !== undefined) {
     const { parseCapturedRequest } = await import('../../webhook/http-request.js');
-    const raw = await readBytes(flags.headerFile, '--header-file', ctx.cwd, ctx.io.in);
+    const raw = await readBytes(flags.headerFile, '--header-file', ctx.cwd, stdinFor(ctx, 'the captured request'));
     try {
       captured = parseCapturedRequest(raw);
     } catch (err) {
@@ -74,9 +74,9 @@ export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, 
   }
 
   let body: Buffer;
-  if (flags.payload !== undefined) body = await readBytes(flags.payload, '--payload', ctx.cwd, ctx.io.in);
+  if (flags.payload !== undefined) body = await readBytes(flags.payload, '--payload', ctx.cwd, stdinFor(ctx, 'the payload'));
   else if (captured?.body !== undefined) body = captured.body;
-  else if (!ctx.io.isStdinTTY) body = await readBytes('-', '--payload', ctx.cwd, ctx.io.in);
+  else if (!ctx.io.isStdinTTY) body = await readBytes('-', '--payload', ctx.cwd, stdinFor(ctx, 'the payload'));
   else throw usageError('no body to verify: pass --payload <file|->, pipe it on stdin, or use a --header-file that includes the body');
 
   const { diagnose } = await import('../../webhook/explain.js');
