@@ -1,6 +1,7 @@
 import { isCliError } from '../errors.js';
 import type { EmailRequest } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
+import { parseZonedDateTime } from '../schema/datetime.js';
 import type { InputItem } from './json-stream.js';
 import { canonicalSendAt, checkSchedule } from './time.js';
 
@@ -66,7 +67,7 @@ async function fullCheck(entry: Record<string, unknown>, index: number, line: nu
 function finish(email: EmailRequest, entry: Record<string, unknown>, index: number, line: number, keyFor: (index: number) => string, now: () => Date): PreparedEntry {
   if (email.sendAt !== undefined) {
     try {
-      checkSchedule(new Date(email.sendAt), now(), 'sendAt');
+      checkSchedule(parseZonedDateTime(email.sendAt)!, now(), 'sendAt');
     } catch (err) {
       if (!isCliError(err)) throw err;
       return { ok: false, index, line, error: err.message, entry };

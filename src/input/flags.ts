@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { usageError } from '../errors.js';
 import type { EmailRequest } from '../schema/index.js';
 import { parseEmailRequest } from '../schema/index.js';
+import { parseZonedDateTime } from '../schema/datetime.js';
 import { readSource, parseJsonObject } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
 
@@ -163,7 +164,7 @@ export function validateEmail(body: Record<string, unknown>, now: Date = new Dat
     });
     throw usageError(`invalid ${parsed.kind} email: ${problems.join('; ')}`);
   }
-  if (parsed.email.sendAt !== undefined) checkSchedule(new Date(parsed.email.sendAt), now, 'sendAt');
+  if (parsed.email.sendAt !== undefined) checkSchedule(parseZonedDateTime(parsed.email.sendAt)!, now, 'sendAt');
   return parsed.email;
 }
 

@@ -1,10 +1,9 @@
 import { usageError } from '../errors.js';
+import { parseZonedDateTime, zonedDateTimeProblem } from '../schema/datetime.js';
 import { SCHEDULE_HORIZON_DAYS } from '../schema/limits.js';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const RELATIVE = /^\+(\d+)([mhd])$/;
-// Date and time with a zone: a bare local time would mean something different on every machine.
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * Turns `--send-at` (ISO 8601 with a zone, or `+30m` / `+2h` / `+3d`) into the UTC ISO string the
@@ -16,28 +15,30 @@ export function parseSendAt(value: string, now: Date = new Date(), field = '--se
   let when: Date;
   if (relative) {
     when = new Date(now.getTime() + Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);
-  } else if (ISO_WITH_ZONE.test(input)) {
-    when = new Date(input);
-    if (Number.isNaN(when.getTime())) throw usageError(`${field}: "${value}" is not a valid date and time`);
   } else {
-    throw usageError(`${field}: "${value}" is not ISO 8601 with a time zone (2026-12-01T09:00:00Z) or relative (+30m, +2h, +3d)`);
+    const zoned = parseZonedDateTime(input);
+    if (!zoned) {
+      const problem = zonedDateTimeProblem(input)!;
+      if (problem.startsWith('is not an ISO')) throw usageError(`${field}: "${value}" is not ISO 8601 with a time zone (2026-12-01T09:00:00Z) or relative (+30m, +2h, +3d)`);
+      throw usageError(`${field}: "${value}" ${problem}`);
+    }
+    when = zoned;
   }
   checkSchedule(when, now, field);
   return when.toISOString();
 }
 
-// What the wire schema accepts as is: seconds, and a zone written Z or ±hh:mm.
+// The form the API is sent as is: seconds, and a zone written Z or ±hh:mm.
 const CANONICAL_ENDING = /T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * A batch entry's `sendAt` in a form `--send-at` accepts but the wire schema does not (no seconds,
- * a ±hhmm zone, a lower-case z) becomes the UTC ISO string `--send-at` would send; anything else is
+ * A batch entry's `sendAt` in another ISO 8601 form (no seconds, a ±hhmm or ±hh zone, a lower-case z)
+ * becomes the UTC ISO string `--send-at` would send; anything else is
  * returned as it was, for the schema to accept or explain.
  */
 export function canonicalSendAt(value: unknown): unknown {
-  if (typeof value !== 'string' || CANONICAL_ENDING.test(value) || !ISO_WITH_ZONE.test(value)) return value;
-  const when = new Date(value.toUpperCase().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-  return Number.isNaN(when.getTime()) ? value : when.toISOString();
+  if (typeof value !== 'string' || CANONICAL_ENDING.test(value)) return value;
+  return parseZonedDateTime(value)?.toISOString() ?? value;
 }
 
 /** The service rejects a past time and anything beyond the horizon; say so before sending. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describeIssues, DOCS_URL, MAX_BATCH, parseEmailRequest, SCHEDULE_HORIZON_DAYS, senderAddress, type RawEmail, type TemplatedEmail } from '../schema/index.js';
+import { parseZonedDateTime } from '../schema/datetime.js';
 import type { ResolvedConfig } from './config.js';
 import { recordRecipient, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './errors.js';
@@ -75,7 +76,10 @@ export class EmailService {
     const nowMs = now.getTime();
     let sendAtMs: number | undefined;
     if (email.sendAt !== undefined) {
-      sendAtMs = Date.parse(email.sendAt);
+      // The schema accepted it, so it names an instant; it is kept in UTC, as the service answers.
+      const when = parseZonedDateTime(email.sendAt)!;
+      email.sendAt = when.toISOString();
+      sendAtMs = when.getTime();
       if (sendAtMs < nowMs - SEND_AT_GRACE_MS) {
         return { ok: false, error: errorBody(400, `sendAt ${email.sendAt} is in the past`, { docsUrl: DOCS_URL }) };
       }

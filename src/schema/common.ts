@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isEmailAddress, senderAddress } from './address.js';
+import { zonedDateTimeProblem } from './datetime.js';
 
 export { isEmailAddress, senderAddress } from './address.js';
 
@@ -25,6 +26,12 @@ export function unset<T extends z.ZodType>(schema: T) {
 }
 
 export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** A request's date-time (`sendAt`): any ISO 8601 form with an explicit zone (see datetime.ts). */
+export const zonedTimestamp = z.string().superRefine((value, ctx) => {
+  const problem = zonedDateTimeProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /** Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. */
 export const scalarRecord = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));

@@ -1,4 +1,5 @@
 import { isEmailAddress, senderAddress } from './address.js';
+import { parseZonedDateTime } from './datetime.js';
 import type { EmailRequest } from './email.js';
 
 /**
@@ -46,10 +47,8 @@ const sender: Check = (v) => (typeof v === 'string' && senderAddress(v) !== unde
 // zod counts code points past 256 UTF-16 units; such a key is left to zod.
 const idempotencyKey: Check = (v) => (typeof v === 'string' && v !== '' && v.length <= 256 ? v : INVALID);
 
-// zod's `z.iso.datetime({ offset: true })` pattern (zod/v4/core/regexes.js), checked by the test.
-const DATE = '(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))';
-const ISO_DATETIME = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$`);
-const timestamp: Check = (v) => (typeof v === 'string' && ISO_DATETIME.test(v) ? v : INVALID);
+// The same check `zonedTimestamp` makes; the value is kept as written, as zod keeps it.
+const timestamp: Check = (v) => (typeof v === 'string' && parseZonedDateTime(v) !== undefined ? v : INVALID);
 
 const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 

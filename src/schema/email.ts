@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, isoTimestamp, scalarRecord, senderField, tolerantEnum, unset } from './common.js';
+import { emailAddress, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
 import { MAX_BATCH } from './limits.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
@@ -14,7 +14,7 @@ export const emailSettingsSchema = z.strictObject({
 const common = {
   settings: emailSettingsSchema.optional(),
   groupBy: z.string().min(1).optional(),
-  sendAt: isoTimestamp.optional(),
+  sendAt: zonedTimestamp.optional(),
   idempotencyKey: z.string().min(1).max(256).optional(),
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSendAt } from '../../src/input/time.js';
+import { canonicalSendAt, parseSendAt } from '../../src/input/time.js';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 
@@ -28,8 +28,22 @@ describe('parseSendAt', () => {
     expect(parseSendAt('2026-03-02T09:00:00.250Z', now)).toBe('2026-03-02T09:00:00.250Z');
   });
 
-  it('rejects a time without a zone, a date alone, and nonsense', () => {
-    for (const bad of ['2026-03-02T09:00:00', '2026-03-02', 'tomorrow', '+5w', '30m', '+-3d', '']) {
+  it('accepts every ISO 8601 zone form, with or without seconds, as the sandbox does', () => {
+    expect(parseSendAt('2026-03-02T09:00Z', now)).toBe('2026-03-02T09:00:00.000Z');
+    expect(parseSendAt('2026-03-02T09:00+01', now)).toBe('2026-03-02T08:00:00.000Z');
+    expect(parseSendAt('2026-03-02T09:00:00-0130', now)).toBe('2026-03-02T10:30:00.000Z');
+    expect(canonicalSendAt('2026-03-02T09:00+01')).toBe('2026-03-02T08:00:00.000Z');
+    expect(canonicalSendAt('2026-03-02T09:00:00,5z')).toBe('2026-03-02T09:00:00.500Z');
+  });
+
+  it('says why a time without a zone or a date alone is refused', () => {
+    expect(usage(() => parseSendAt('2026-03-02T09:00', now))).toBe('--send-at: "2026-03-02T09:00" needs a time zone (Z or +hh:mm)');
+    expect(usage(() => parseSendAt('2026-03-02', now))).toBe('--send-at: "2026-03-02" needs a time of day and a time zone (2026-12-01T09:00:00Z)');
+    expect(usage(() => parseSendAt('2026-02-30T09:00:00Z', now))).toBe('--send-at: "2026-02-30T09:00:00Z" is not a valid date and time');
+  });
+
+  it('rejects nonsense', () => {
+    for (const bad of ['tomorrow', '+5w', '30m', '+-3d', '']) {
       expect(usage(() => parseSendAt(bad, now))).toMatch(/^--send-at: ".*" is not ISO 8601 with a time zone/);
     }
     expect(usage(() => parseSendAt('2026-02-30T25:00:00Z', now))).toBe('--send-at: "2026-02-30T25:00:00Z" is not a valid date and time');

@@ -50,3 +50,37 @@ describe('webhook objects look like the real service', () => {
     expect(webhookResponseSchema.parse({ webhook: { ...hook, status: 'DISABLED_BY_OPS' } }).webhook.status).toBe('DISABLED_BY_OPS');
   });
 });
+
+describe('sendAt: every ISO 8601 date-time with an explicit zone', () => {
+  // A day ahead, written without seconds and in every zone form ISO 8601 allows.
+  const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const send = (sendAt: string) =>
+    app.inject({ method: 'POST', url: '/v1/emails', headers: auth, payload: { from: 'a@example.com', to: 'b@example.com', subject: 's', html: 'h', sendAt } });
+
+  test.each([
+    [`${day}T09:00Z`, `${day}T09:00:00.000Z`],
+    [`${day}T09:00:00Z`, `${day}T09:00:00.000Z`],
+    [`${day}T09:00:00.5Z`, `${day}T09:00:00.500Z`],
+    [`${day}T10:00+01:00`, `${day}T09:00:00.000Z`],
+    [`${day}T10:00:00+0100`, `${day}T09:00:00.000Z`],
+    [`${day}T10:00+01`, `${day}T09:00:00.000Z`],
+    [`${day}T07:30:00.123-01:30`, `${day}T09:00:00.123Z`],
+  ])('%s is scheduled for %s', async (sendAt, utc) => {
+    const res = await send(sendAt);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().email).toMatchObject({ status: 'SCHEDULED' });
+    expect(state.emailsById.get(res.json().email.id)?.sendAt).toBe(utc);
+  });
+
+  test.each([
+    [`${day}T09:00`, 'sendAt: needs a time zone (Z or +hh:mm)'],
+    [`${day}T09:00:00`, 'sendAt: needs a time zone (Z or +hh:mm)'],
+    [day, 'sendAt: needs a time of day and a time zone'],
+    [`${day}T25:00Z`, 'sendAt: is not a valid date and time'],
+    ['tomorrow', 'sendAt: is not an ISO 8601 date and time'],
+  ])('%s is refused: %s', async (sendAt, message) => {
+    const res = await send(sendAt);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain(message);
+  });
+});
