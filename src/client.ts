@@ -40,3 +40,33 @@ export async function connect(ctx: Context, globals: Globals, overrides: Transpo
 }
 
 export { requireWorkspace } from './config/settings.js';
+
+/**
+ * What an API command's action uses (gh's Factory, but lazy): the globals, the settings resolved
+ * once, and the one transport, created on first use. run() (src/run.ts) closes the transport after
+ * the action, whatever happened, so a command never opens or closes one itself.
+ */
+export interface Services {
+  globals: Globals;
+  settings(): Settings;
+  api(): Promise<Transport>;
+}
+
+export function services(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): Services {
+  let settings: Settings | undefined;
+  let transport: Promise<Transport> | undefined;
+  const self: Services = {
+    globals,
+    settings: () => (settings ??= resolveSettings(ctx, globals)),
+    api: () => {
+      if (!transport) {
+        transport = createTransport(ctx, self.settings(), overrides);
+        const created = transport;
+        const close = async () => (await created).close();
+        if (ctx.cleanups) ctx.cleanups.push(close);
+      }
+      return transport;
+    },
+  };
+  return self;
+}

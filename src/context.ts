@@ -46,6 +46,8 @@ export interface Context {
   jsonFields?: readonly string[];
   /** The throw-away sandbox of `--sandbox`, while the command runs; settings take it over everything. */
   sandbox?: SandboxSession & { close(): Promise<void> };
+  /** Run by run() after the action, whatever happened (closing the transport); absent outside run(). */
+  cleanups?: (() => Promise<void>)[];
   /** Answers prompts; absent: the terminal (src/input/prompter.ts). Tests script the answers. */
   prompter?: Prompter;
 }

@@ -10,7 +10,7 @@ import { report } from './report.js';
  * so tests run the whole CLI in-process with a fake context (test/helpers/context.ts).
  */
 export async function run(args: readonly string[], given: Context): Promise<number> {
-  const ctx: Context = { ...given, io: guardIO(given.io) };
+  const ctx: Context = { ...given, io: guardIO(given.io), cleanups: [] };
   const verbose = args.includes('--verbose') || args.includes('-v') || ctx.env.MAILROOM_DEBUG === '1';
   try {
     await runCommandLine(ctx, args);
@@ -18,5 +18,8 @@ export async function run(args: readonly string[], given: Context): Promise<numb
   } catch (err) {
     const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
     return report(err, ctx, { verbose, json: options.some((a) => a === '--json' || a.startsWith('--json=')) });
+  } finally {
+    // A failed close (a connection already gone) must not change the command's outcome.
+    await Promise.allSettled((ctx.cleanups ?? []).map((close) => close()));
   }
 }

@@ -26,14 +26,10 @@ Exit codes: 0 valid, 3 invalid or missing key, 5 rate limited, 6 API unreachable
  * result is read by hand, tolerating fields the spec does not list.
  */
 export async function run(ctx: Context, globals: Globals): Promise<void> {
-  const { connect } = await import('../client.js');
-  const { settings, transport } = await connect(ctx, globals);
-  let body: unknown;
-  try {
-    ({ body } = await transport.request({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal }));
-  } finally {
-    await transport.close();
-  }
+  const { services } = await import('../client.js');
+  const api = services(ctx, globals);
+  const settings = api.settings();
+  const { body } = await (await api.api()).request({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal });
   if (globals.quiet) return;
   const result = readCheckResult(body);
   const [{ outputMode, mask, printJson, printKeyValues }, { describeSource }] = await Promise.all([import('../output/index.js'), import('../config/settings.js')]);
