@@ -12,7 +12,7 @@ import { BIN, ROOT, runCli } from '../helpers/cli.js';
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 const SHELLS_DIR = join(ROOT, 'test', 'fixtures', 'shells');
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'];
-const COMMANDS = ['send', 'batch', 'check', 'keys', 'webhooks', 'sandbox', 'login', 'logout', 'config', 'profiles', 'api', 'completion', 'help'];
+const COMMANDS = ['send', 'batch', 'check', 'keys', 'webhooks', 'sandbox', 'login', 'logout', 'config', 'profiles', 'api', 'completion', 'help', 'doctor', 'whoami'];
 
 let home: string;
 let work: string;
