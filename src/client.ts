@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Context } from './context.js';
-import { authHint, requireApiKey, resolveSettings, type Globals, type Settings } from './config/settings.js';
+import { authHint, requireApiKey, requireNamedProfile, resolveSettings, type Globals, type Settings } from './config/settings.js';
 import { createDispatcher } from './transport/agent.js';
 import { createHttpTransport } from './transport/http.js';
 import type { Transport } from './transport/index.js';
@@ -35,6 +35,7 @@ export async function createTransport(ctx: Context, settings: Settings, override
 /** Settings and a ready transport in one call, the usual first line of an API command's action. */
 export async function connect(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): Promise<{ settings: Settings; transport: Transport }> {
   const settings = resolveSettings(ctx, globals);
+  requireNamedProfile(settings);
   const transport = await createTransport(ctx, settings, overrides);
   return { settings, transport };
 }

@@ -23,6 +23,8 @@ export interface Settings {
   profile: Setting<string>;
   /** Whether the chosen profile exists in the store. */
   profileExists: boolean;
+  /** The names of the profiles in the store. */
+  storedProfiles: string[];
   apiKey: Setting<string> | undefined;
   /** Why the profile's key was not taken (file.ts: a directory others can write to), when so. */
   apiKeyRefused?: string;
@@ -44,6 +46,10 @@ const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 /** flag > environment > profile in the store > default, for every setting (README, "Configuration and credentials"). */
 export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
+  // An empty flag is a mistake (an unset shell variable: `--api-key "$KEY"`), never "use the next
+  // source"; an empty MAILROOM_* variable is unset, as in most tools (README, "Configuration and credentials").
+  const flags = [['profile', '--profile'], ['apiKey', '--api-key'], ['baseUrl', '--base-url'], ['workspace', '--workspace']] as const;
+  for (const [key, flag] of flags) if (globals[key] === '') throw usageError(`${flag} must not be empty`);
   const file = configFile(env);
   const profile: Setting<string> = globals.profile
     ? { value: globals.profile, source: 'flag', origin: '--profile' }
@@ -89,6 +95,7 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: P
   return {
     profile,
     profileExists: stored !== undefined,
+    storedProfiles: Object.keys(store.profiles),
     apiKey,
     ...(apiKeyRefused ? { apiKeyRefused } : {}),
     baseUrl,
@@ -116,6 +123,18 @@ export function authHint(settings: Settings): string {
   if (key.source === 'flag') return `check the key given with ${key.origin}`;
   if (key.source === 'env') return `check ${key.origin} (it overrides the stored profile)`;
   return 'the sandbox rejected its own key: report this as a bug';
+}
+
+/**
+ * A profile named on purpose (--profile, MAILROOM_PROFILE) that is not in the store is a typo, even
+ * when env credentials would let the command run: it must not run with credentials nobody chose.
+ */
+export function requireNamedProfile(settings: Settings): void {
+  if (settings.profileExists || settings.profile.source === 'default') return;
+  const name = settings.profile.value;
+  const known = settings.storedProfiles.length > 0 ? `profiles: ${settings.storedProfiles.join(', ')}` : 'there are none yet';
+  const create = `create it with \`mailroom login --profile ${name}\``;
+  throw usageError(`no profile "${name}" in the config store (${known})`, [settings.storedProfiles.length > 0 ? `${create}, or pick one of the above` : create]);
 }
 
 export function requireApiKey(settings: Settings): string {

@@ -7,6 +7,12 @@ export const DEFAULT_BASE_URL = 'https://api.smashsend.com';
  * `https://api.smashsend.com` and `https://api.smashsend.com/v1/` alike and never send `/v1/v1`.
  */
 export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
+  // `localhost:39477` parses as a URL of scheme "localhost:": say what was meant instead.
+  const trimmed = input.trim();
+  if (trimmed !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    const host = trimmed.replace(/[:/].*$/, '');
+    throw usageError(`${origin}: "${input}" has no scheme: did you mean ${isLoopback(host) ? 'http' : 'https'}://${trimmed}?`);
+  }
   let url: URL;
   try {
     url = new URL(input.trim());

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authHint, requireApiKey, requireWorkspace, resolveSettings } from '../../src/config/settings.js';
+import { connect } from '../../src/client.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
 import { isCliError } from '../../src/errors.js';
@@ -127,7 +128,65 @@ describe('missing credentials and hints', () => {
   });
 });
 
+describe('an explicitly named profile must exist', () => {
+  const ctx = (env: Record<string, string>) => ({ env: { MAILROOM_CONFIG_DIR: dir, ...env }, io: { err: { write: () => true } } }) as unknown as Parameters<typeof connect>[0];
+  const refusal = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e) {
+      return isCliError(e) ? { code: e.exitCode, message: e.message, hints: e.hints } : e;
+    }
+    return 'connected';
+  };
+
+  it('--profile or MAILROOM_PROFILE naming no stored profile: exit 2 listing the profiles, env credentials or not', async () => {
+    store({ default: { apiKey: 'sk_live_defaultdefault1' }, work: { apiKey: 'sk_live_workworkwork1' } });
+    const creds = { MAILROOM_API_KEY: 'sk_live_envenvenvenv1', MAILROOM_BASE_URL: 'http://127.0.0.1:9' };
+    const expected = { code: 2, message: 'no profile "slow" in the config store (profiles: default, work)', hints: ['create it with `mailroom login --profile slow`, or pick one of the above'] };
+    expect(await refusal(connect(ctx(creds), { profile: 'slow' }))).toEqual(expected);
+    expect(await refusal(connect(ctx({ ...creds, MAILROOM_PROFILE: 'slow' }), {}))).toEqual(expected);
+    expect(await refusal(connect(ctx({}), { profile: 'slow', apiKey: 'sk_live_flagflagflag1' }))).toEqual(expected);
+  });
+
+  it('with no store at all it says there are none', async () => {
+    expect(await refusal(connect(ctx({ MAILROOM_API_KEY: 'sk_live_envenvenvenv1' }), { profile: 'ci' }))).toMatchObject({ code: 2, message: 'no profile "ci" in the config store (there are none yet)' });
+  });
+});
+
+describe('empty flags are errors, not "unset"', () => {
+  it.each([
+    [{ baseUrl: '' }, '--base-url'],
+    [{ apiKey: '' }, '--api-key'],
+    [{ workspace: '' }, '--workspace'],
+    [{ profile: '' }, '--profile'],
+  ])('%o: exit 2', (globals, flag) => {
+    try {
+      resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_API_KEY: 'sk_live_envenvenvenv1' } }, globals);
+      expect.unreachable();
+    } catch (e) {
+      expect(isCliError(e) && { code: e.exitCode, message: e.message }).toEqual({ code: 2, message: `${flag} must not be empty` });
+    }
+  });
+
+  it('an empty MAILROOM_BASE_URL is unset, like every empty MAILROOM_* variable', () => {
+    expect(resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_BASE_URL: '' } }, {}).baseUrl.source).toBe('default');
+  });
+});
+
 describe('normalizeBaseUrl', () => {
+  it.each([
+    ['localhost:39477', 'http://localhost:39477'],
+    ['127.0.0.1:8025/v1', 'http://127.0.0.1:8025/v1'],
+    ['api.smashsend.com', 'https://api.smashsend.com'],
+  ])('%s without a scheme: exit 2 suggesting %s', (input, suggestion) => {
+    try {
+      normalizeBaseUrl(input);
+      expect.unreachable();
+    } catch (e) {
+      expect(isCliError(e) && { code: e.exitCode, message: e.message }).toEqual({ code: 2, message: `--base-url: "${input}" has no scheme: did you mean ${suggestion}?` });
+    }
+  });
+
   it.each([
     ['https://api.smashsend.com', 'https://api.smashsend.com'],
     ['https://api.smashsend.com/', 'https://api.smashsend.com'],

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,9 @@ beforeAll(async () => {
   hostB = await withSandbox({ apiKey: KEY });
   dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-api-'));
   env = cleanEnv(join(dir, 'cfg'), { MAILROOM_BASE_URL: hostB.baseUrl, MAILROOM_API_KEY: KEY, MAILROOM_STATE_DIR: join(dir, 'state') });
+  // --profile names a stored profile (a named profile that does not exist is refused); the env key and --base-url win over it.
+  mkdirSync(join(dir, 'cfg'), { mode: 0o700 });
+  writeFileSync(join(dir, 'cfg', 'config.json'), JSON.stringify({ profiles: { work: {} } }), { mode: 0o600 });
   input = join(dir, 'big.ndjson');
   ndjsonInput(input, N);
   journal = join(dir, 'big.journal');

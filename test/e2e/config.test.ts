@@ -76,7 +76,7 @@ describe('mailroom config get|set|unset|path', () => {
   });
 
   it.each([
-    [['config', 'set', 'base-url', 'api.example.com'], 'mailroom: base-url: "api.example.com" is not a URL'],
+    [['config', 'set', 'base-url', 'api.example.com'], 'mailroom: base-url: "api.example.com" has no scheme: did you mean https://api.example.com?'],
     [['config', 'set', 'workspace', 'ws_1'], 'mailroom: workspace: "ws_1" is not a workspace id (expected wrk_...)'],
     [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace'],
     [['config', 'get', 'nope'], 'mailroom: unknown config key "nope": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
