@@ -34,7 +34,7 @@ export async function listKeys(t: Transport, workspaceId: string, query: ListKey
     ...callOptions(opts),
   });
   const { apiKeys } = parseBody(keyListResponseSchema, res, 'key list');
-  return { items: apiKeys.items, hasMore: apiKeys.hasMore, startAt: apiKeys.startAt };
+  return { items: apiKeys.items, hasMore: apiKeys.hasMore === true, startAt: apiKeys.startAt };
 }
 
 /**

@@ -11,8 +11,8 @@ export const apiKeySchema = z.looseObject({
   role: tolerantEnum(KEY_ROLES),
   status: tolerantEnum(KEY_STATUSES),
   secretKey: unset(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: unset(z.string()),
+  updatedAt: unset(z.string()),
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
@@ -41,7 +41,7 @@ export type UpdateKeyRequest = z.infer<typeof updateKeyRequestSchema>;
 export const keyListResponseSchema = z.looseObject({
   apiKeys: z.looseObject({
     items: z.array(apiKeySchema),
-    hasMore: z.boolean(),
+    hasMore: unset(z.boolean()),
     startAt: isoTimestamp.nullable().or(z.string().nullable()).optional(),
   }),
 });

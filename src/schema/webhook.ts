@@ -9,7 +9,7 @@ export const webhookSchema = z.looseObject({
   url: z.string(),
   events: z.array(z.string()),
   token: unset(z.string()),
-  createdAt: z.string(),
+  createdAt: unset(z.string()),
   displayName: unset(z.string()),
   status: unset(tolerantEnum(WEBHOOK_STATUSES)),
   workspaceId: unset(z.string()),

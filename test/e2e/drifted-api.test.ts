@@ -8,6 +8,8 @@ const answers: Record<string, unknown> = {
   'GET /v1/api-keys/check': { status: 'SUCCEED', displayName: null, role: ['API_USER', 'EDITOR'], secretKey: 'sk_live_echoedbytheserver0001' },
   'GET /v1/webhooks': { webhooks: { items: [{ id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_TAG_ADDED'], createdAt: '2026-01-01T00:00:00Z', status: null }], hasMore: true } },
   'GET /v1/webhooks/wh_1': { webhook: { id: 'wh_1', url: 'https://e.test/h', events: ['CONTACT_CREATED'], token: null, createdAt: '2026-01-01T00:00:00Z', displayName: 'Billing hook', status: 'PAUSED', workspaceId: 'wrk_1', updatedAt: '2026-02-01T00:00:00Z' } },
+  // No updatedAt nor createdAt, and no hasMore: all optional.
+  'GET /v1/workspaces/wrk_1/api-keys': { apiKeys: { items: [{ id: 'key_1', displayName: 'CI', role: 'API_USER', status: 'ACTIVE' }] } },
   'POST /v1/emails': { email: { id: 'trs_1', messageId: 'm1', status: 'SENT', to: 'a@example.com', from: null, subject: null, type: null, warning: 'sender domain is warming up' } },
 };
 
@@ -17,7 +19,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const body = answers[`${req.method} ${req.url}`];
+      const body = answers[`${req.method} ${req.url}`] ?? answers[`${req.method} ${req.url!.split('?')[0]}`];
       res.writeHead(body ? 200 : 404, { 'content-type': 'application/json', 'x-request-id': 'req_drift' });
       res.end(JSON.stringify(body ?? { statusCode: 404, error: 'Not Found', message: 'no such route' }));
     });
@@ -30,6 +32,16 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const cli = (args: string[], tty?: 'stdout') => runCli([...args, '--base-url', base, '--api-key', 'sk_live_x', '--workspace', 'wrk_1'], tty ? { tty } : {});
 
 describe('answers that drift from the spec', () => {
+  it('keys list reads key items without the optional updatedAt and createdAt', async () => {
+    const r = await cli(['keys', 'list']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).items).toEqual([expect.objectContaining({ id: 'key_1', displayName: 'CI' })]);
+    const table = await cli(['keys', 'list', '--no-color'], 'stdout');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('key_1');
+  });
+
   it('check shows the answer as sent, values of unexpected types included', async () => {
     const r = await cli(['check']);
     expect(r.code).toBe(0);
