@@ -38,7 +38,9 @@ describe('send --react in an install without the React stack', () => {
         '',
       ].join('\n'),
     );
-    expect(r).toMatchObject({ stdout: '', code: 2 });
+    expect(r.code).toBe(2);
+    // Under --json the error is also one JSON document on stdout.
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { kind: 'usage', exitCode: 2, message: r.stderr.split('\n')[0]!.replace(/^mailroom: /, '') } });
   });
 
   it('with only esbuild installed, names the three packages still missing', async () => {
@@ -47,7 +49,8 @@ describe('send --react in an install without the React stack', () => {
     try {
       const r = await runCli(send, { bin, cwd: project });
       expect(r.stderr.split('\n')[0]).toBe('mailroom: --react needs esbuild, react, react-dom and @react-email/render: react, react-dom and @react-email/render are not installed');
-      expect(r).toMatchObject({ stdout: '', code: 2 });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ error: { kind: 'usage', exitCode: 2 } });
     } finally {
       for (const name of ['esbuild', '@esbuild']) rmSync(join(global, name));
     }
