@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { usageError } from '../errors.js';
 import type { EmailRequest } from '../schema/index.js';
-import { parseEmailRequest } from '../schema/index.js';
+import { describeIssues, parseEmailRequest } from '../schema/index.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
 import { readSource, parseJsonObject } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
@@ -154,15 +154,11 @@ const FIELD_FLAGS: Record<string, string> = {
 export function validateEmail(body: Record<string, unknown>, now: Date = new Date()): EmailRequest {
   const parsed = parseEmailRequest(body);
   if (!parsed.ok) {
-    const problems = parsed.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
-      const field = issue.path.map(String).join('.');
-      const top = String(issue.path[0] ?? '');
-      const flag = FIELD_FLAGS[top] ? ` (${FIELD_FLAGS[top]})` : '';
-      const message = issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined ? 'required' : issue.message;
-      return `${field}${flag}: ${message}`;
-    });
-    throw usageError(`invalid ${parsed.kind} email: ${problems.join('; ')}`);
+    const named = (path: string) => {
+      const flag = FIELD_FLAGS[path.split('.')[0] as string];
+      return flag ? `${path} (${flag})` : path;
+    };
+    throw usageError(`invalid ${parsed.kind} email: ${describeIssues(parsed.issues, named)}`);
   }
   if (parsed.email.sendAt !== undefined) checkSchedule(parseZonedDateTime(parsed.email.sendAt)!, now, 'sendAt');
   return parsed.email;
@@ -179,11 +175,6 @@ export function pairs(values: readonly string[], flag: string): Record<string, s
   return out;
 }
 
-function valueAt(body: Record<string, unknown>, path: readonly PropertyKey[]): unknown {
-  let value: unknown = body;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
-  return value;
-}
 
 function asObject(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

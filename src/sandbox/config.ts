@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { describeIssues } from '../schema/issues.js';
 
 export interface TemplateConfig {
   from?: string;
@@ -86,20 +87,10 @@ export class SandboxConfigError extends Error {
   override name = 'SandboxConfigError';
 }
 
-function issuesLine(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => {
-      const path = i.path.map(String).join('.');
-      if (i.code === 'unrecognized_keys') return `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
-      if (i.code === 'invalid_type' && i.input === undefined) return `${path}: required`;
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join('; ');
-}
 
 export function parseSandboxConfig(input: unknown, source = 'sandbox config'): SandboxConfig {
   const parsed = sandboxConfigSchema.safeParse(input);
-  if (!parsed.success) throw new SandboxConfigError(`${source}: ${issuesLine(parsed.error.issues)}`);
+  if (!parsed.success) throw new SandboxConfigError(`${source}: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 

@@ -62,18 +62,7 @@ export function parseEmailRequest(input: unknown): EmailParse {
   return r.success ? { ok: true, kind, email: r.data } : { ok: false, kind, issues: r.error.issues };
 }
 
-/** One line per issue, `path: message`, for error output and batch reports. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => {
-      const path = i.path.map(String).join('.');
-      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}${path ? ` in ${path}` : ''}`;
-      // zod leaves `input` out of issues, so a missing field is told from a wrong one by the message.
-      if (i.code === 'invalid_type' && /received undefined$/.test(i.message)) return path ? `${path}: required` : 'required';
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join('; ');
-}
+export { describeIssues } from './issues.js';
 
 /** Email result object; tolerant of fields and values a newer server adds or omits. */
 export const emailResultSchema = z

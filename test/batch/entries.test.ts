@@ -22,8 +22,8 @@ describe('batch entry preparation', () => {
     expect(await at('2026-06-02T09:00:30+0200')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T07:00:30.000Z' } });
     expect(await at('2026-06-02t09:00z')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T09:00:00.000Z' } });
     expect(await at('2026-06-02T09:00:00+02:00')).toMatchObject({ ok: true, email: { sendAt: '2026-06-02T09:00:00+02:00' } });
-    expect(await at('2026-06-02 09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt: /) });
-    expect(await at('2026-06-02T09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt: /) });
+    expect(await at('2026-06-02 09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt must be /) });
+    expect(await at('2026-06-02T09:00')).toMatchObject({ ok: false, error: expect.stringMatching(/^sendAt must be /) });
   });
 
   it('drops the annotation fields a --failed file carries, so it can be fed back', async () => {
@@ -34,8 +34,8 @@ describe('batch entry preparation', () => {
   it('reports why an entry is invalid, with the entry as it would have been sent', async () => {
     const p = await prepareEntry({ line: 7, value: { to: 'not-an-address', subject: 's' } }, 6, { from: 'ops@example.com' }, key, clock);
     expect(p).toMatchObject({ ok: false, index: 6, line: 7, entry: { from: 'ops@example.com', to: 'not-an-address', subject: 's' } });
-    expect(!p.ok && p.error).toMatch(/to: must be an email address/);
-    expect(!p.ok && p.error).toMatch(/html: required/);
+    expect(!p.ok && p.error).toMatch(/to must be an email address/);
+    expect(!p.ok && p.error).toMatch(/html is required/);
     expect(await prepareEntry({ line: 2, value: [1] }, 1, {}, key, clock)).toMatchObject({ ok: false, error: 'an email must be a JSON object, got an array' });
     expect(await prepareEntry({ line: 3, error: 'not valid JSON (x)' }, 2, {}, key, clock)).toMatchObject({ ok: false, error: 'not valid JSON (x)' });
     const past = await prepareEntry({ line: 4, value: { template: 't', to: 'a@example.com', sendAt: '2026-05-01T00:00:00Z' } }, 3, {}, key, clock);

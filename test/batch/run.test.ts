@@ -61,7 +61,7 @@ describe('runBatch', () => {
     expect(s).toMatchObject({ total: 300, sent: 297, failed: 3, invalid: 2, skipped: 0, unsent: 0 });
     const report = readLines(join(dir, 'report.ndjson'));
     expect(report.map((r) => r.index).sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: 300 }, (_, i) => i));
-    expect(report.find((r) => r.index === 5)).toMatchObject({ line: 6, error: expect.stringMatching(/to: must be an email address/) });
+    expect(report.find((r) => r.index === 5)).toMatchObject({ line: 6, error: expect.stringMatching(/to must be an email address/) });
     expect(report.find((r) => r.index === 9)).toMatchObject({ error: '400 Bad Request: Sender not verified', statusCode: 400 });
     expect(report.find((r) => r.index === 0)).toMatchObject({ id: expect.stringMatching(/^trs_/), status: 'SENT' });
     const failed = readLines(join(dir, 'failed.ndjson'));
@@ -77,7 +77,7 @@ describe('runBatch', () => {
   it('lists each first error as { index, line, error } only, an invalid entry included', async () => {
     writeInput(3, [1]);
     const s = await runBatch(ctx(), base({ dryRun: true }));
-    expect(s.errors).toEqual([{ index: 1, line: 2, error: expect.stringMatching(/to: must be an email address/) }]);
+    expect(s.errors).toEqual([{ index: 1, line: 2, error: expect.stringMatching(/to must be an email address/) }]);
   });
 
   it('resumes an interrupted run: skips what the journal holds, reuses its keys, completes the report', async () => {

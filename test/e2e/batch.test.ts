@@ -74,7 +74,7 @@ describe('mailroom batch end to end', () => {
     expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['a@example.com', 'd@example.com', 'f@example.com']);
     const bad = readNdjson(failed);
     expect(bad.map((b) => b._index).sort()).toEqual([1, 2, 4]);
-    expect(bad.find((b) => b._index === 2)).toMatchObject({ to: 'not-an-address', _line: 3, _error: expect.stringContaining('to: must be an email address') });
+    expect(bad.find((b) => b._index === 2)).toMatchObject({ to: 'not-an-address', _line: 3, _error: expect.stringContaining('to must be an email address') });
     expect(bad.find((b) => b._index === 4)).toMatchObject({ from: 'someone@unverified.test', _error: expect.stringContaining('not a verified') });
     expect(reportIndexes(report)).toMatchObject({ lines: 6, distinct: 6, withId: 3 });
 
@@ -112,7 +112,7 @@ describe('mailroom batch end to end', () => {
     const r = await runCli(['batch', input, '--from', 'ops@example.com', '--dry-run'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Dry run: 2 entries, 1 valid, 1 invalid; nothing sent.');
-    expect(r.stderr).toContain('entry 1 (line 3): to: must be an email address');
+    expect(r.stderr).toContain('entry 1 (line 3): to must be an email address');
     expect(r.stderr).toContain('mailroom: 1 of 2 entries are invalid; nothing was sent');
     expect(await sandbox.emails()).toHaveLength(0);
   });

@@ -26,7 +26,7 @@ describe('resolveConfig', () => {
   test('invalid values are one line naming each key', () => {
     expect(() => resolveConfig({ faults: { errorRate: 2 } })).toThrow(SandboxConfigError);
     expect(() => resolveConfig({ faults: { errorRate: 2 } })).toThrow(/faults\.errorRate/);
-    expect(() => resolveConfig({ rateLimit: -1, templates: { x: { subject: 's' } } } as never)).toThrow(/templates\.x\.html: required; rateLimit: /);
+    expect(() => resolveConfig({ rateLimit: -1, templates: { x: { subject: 's' } } } as never)).toThrow(/templates\.x\.html is required; rateLimit must be /);
   });
 });
 
@@ -58,6 +58,6 @@ describe('loadConfigFile', () => {
     await expect(loadConfigFile(bad)).rejects.toThrow(/is not valid JSON/);
     const unknown = join(dir, 'unknown.json');
     await writeFile(unknown, '{"verifiedDomain": ["x.test"]}');
-    await expect(loadConfigFile(unknown)).rejects.toThrow(/unknown key verifiedDomain/);
+    await expect(loadConfigFile(unknown)).rejects.toThrow(/unknown field verifiedDomain/);
   });
 });

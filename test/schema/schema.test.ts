@@ -33,9 +33,9 @@ describe('email requests', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const text = describeIssues(r.issues);
-    expect(text).toContain('subject: required');
+    expect(text).toContain('subject is required');
     expect(text).toContain('unknown field colour');
-    expect(text).toContain('from: must be an email address');
+    expect(text).toContain('from must be an email address');
   });
 
   it('rejects a non-ISO sendAt and wrong types', () => {
@@ -117,16 +117,16 @@ describe('drifted answers (the real service vs the documented API)', () => {
     for (const webhooks of [[{ id: 'wh_1', url: 'http://x', events: null, createdAt: 't' }], { items: [{ id: 'wh_1', url: 'http://x', events: null, createdAt: 't' }] }]) {
       const r = webhookListResponseSchema.safeParse({ webhooks });
       expect(r.success).toBe(false);
-      if (!r.success) expect(describeIssues(r.error.issues)).toBe('webhooks.items.0.events: Invalid input: expected array, received null');
+      if (!r.success) expect(describeIssues(r.error.issues)).toBe('webhooks.items.0.events must be a list, not null');
     }
   });
 
   it('says "required" only for a missing field, not for one of the wrong type', () => {
     const r = emailResultSchema.safeParse({ id: 'trs_1', status: 'SENT', to: 5 });
-    expect(!r.success && describeIssues(r.error.issues)).toBe('to: Invalid input: expected string, received number');
+    expect(!r.success && describeIssues(r.error.issues)).toBe('to must be a string, not a number');
     const missing = emailResultSchema.safeParse({ id: 'trs_1', status: 'SENT' });
-    expect(!missing.success && describeIssues(missing.error.issues)).toBe('to: required');
+    expect(!missing.success && describeIssues(missing.error.issues)).toBe('to is required');
     const notObject = webhookListResponseSchema.safeParse('not json');
-    expect(!notObject.success && describeIssues(notObject.error.issues)).toBe('Invalid input: expected object, received string');
+    expect(!notObject.success && describeIssues(notObject.error.issues)).toBe('must be an object, not a string');
   });
 });

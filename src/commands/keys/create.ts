@@ -31,8 +31,9 @@ The full secret is printed once (stdout) and cannot be retrieved again; secrets 
 export async function run(opts: KeysCreateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   if (!opts.saveAs) refuseQuietDiscard(globals.quiet, 'secret', 'add --save-as <profile> or drop -q');
   const [{ createKeyRequestSchema, describeIssues }, shared] = await Promise.all([import('../../schema/index.js'), import('./shared.js')]);
+  const keyFlag = shared.keyFlag;
   const body = createKeyRequestSchema.safeParse({ displayName: opts.name, role: opts.role });
-  if (!body.success) throw usageError(`invalid key: ${describeIssues(body.error.issues).replace(/^displayName/, 'name (--name)').replace(/^role: .*/, `role (--role): must be one of API_USER, EDITOR, VIEWER`)}`);
+  if (!body.success) throw usageError(`invalid key: ${describeIssues(body.error.issues, keyFlag).replace(/role \(--role\) .*/, 'role (--role) must be one of API_USER, EDITOR, VIEWER')}`);
   await shared.checkProfileName(opts.saveAs);
   const { resolveSettings } = await import('../../config/settings.js');
   const settings = resolveSettings(ctx, globals);

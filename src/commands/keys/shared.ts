@@ -57,6 +57,9 @@ export async function printKey(ctx: Context, globals: GlobalOptions, key: ApiKey
   }
 }
 
+/** A key field by the flag that sets it, in validation messages ("name (--name) must not be empty"). */
+export const keyFlag = (path: string): string => (path === 'displayName' ? 'name (--name)' : path === 'role' ? 'role (--role)' : path);
+
 export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
 
 /** Profile names are checked before anything is created, so a bad name never strands a new key. */

@@ -30,7 +30,7 @@ export async function run(id: string, opts: KeysUpdateOptions, globals: GlobalOp
   if (opts.name === undefined && opts.role === undefined) throw usageError('nothing to update: give --name and/or --role');
   const [{ updateKeyRequestSchema, describeIssues }, shared] = await Promise.all([import('../../schema/index.js'), import('./shared.js')]);
   const body = updateKeyRequestSchema.safeParse({ displayName: opts.name, role: opts.role });
-  if (!body.success) throw usageError(`invalid update: ${describeIssues(body.error.issues).replace(/^displayName/, 'name (--name)').replace(/^role: .*/, 'role (--role): must be one of API_USER, EDITOR, VIEWER')}`);
+  if (!body.success) throw usageError(`invalid update: ${describeIssues(body.error.issues, shared.keyFlag).replace(/role \(--role\) .*/, 'role (--role) must be one of API_USER, EDITOR, VIEWER')}`);
   const { resolveSettings } = await import('../../config/settings.js');
   const settings = resolveSettings(ctx, globals);
   const workspaceId = shared.workspaceOf(settings);
