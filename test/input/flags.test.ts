@@ -158,7 +158,7 @@ describe('validateEmail', () => {
   });
 
   it('checks a sendAt from a file: format, past and horizon', () => {
-    expect(usage(() => validateEmail({ ...build(raw), sendAt: 'soon' }, now))).toMatch(/^invalid raw email: sendAt \(--send-at\) must be /);
+    expect(usage(() => validateEmail({ ...build(raw), sendAt: 'soon' }, now))).toMatch(/^invalid raw email: sendAt \(--send-at\) is not an ISO 8601 /);
     expect(usage(() => validateEmail({ ...build(raw), sendAt: '2026-02-01T00:00:00Z' }, now))).toBe('sendAt: 2026-02-01T00:00:00.000Z is in the past');
     expect(usage(() => validateEmail({ ...build(raw), sendAt: '2026-07-01T00:00:00Z' }, now))).toMatch(/^sendAt: .* is more than 90 days ahead/);
   });
