@@ -40,7 +40,6 @@ export async function connect(ctx: Context, globals: Globals, overrides: Transpo
   return { settings, transport };
 }
 
-export { requireWorkspace } from './config/settings.js';
 
 /**
  * What an API command's action uses (gh's Factory, but lazy): the globals, the settings resolved

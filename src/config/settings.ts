@@ -150,9 +150,3 @@ export function requireApiKey(settings: Settings): string {
   });
 }
 
-export function requireWorkspace(settings: Settings): string {
-  if (settings.workspace) return settings.workspace.value;
-  throw usageError('no workspace given', [
-    'pass --workspace <wrk_id>, set MAILROOM_WORKSPACE, or store one: `mailroom config set workspace <wrk_id>`',
-  ]);
-}

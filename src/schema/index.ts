@@ -4,4 +4,3 @@ export * from './email.js';
 export * from './api-key.js';
 export * from './webhook.js';
 export * from './events.js';
-export * from './error.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authHint, requireApiKey, requireWorkspace, resolveSettings } from '../../src/config/settings.js';
+import { authHint, requireApiKey, resolveSettings } from '../../src/config/settings.js';
 import { connect } from '../../src/client.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
@@ -106,17 +106,6 @@ describe('missing credentials and hints', () => {
     })();
     expect(isCliError(err) && err.exitCode).toBe(3);
     expect(isCliError(err) && err.hints[0]).toBe('run `mailroom login --profile ci`, or set MAILROOM_API_KEY, or pass --api-key');
-  });
-
-  it('requires a workspace with exit 2 naming --workspace and MAILROOM_WORKSPACE', () => {
-    const s = resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir } }, {});
-    expect(() => requireWorkspace(s)).toThrow('no workspace given');
-    try {
-      requireWorkspace(s);
-    } catch (e) {
-      expect(isCliError(e) && e.exitCode).toBe(2);
-      expect(isCliError(e) && e.hints.join(' ')).toMatch(/--workspace.*MAILROOM_WORKSPACE/);
-    }
   });
 
   it('points a 401 at the source of the key', () => {
