@@ -146,7 +146,7 @@ export function requireApiKey(settings: Settings): string {
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
   throw new CliError('auth', where, {
-    hints: [`run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`],
+    hints: [`run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`, 'no account yet? add --sandbox to try any command against a local API that sends nothing'],
   });
 }
 

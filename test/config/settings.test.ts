@@ -106,6 +106,7 @@ describe('missing credentials and hints', () => {
     })();
     expect(isCliError(err) && err.exitCode).toBe(3);
     expect(isCliError(err) && err.hints[0]).toBe('run `mailroom login --profile ci`, or set MAILROOM_API_KEY, or pass --api-key');
+    expect(isCliError(err) && err.hints[1]).toBe('no account yet? add --sandbox to try any command against a local API that sends nothing');
   });
 
   it('points a 401 at the source of the key', () => {

@@ -82,7 +82,7 @@ describe('mailroom check', () => {
   it('exits 3 with the ways to give a key when there is none', async () => {
     const r = await runCli(['check'], { env: { MAILROOM_BASE_URL: sandbox.baseUrl } });
     expect(r.code).toBe(3);
-    expect(r.stderr).toBe('mailroom: no API key (profile "default" is not set up)\n  run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key\n');
+    expect(r.stderr).toBe('mailroom: no API key (profile "default" is not set up)\n  run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key\n  no account yet? add --sandbox to try any command against a local API that sends nothing\n');
   });
 
   it('exits 5 when rate limited (a Retry-After beyond a minute is reported, not slept through)', async () => {
@@ -118,7 +118,7 @@ describe('mailroom check', () => {
   });
 
   it.each([
-    ['not-a-url', 'MAILROOM_BASE_URL: "not-a-url" is not a URL'],
+    ['not-a-url', 'MAILROOM_BASE_URL: "not-a-url" has no scheme: did you mean https://not-a-url?'],
     ['ftp://example.com', 'MAILROOM_BASE_URL: "ftp://example.com" must be an http(s) URL'],
   ])('rejects base URL %s with exit 2 and sends nothing', async (url, message) => {
     const r = await runCli(['check'], { env: { MAILROOM_BASE_URL: url, MAILROOM_API_KEY: 'sk_live_whateverwhatever' } });
