@@ -9,6 +9,7 @@ import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 import { refuseRepeatedOptions } from './commands/repeatable.js';
 import { guardIO, holdSecretsOf } from './secrets.js';
+import { oneLine } from './output/one-line.js';
 
 /** A bare group (`mailroom`, `mailroom keys`) prints its help to stdout with exit 0, as gh does, so `mailroom | less` works. */
 class MailroomCommand extends Command {
@@ -64,7 +65,8 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
       getOutHelpWidth: () => helpWidth(ctx.io.outColumns),
       getErrHelpWidth: () => helpWidth(ctx.io.errColumns),
       // One line per usage error (README, "Exit codes"): Commander's "Did you mean" goes on the same line.
-      outputError: (s, write) => write(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)')),
+      // User input in the message (an option or argument) is escaped so the line stays one line.
+      outputError: (s, write) => write(`${oneLine(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)').replace(/\n$/, ''))}\n`),
     })
     .configureHelp(helpLayout)
     .option('--profile <name>', 'stored profile to use (env MAILROOM_PROFILE; default "default")')

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileChunks } from '../input/detect.js';
+import { TextChecker } from '../input/text.js';
 
 /** Big reads: the whole input is hashed before the first request, and each read is a trip to the thread pool. */
 const READ_SIZE = 1024 * 1024;
@@ -9,9 +10,15 @@ const READ_SIZE = 1024 * 1024;
  * sending anything: the idempotency keys are tied to entry positions, so a changed input would pair
  * old keys with new emails and the API would silently answer with the old results.
  */
-export async function fingerprintFile(path: string): Promise<string> {
+export async function fingerprintFile(path: string, checkTextAs?: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of readFileChunks(path, READ_SIZE)) hash.update(chunk);
+  // The same pass checks the file is text (input/text.ts), so a bad byte anywhere refuses the whole run before a request.
+  const checker = checkTextAs === undefined ? undefined : new TextChecker(checkTextAs);
+  for await (const chunk of readFileChunks(path, READ_SIZE)) {
+    hash.update(chunk);
+    checker?.push(chunk);
+  }
+  checker?.end();
   return `sha256:${hash.digest('hex')}`;
 }
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { writeTextSync } from '../output/files.js';
 import { dirname } from 'node:path';
 import { isCliError, storageError, usageError, type CliError } from '../errors.js';
+import { fsReason, makeDirectory } from '../files.js';
 
 /** First line of a journal: what run it belongs to and which input it was made from. */
 export interface JournalHeader {
@@ -139,12 +140,12 @@ export class Journal {
   static create(path: string, header: JournalHeader): Journal {
     let fd: number;
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeDirectory(dirname(path));
       fd = openExclusive(path);
     } catch (err) {
       if (isCliError(err)) throw err;
       if (isDiskError(err)) throw storageError(path, err);
-      throw usageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw usageError(`cannot write the journal ${path}: ${fsReason(err, 'write')}`);
     }
     const journal = new Journal(path, fd, 0);
     journal.append(header);
@@ -248,7 +249,7 @@ export async function readJournalHeader(path: string): Promise<JournalHeader> {
       if (first.includes('\n') || first.length > 1024 * 1024) break;
     }
   } catch (err) {
-    throw usageError(`--resume ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw usageError(`--resume ${path}: cannot read it: ${fsReason(err, 'read')}`);
   }
   const nl = first.indexOf('\n');
   let header: Partial<JournalHeader> | undefined;

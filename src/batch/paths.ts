@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
+import { fsReason, makeDirectory } from '../files.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,12 +28,12 @@ function stateDir(env: Env): string {
 export function privateStateDir(env: Env): string {
   const dir = batchJournalDir(env);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectory(dir, 0o700);
     for (const own of env.MAILROOM_STATE_DIR ? [dir] : [stateDir(env), dir]) {
       if (process.platform !== 'win32' && statSync(own).mode & 0o077) chmodSync(own, 0o700);
     }
   } catch (err) {
-    throw usageError(`cannot create the journal directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, ['set MAILROOM_STATE_DIR, or pass --resume <journal>']);
+    throw usageError(`cannot create the journal directory ${dir}: ${fsReason(err, 'write')}`, ['set MAILROOM_STATE_DIR, or pass --resume <journal>']);
   }
   return dir;
 }

@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { writeTextSync } from '../output/files.js';
 import { storageError, usageError, type CliError } from '../errors.js';
+import { fsReason } from '../files.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
 export interface ReportLine {
@@ -36,7 +37,7 @@ export class NdjsonWriter {
     try {
       this.fd = openSync(path, 'w', 0o600);
     } catch (err) {
-      throw usageError(`${flag}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw usageError(`${flag}: cannot write ${path}: ${fsReason(err, 'write')}`);
     }
   }
 

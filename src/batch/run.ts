@@ -9,6 +9,7 @@ import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
 import { JournalLock } from '../output/lock.js';
+import { oneLine } from '../output/one-line.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
@@ -169,7 +170,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       runId: newRunId(),
       createdAt: new Date(startedAt).toISOString(),
       input: source.path ?? '-',
-      fingerprint: source.path ? await fingerprintFile(source.path) : null,
+      fingerprint: source.path ? await fingerprintFile(source.path, source.label) : null,
       bytes: source.size ?? null,
       size: o.size,
       defaults: digest,
@@ -333,7 +334,7 @@ async function checkSameRun(ctx: Context, header: JournalHeader, path: string | 
     }
   } else if (header.fingerprint) {
     // A journal made from a file, resumed from stdin: checked as it is read (checkpoints), not up front.
-    ctx.io.err.write(`mailroom: note: the journal was made from ${header.input}; piped input is checked against it as it is read\n`);
+    ctx.io.err.write(`mailroom: note: the journal was made from ${oneLine(header.input)}; piped input is checked against it as it is read\n`);
   }
   const was = header.defaults ?? {};
   for (const field of Object.keys(DEFAULT_FLAGS)) {

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { oneLine } from '../output/one-line.js';
 import type { BatchSummary } from './run.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
@@ -55,7 +56,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
   }
   if (s.errors.length > 0) {
     lines.push(s.failed > s.errors.length ? `  first ${s.errors.length} errors:` : '  errors:');
-    for (const e of s.errors) lines.push(`    entry ${e.index} (line ${e.line}): ${e.error}`);
+    for (const e of s.errors) lines.push(`    entry ${e.index} (line ${e.line}): ${oneLine(e.error)}`);
   }
   if (s.report) lines.push(`  report: ${s.report}`);
   if (s.failedFile && s.failed > 0) lines.push(`  failed entries: ${s.failedFile}`);

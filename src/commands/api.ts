@@ -37,18 +37,35 @@ Examples:
     });
 }
 
+/**
+ * The request path for `api`: relative to the base URL and under /v1. It is normalised the way the
+ * URL will be (dot segments resolved, backslashes read as slashes) and refused when that would
+ * change it, so what is checked is what is sent: `/v1/../../_sandbox/emails` must not carry the
+ * key outside /v1. Encoded slashes and dots, absolute URLs and control characters are refused too.
+ */
 export function apiPath(path: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) throw usageError(`path "${path}" contains control characters`);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
+    throw usageError(`path "${path}": give a path such as /v1/webhooks, not a URL (the host comes from --base-url)`);
+  }
+  if (/\s/.test(path)) throw usageError(`path "${path}" contains spaces; URL-encode them`);
   const p = path.startsWith('/') ? path : `/${path}`;
-  if (/^\/v1(\/|\?|$)/.test(p)) return p;
-  if (/^\/v\d+(\/|$)/.test(p)) throw usageError(`path "${path}": this CLI speaks /v1 only`);
-  return `/v1${p}`;
+  const pathname = p.split(/[?#]/, 1)[0]!;
+  if (/%(2f|5c)/i.test(pathname)) throw usageError(`path "${path}": encoded slashes (%2F, %5C) are not allowed in a path`);
+  if (pathname.includes('\\')) throw usageError(`path "${path}": backslashes are not allowed in a path`);
+  if (pathname.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) throw usageError(`path "${path}": "." and ".." segments are not allowed`);
+  if (/^\/v\d+(\/|\?|$)/.test(p) && !/^\/v1(\/|\?|$)/.test(p)) throw usageError(`path "${path}": this CLI speaks /v1 only`);
+  const full = /^\/v1(\/|\?|$)/.test(p) ? p : `/v1${p}`;
+  // What the URL will be, checked once more: it must still be under /v1.
+  if (!/^\/v1(\/|$)/.test(new URL(full, 'http://mailroom.invalid').pathname)) throw usageError(`path "${path}" leaves /v1`);
+  return full;
 }
 
 export async function run(ctx: Context, globals: Globals, rawMethod: string, rawPath: string, opts: ApiOptions): Promise<void> {
   const method = rawMethod.toUpperCase() as Method;
   if (!METHODS.includes(method)) throw usageError(`method "${rawMethod}": expected one of ${METHODS.join(', ')}`);
   const path = apiPath(rawPath);
-  if (/\s/.test(path)) throw usageError(`path "${rawPath}" contains spaces; URL-encode them`);
   let body: unknown;
   if (opts.data !== undefined) {
     if (method !== 'POST') throw usageError(`--data: a ${method} request has no body`);
@@ -90,12 +107,16 @@ function newSecrets(body: unknown): string[] {
 }
 
 async function readData(ctx: Context, spec: string): Promise<unknown> {
-  const [{ readSource }, { stdinFor }] = await Promise.all([import('../input/sources.js'), import('../input/stdin.js')]);
-  const stdin = stdinFor(ctx, 'the request body');
-  const text = spec === '-' ? await readSource('-', '--data', ctx.cwd, stdin) : spec.startsWith('@') ? await readSource(spec.slice(1), '--data', ctx.cwd, stdin) : spec;
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw usageError(`--data: not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
-  }
+  const [{ readSource }, { parseJsonText }, { sourceLabel }, { BATCH_BODY_LIMIT }, { stdinFor }] = await Promise.all([
+    import('../input/sources.js'),
+    import('../input/json-text.js'),
+    import('../input/text.js'),
+    import('../schema/limits.js'),
+    import('../input/stdin.js'),
+  ]);
+  if (spec !== '-' && !spec.startsWith('@')) return parseJsonText(spec, '--data');
+  const file = spec === '-' ? '-' : spec.slice(1);
+  // The largest request the API takes is a batch.
+  const text = await readSource(file, '--data', ctx.cwd, stdinFor(ctx, 'the request body'), BATCH_BODY_LIMIT);
+  return parseJsonText(text, sourceLabel(file, '--data'));
 }

@@ -144,11 +144,14 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
     // 128 + SIGINT, as shells report it; the summary above says how to resume.
     throw new QuietExit(130);
   }
+  // With -q or --json the summary is not on stderr: the one line says what the first problem is.
+  const first = summary.errors[0];
+  const firstError = first ? `; first: entry ${first.index} (line ${first.line}): ${first.error}` : '';
   if (summary.dryRun) {
-    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${summary.total} entries are invalid; nothing was sent`);
+    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${summary.total} entries are invalid; nothing was sent${firstError}`);
     return;
   }
-  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`none of the ${summary.total} entries is valid; nothing was sent`);
+  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`none of the ${summary.total} entries is valid; nothing was sent${firstError}`);
   if (summary.failed > 0) {
     const hints: string[] = [];
     if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);

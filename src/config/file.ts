@@ -1,6 +1,7 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliError } from '../errors.js';
+import { fsReason } from '../files.js';
 
 /** One stored profile. Every field optional: a profile may hold only a workspace, say. */
 export interface StoredProfile {
@@ -53,15 +54,6 @@ function keepPrivate(path: string, config: StoredConfig, warn: ((line: string) =
   }
 }
 
-const CAUSES: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  EIO: 'input/output error',
-};
-
 /** Causes of a failed write that are the disk's, not the setup's: exit 9, like a batch's journal. */
 const DISK_FULL_OR_BROKEN = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
 
@@ -78,7 +70,7 @@ export function storeError(path: string, err: unknown, doing: 'read' | 'write'):
       ? `config file ${path} is a directory`
       : code === 'ENOTDIR' || code === 'EEXIST'
         ? `config directory ${dir} is not a directory`
-        : `cannot ${doing} the config file ${path}: ${CAUSES[code] ?? (code || (err instanceof Error ? err.message : String(err)))}`;
+        : `cannot ${doing} the config file ${path}: ${fsReason(err, doing)}`;
   return new CliError(doing === 'write' && DISK_FULL_OR_BROKEN.has(code) ? 'storage' : 'usage', message, { cause: err });
 }
 

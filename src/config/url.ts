@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { httpUrlProblem, URL_PROBLEMS } from '../schema/text.js';
 
 export const DEFAULT_BASE_URL = 'https://api.smashsend.com';
 
@@ -13,16 +14,12 @@ export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
     const host = trimmed.replace(/[:/].*$/, '');
     throw usageError(`${origin}: "${input}" has no scheme: did you mean ${isLoopback(host) ? 'http' : 'https'}://${trimmed}?`);
   }
-  let url: URL;
-  try {
-    url = new URL(input.trim());
-  } catch {
-    throw usageError(`${origin}: "${input}" is not a URL`, ['give the API host root, e.g. https://api.smashsend.com']);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw usageError(`${origin}: "${input}" must be an http(s) URL`);
-  }
-  if (url.username || url.password) throw usageError(`${origin}: put credentials in --api-key or the store, not in the URL`);
+  const problem = httpUrlProblem(trimmed);
+  if (problem === 'not-a-url') throw usageError(`${origin}: "${input}" is not a URL`, ['give the API host root, e.g. https://api.smashsend.com']);
+  if (problem === 'scheme') throw usageError(`${origin}: "${input}" must be an http(s) URL`);
+  if (problem === 'credentials') throw usageError(`${origin}: put credentials in --api-key or the store, not in the URL`);
+  if (problem) throw usageError(`${origin}: ${URL_PROBLEMS[problem]}`);
+  const url = new URL(trimmed);
   if (url.search || url.hash) throw usageError(`${origin}: "${input}" must not carry a query or fragment`);
   const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   return `${url.origin}${path}`;

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { usageError } from '../errors.js';
 import type { InputItem } from './json-stream.js';
+import { INPUT_LIMIT, sizeWords } from './text.js';
 
 const BOOLEAN: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false };
 const SETTINGS = new Set(['trackClicks', 'trackOpens']);
@@ -12,7 +13,21 @@ const SETTINGS = new Set(['trackClicks', 'trackOpens']);
  */
 export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
   const { parse } = await import('csv-parse');
-  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true });
+  // The parser runs ahead of this loop: an error in line 2 can come before the header row is read
+  // here, so the header the error message names is caught as the parser makes it.
+  let firstRow: string[] | undefined;
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    info: true,
+    max_record_size: INPUT_LIMIT,
+    // With `info`, csv-parse hands on_record the { record, info } pair.
+    on_record: (row: unknown) => {
+      firstRow ??= (row as { record: string[] }).record.map((h) => h.trim());
+      return row as string[];
+    },
+  });
   const source = Readable.from(chunks);
   source.on('error', (err) => parser.destroy(err));
   source.pipe(parser);
@@ -30,11 +45,32 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
       yield rowToItem(header, record, info.lines - overcount);
     }
   } catch (err) {
-    if (err instanceof Error && 'code' in err && String((err as { code: unknown }).code).startsWith('CSV_')) {
-      throw usageError(`CSV: ${err.message}`);
-    }
+    // csv-parse's errors carry a code (CSV_..., INVALID_OPENING_QUOTE) and where the parser was.
+    if (err instanceof Error && typeof (err as Partial<CsvError>).code === 'string' && 'lines' in err) throw usageError(csvProblem(err as CsvError, header ?? firstRow));
     throw err;
   }
+}
+
+interface CsvError extends Error {
+  code: string;
+  lines?: number;
+  /** Index of the field the parser was in. */
+  column?: number;
+}
+
+const CSV_PROBLEMS: Record<string, string> = {
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted field: quote the whole field and double the quotes in it ("x""y""")',
+  CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote: double a quote that is part of the field ("x""y""")',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  CSV_MAX_RECORD_SIZE: `a row larger than ${sizeWords(INPUT_LIMIT)}, more than the API takes for one email`,
+};
+
+/** csv-parse's error as one line in mailroom's words: where (line, field and its column name) and what. */
+function csvProblem(err: CsvError, header: string[] | undefined): string {
+  const field = typeof err.column === 'number' ? err.column : undefined;
+  const name = field !== undefined && header?.[field] ? ` ("${header[field]}")` : '';
+  const where = [err.lines === undefined ? undefined : `line ${err.lines}`, field === undefined ? undefined : `field ${field + 1}${name}`].filter(Boolean).join(', ');
+  return `${where ? `${where}: ` : ''}not valid CSV: ${CSV_PROBLEMS[err.code] ?? err.message}`;
 }
 
 function checkHeader(header: string[]): void {

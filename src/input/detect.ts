@@ -2,10 +2,12 @@ import { open, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { IO } from '../context.js';
-import { usageError } from '../errors.js';
+import { isCliError, usageError } from '../errors.js';
+import { fsReason } from '../files.js';
 import { readCsvItems } from './csv.js';
 import { readJsonItems, type InputItem } from './json-stream.js';
 import { readNdjsonItems } from './ndjson.js';
+import { TextChecker } from './text.js';
 
 export const FORMATS = ['json', 'ndjson', 'csv'] as const;
 export type InputFormat = (typeof FORMATS)[number];
@@ -17,6 +19,8 @@ const PEEK_LIMIT = 64 * 1024;
 export interface InputSource {
   /** The file's absolute path, or undefined for stdin. */
   path: string | undefined;
+  /** How messages name the input: the path as given, or "stdin". */
+  label: string;
   /** Bytes in the file (undefined for stdin), for progress estimates. */
   size: number | undefined;
   chunks: AsyncIterable<Buffer | string>;
@@ -31,20 +35,18 @@ export interface ReadCounter {
 export async function openSource(spec: string | undefined, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>): Promise<InputSource> {
   if (spec === undefined || spec === '-') {
     if (io.isStdinTTY) throw usageError('no input: give a file, or pipe emails into stdin', ['mailroom batch emails.ndjson', 'generate-emails | mailroom batch -']);
-    return { path: undefined, size: undefined, chunks: io.in };
+    return { path: undefined, label: 'stdin', size: undefined, chunks: io.in };
   }
   const path = resolve(cwd, spec);
   let size: number;
   try {
     const s = await stat(path);
-    if (s.isDirectory()) throw usageError(`cannot read ${spec}: is a directory`);
     size = s.size;
+    if (s.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === undefined) throw err;
-    throw usageError(`cannot read ${spec}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code}`);
+    throw usageError(`cannot read ${spec}: ${fsReason(err, 'read')}`);
   }
-  return { path, size, chunks: readFileChunks(path) };
+  return { path, label: spec, size, chunks: readFileChunks(path) };
 }
 
 /**
@@ -66,18 +68,21 @@ export async function* readFileChunks(path: string, bufferSize = 64 * 1024): Asy
   }
 }
 
-/** Decodes a byte stream to text chunks, counting bytes as they are consumed. */
-async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter): AsyncGenerator<string> {
+/** Decodes a byte stream to text chunks, counting bytes as they are consumed; refuses what is not UTF-8 text. */
+async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, label: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
+  const checker = new TextChecker(label);
   for (;;) {
     const next = await stream.next();
     if (next.done) break;
     const chunk = next.value;
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     counter.bytes += buf.length;
+    checker.push(buf);
     const text = decoder.write(buf);
     if (text) yield text;
   }
+  checker.end();
   const tail = decoder.end();
   if (tail) yield tail;
 }
@@ -126,7 +131,7 @@ export interface OpenedInput {
 /** Peeks at the start of the source, picks the format and returns its item stream. */
 export async function readInput(source: InputSource, forced: InputFormat | undefined): Promise<OpenedInput> {
   const counter: ReadCounter = { bytes: 0 };
-  const text = decode(source.chunks[Symbol.asyncIterator](), counter);
+  const text = decode(source.chunks[Symbol.asyncIterator](), counter, source.label);
   let head = '';
   while (head.length < PEEK_LIMIT) {
     const next = await text.next();
@@ -139,5 +144,15 @@ export async function readInput(source: InputSource, forced: InputFormat | undef
   const format = detectFormat(forced, source.path, head);
   const chunks = prepend(head, text);
   const items = format === 'json' ? readJsonItems(chunks) : format === 'ndjson' ? readNdjsonItems(chunks) : readCsvItems(chunks);
-  return { format, items, counter };
+  return { format, items: located(items, source.label), counter };
+}
+
+/** A reader's usage error ("line 3, column 7: ...") names the input it is about. */
+async function* located(items: AsyncGenerator<InputItem>, label: string): AsyncGenerator<InputItem> {
+  try {
+    yield* items;
+  } catch (err) {
+    if (isCliError(err) && err.kind === 'usage' && !err.message.startsWith(`${label}: `)) throw usageError(`${label}: ${err.message}`, err.hints);
+    throw err;
+  }
 }

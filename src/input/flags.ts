@@ -3,7 +3,7 @@ import { usageError } from '../errors.js';
 import type { EmailRequest } from '../schema/index.js';
 import { describeIssues, parseEmailRequest } from '../schema/index.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
-import { readSource, parseJsonObject } from './sources.js';
+import { parseJsonObject, readJsonObject, readSource } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
 
 /** `mailroom send`'s own flags, as Commander parses them (README, "Sending email"). */
@@ -77,11 +77,11 @@ export function checkFlagConflicts(f: SendFlags): void {
 
 export async function loadSources(f: SendFlags, cwd: string, stdin: (what: string) => AsyncIterable<Buffer | string>): Promise<LoadedSources> {
   const loaded: LoadedSources = {};
-  if (f.file !== undefined) loaded.file = parseJsonObject(await readSource(f.file, '--file', cwd, stdin('the email')), '--file');
+  if (f.file !== undefined) loaded.file = await readJsonObject(f.file, '--file', cwd, stdin('the email'));
   if (f.htmlFile !== undefined) loaded.html = await readSource(f.htmlFile, '--html-file', cwd, stdin('the HTML body'));
   if (f.textFile !== undefined) loaded.text = await readSource(f.textFile, '--text-file', cwd, stdin('the text body'));
   if (f.vars !== undefined) loaded.vars = parseJsonObject(f.vars, '--vars');
-  if (f.varsFile !== undefined) loaded.vars = parseJsonObject(await readSource(f.varsFile, '--vars-file', cwd, stdin('the template variables')), '--vars-file');
+  if (f.varsFile !== undefined) loaded.vars = await readJsonObject(f.varsFile, '--vars-file', cwd, stdin('the template variables'));
   return loaded;
 }
 

@@ -1,4 +1,6 @@
 import { usageError } from '../errors.js';
+import { locateJsonError } from './json-text.js';
+import { INPUT_LIMIT, sizeWords } from './text.js';
 
 /** One element of the input: its parsed value, or why it could not be parsed, and where it began. */
 export interface InputItem {
@@ -38,9 +40,22 @@ export class JsonArrayScanner {
   private text = '';
   private line = 1;
   private itemLine = 1;
+  private itemColumn = 1;
+  /** Characters before the current chunk, where the current line began, and where the scan is (for columns). */
+  private pos = 0;
+  private lineStart = 0;
+  private at = 0;
 
   /** Scans one chunk, pushing every element it completes onto `out`. Throws on broken structure. */
   push(s: string, out: InputItem[]): void {
+    try {
+      this.scan(s, out);
+    } finally {
+      this.pos += s.length;
+    }
+  }
+
+  private scan(s: string, out: InputItem[]): void {
     const n = s.length;
     let i = 0;
     while (i < n) {
@@ -48,9 +63,13 @@ export class JsonArrayScanner {
         const start = i;
         const stop = this.scanValue(s, i);
         if (stop === n) {
-          if (this.phase === 'elem') this.text += s.slice(start, n);
+          if (this.phase === 'elem') {
+            this.text += s.slice(start, n);
+            if (this.text.length > INPUT_LIMIT) throw this.fail(`an element longer than ${sizeWords(INPUT_LIMIT)} (it began at line ${this.itemLine}), more than the API takes for one email`);
+          }
           return;
         }
+        this.at = this.pos + stop;
         this.endValue(s.slice(start, stop), s.charCodeAt(stop), out);
         i = stop + 1;
         continue;
@@ -67,16 +86,21 @@ export class JsonArrayScanner {
       }
       const c = s.charCodeAt(i);
       if (WS.has(c)) {
-        if (c === 0x0a) this.line += 1;
+        if (c === 0x0a) {
+          this.line += 1;
+          this.lineStart = this.pos + i + 1;
+        }
         i += 1;
         continue;
       }
+      this.at = this.pos + i;
       if (this.structural(c)) i += 1;
     }
   }
 
   /** Called at the end of the input; throws when the JSON stopped half-way. */
   finish(): void {
+    this.at = this.pos;
     if (this.phase === 'start' || this.phase === 'end') return;
     if (this.phase === 'elem' || this.phase === 'elemStart') {
       throw this.fail(`the JSON array is not closed (missing "]"; last element began at line ${this.itemLine})`);
@@ -105,7 +129,12 @@ export class JsonArrayScanner {
         return true;
       case 'colon': {
         if (c !== 0x3a) throw this.fail(`expected ":" after a key, found "${ch}"`);
-        const key = JSON.parse(`"${this.text}"`) as string;
+        let key: string;
+        try {
+          key = JSON.parse(`"${this.text}"`) as string;
+        } catch {
+          throw this.fail('a key in the top-level object is not a valid JSON string');
+        }
         this.text = '';
         this.depth = 0;
         this.phase = key === 'emails' ? 'emailsValue' : 'skipValue';
@@ -128,6 +157,7 @@ export class JsonArrayScanner {
         }
         this.phase = 'elem';
         this.itemLine = this.line;
+        this.itemColumn = this.at - this.lineStart + 1;
         this.text = '';
         this.depth = 0;
         return false;
@@ -155,8 +185,10 @@ export class JsonArrayScanner {
       if (c === 0x22) this.inString = true;
       else if (c === 0x7b || c === 0x5b) this.depth += 1;
       else if ((c === 0x7d || c === 0x5d) && this.depth > 0) this.depth -= 1;
-      else if (c === 0x0a) this.line += 1;
-      else if (this.depth === 0 && (c === 0x2c || c === close)) return i;
+      else if (c === 0x0a) {
+        this.line += 1;
+        this.lineStart = this.pos + i + 1;
+      } else if (this.depth === 0 && (c === 0x2c || c === close)) return i;
       i += 1;
     }
     return n;
@@ -197,7 +229,7 @@ export class JsonArrayScanner {
     }
     const text = (this.text + tail).trim();
     this.text = '';
-    out.push(parseElement(text, this.itemLine));
+    out.push(parseElement(text, this.itemLine, this.itemColumn));
     if (c === 0x2c) this.phase = 'elemStart';
     else this.closeArray();
   }
@@ -212,7 +244,7 @@ export class JsonArrayScanner {
   }
 
   private fail(message: string) {
-    return usageError(`input line ${this.line}: ${message}`);
+    return usageError(`line ${this.line}, column ${Math.max(1, this.at - this.lineStart + 1)}: ${message}`);
   }
 }
 
@@ -230,11 +262,13 @@ export async function* readJsonItems(chunks: AsyncIterable<string>): AsyncGenera
   scanner.finish();
 }
 
-function parseElement(text: string, line: number): InputItem {
+function parseElement(text: string, line: number, column: number): InputItem {
   if (text === '') return { line, error: 'empty array element' };
   try {
     return { line, value: JSON.parse(text) };
-  } catch (err) {
-    return { line, error: `not valid JSON (${err instanceof Error ? err.message : String(err)})` };
+  } catch {
+    const e = locateJsonError(text);
+    const where = e.line === 1 ? `line ${line}, column ${column + e.offset}` : `line ${line + e.line - 1}, column ${e.column}`;
+    return { line, error: `not valid JSON at ${where}: ${e.problem}` };
   }
 }

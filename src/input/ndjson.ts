@@ -1,6 +1,14 @@
+import { usageError } from '../errors.js';
+import { locateJsonError } from './json-text.js';
 import type { InputItem } from './json-stream.js';
+import { INPUT_LIMIT, sizeWords } from './text.js';
 
-/** Streams NDJSON: one JSON value a line, blank lines skipped, each item tagged with its line number. */
+const tooLong = (line: number) => usageError(`line ${line}: longer than ${sizeWords(INPUT_LIMIT)}, more than the API takes for one email`);
+
+/**
+ * Streams NDJSON: one JSON value a line, blank lines skipped, each item tagged with its line number.
+ * A line longer than the input limit stops the read (it is not an email, and holding it costs memory).
+ */
 export async function* readNdjsonItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
   let rest = '';
   let line = 0;
@@ -10,6 +18,7 @@ export async function* readNdjsonItems(chunks: AsyncIterable<string>): AsyncGene
     let nl = text.indexOf('\n', start);
     while (nl !== -1) {
       line += 1;
+      if (nl - start > INPUT_LIMIT) throw tooLong(line);
       const item = parseLine(text.slice(start, nl), line);
       if (item) yield item;
       start = nl + 1;
@@ -17,6 +26,7 @@ export async function* readNdjsonItems(chunks: AsyncIterable<string>): AsyncGene
     }
     rest = text.slice(start);
     text = '';
+    if (rest.length > INPUT_LIMIT) throw tooLong(line + 1);
   }
   if (rest !== '') {
     const item = parseLine(rest, line + 1);
@@ -29,7 +39,9 @@ function parseLine(raw: string, line: number): InputItem | undefined {
   if (text === '') return undefined;
   try {
     return { line, value: JSON.parse(text) };
-  } catch (err) {
-    return { line, error: `not valid JSON (${err instanceof Error ? err.message : String(err)})` };
+  } catch {
+    const e = locateJsonError(text);
+    const column = e.offset + raw.length - raw.trimStart().length + 1;
+    return { line, error: `not valid JSON at column ${column}: ${e.problem}` };
   }
 }

@@ -1,36 +1,25 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { usageError } from '../errors.js';
+import { parseJsonText } from './json-text.js';
+import { INPUT_LIMIT, readText, sourceLabel } from './text.js';
 
-/** Reads a `<path|->` flag value: `-` is stdin (input/stdin.ts's stdinFor), anything else a file relative to the working directory. */
-export async function readSource(spec: string, flag: string, cwd: string, stdin: AsyncIterable<Buffer | string>): Promise<string> {
-  if (spec === '-') return readAll(stdin);
-  try {
-    return await readFile(resolve(cwd, spec), 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
-    throw usageError(`${flag}: cannot read ${spec}: ${why}`);
-  }
+/**
+ * Reads a `<path|->` flag value as text: `-` is stdin, anything else a file relative to the working
+ * directory; at most `limit` bytes, UTF-8 without NUL (input/text.ts).
+ */
+export function readSource(spec: string, flag: string, cwd: string, stdin: AsyncIterable<Buffer | string>, limit = INPUT_LIMIT): Promise<string> {
+  return readText(spec, flag, cwd, stdin, limit);
 }
 
-async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+/** Reads a `<path|->` flag value holding a JSON object; one line naming the file, line and column when it is not. */
+export async function readJsonObject(spec: string, flag: string, cwd: string, stdin: AsyncIterable<Buffer | string>): Promise<Record<string, unknown>> {
+  return parseJsonObject(await readSource(spec, flag, cwd, stdin), sourceLabel(spec, flag));
 }
 
-/** Parses a flag's JSON that must be an object; one line naming the flag when it is not. */
-export function parseJsonObject(text: string, flag: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw usageError(`${flag}: not valid JSON (${why})`);
-  }
+/** Parses JSON that must be an object (`where` names the flag, and the file it came from). */
+export function parseJsonObject(text: string, where: string): Record<string, unknown> {
+  const value = parseJsonText(text, where);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usageError(`${flag}: must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
+    throw usageError(`${where}: must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
   }
   return value as Record<string, unknown>;
 }

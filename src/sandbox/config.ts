@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { locateJsonError } from '../input/json-text.js';
+import { checkText, readCapped } from '../input/text.js';
 import { describeIssues } from '../schema/issues.js';
 
 export interface TemplateConfig {
@@ -97,16 +99,19 @@ export function parseSandboxConfig(input: unknown, source = 'sandbox config'): S
 export async function loadConfigFile(path: string): Promise<SandboxConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // At most the input limit, UTF-8 text (input/text.ts), like every file mailroom reads.
+    const bytes = await readCapped(path, '--config', '', Readable.from([]));
+    checkText(bytes, `--config ${path}`);
+    text = bytes.toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new SandboxConfigError(`cannot read config file ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(err))}`);
+    throw new SandboxConfigError((err as Error).message);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (err) {
-    throw new SandboxConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    const e = locateJsonError(text);
+    throw new SandboxConfigError(`config file ${path} is not valid JSON at line ${e.line}, column ${e.column}: ${e.problem}`);
   }
   return parseSandboxConfig(json, `config file ${path}`);
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { fsReason } from '../files.js';
 import { resolveConfig, SandboxConfigError, type SandboxConfig } from './config.js';
 import { contactPayload, envelope } from './events.js';
 import { Deliverer } from './deliveries.js';
@@ -68,7 +69,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const apiKey = readyKey(state, options.apiKey);
   await persistence?.start().catch((err: NodeJS.ErrnoException) => {
     persistence.abandon();
-    throw new SandboxConfigError(`cannot write data file ${dataFile}: ${err.code ?? err.message}`);
+    throw new SandboxConfigError(`cannot write data file ${dataFile}: ${fsReason(err, 'write')}`);
   });
 
   const live = new LiveFeed(() => {

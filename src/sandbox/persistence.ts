@@ -3,6 +3,7 @@ import { access, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { JournalLock } from '../output/lock.js';
+import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './journal.js';
 import { SandboxState, type Change, type Snapshot } from './state.js';
@@ -55,7 +56,7 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SandboxConfigError(`cannot read data file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new SandboxConfigError(`cannot read data file ${file}: ${fsReason(err, 'read')}`);
   }
   let snap: unknown;
   try {
@@ -151,7 +152,7 @@ export class Persistence {
    */
   static async open(file: string, fresh: () => SandboxState, onError: (err: Error) => void, compactBytes = COMPACT_MIN_BYTES): Promise<Persistence> {
     await access(dirname(file), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
-      throw new SandboxConfigError(`cannot write data file ${file}: ${err.code ?? err.message}`);
+      throw new SandboxConfigError(`cannot write data file ${file}: ${fsReason(err, 'write')}`);
     });
     // One sandbox per file: two would delete each other's journals. A lock whose pid is gone (a kill) is taken over.
     const lock = JournalLock.acquire(file, { subject: `--data ${file}`, holder: 'another mailroom sandbox', createDir: false });

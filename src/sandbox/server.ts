@@ -1,5 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
+import { BATCH_BODY_LIMIT, BODY_LIMIT } from '../schema/limits.js';
 import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
@@ -16,9 +17,7 @@ import { LiveFeed } from './live.js';
 import { randomToken, type SandboxState, type StoredKey } from './state.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
 
-/** Body limits (the spec is silent): a single email or admin call, and a batch of 50 emails. */
-export const BODY_LIMIT = 1024 * 1024;
-export const BATCH_BODY_LIMIT = 10 * 1024 * 1024;
+export { BATCH_BODY_LIMIT, BODY_LIMIT };
 
 export interface ServerDeps {
   state: SandboxState;

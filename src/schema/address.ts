@@ -2,7 +2,9 @@
  * Address rules without zod: the quick email check (email-quick.ts) runs them on every batch entry
  * and must not load zod; common.ts builds the zod fields from the same functions.
  */
-const ADDRESS = /^[^\s@<>"(),;:]+@[^\s@<>"(),;:]+\.[^\s@<>"(),;:.][^\s@<>"(),;:]*$/;
+// No spaces or control characters anywhere (an address goes in a header).
+// eslint-disable-next-line no-control-regex
+const ADDRESS = /^[^\s@<>"(),;:\u0000-\u001f\u007f]+@[^\s@<>"(),;:\u0000-\u001f\u007f]+\.[^\s@<>"(),;:.\u0000-\u001f\u007f][^\s@<>"(),;:\u0000-\u001f\u007f]*$/;
 
 export function isEmailAddress(value: string): boolean {
   return value.length <= 320 && ADDRESS.test(value);

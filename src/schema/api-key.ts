@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, tolerantEnum, unset } from './common.js';
+import { headerText, isoTimestamp, tolerantEnum, unset } from './common.js';
 
 export const KEY_ROLES = ['API_USER', 'EDITOR', 'VIEWER'] as const;
 export const KEY_STATUSES = ['ACTIVE', 'ARCHIVED'] as const;
@@ -25,14 +25,14 @@ export const keyCheckResultSchema = z.looseObject({
 export type KeyCheckResult = z.infer<typeof keyCheckResultSchema>;
 
 export const createKeyRequestSchema = z.strictObject({
-  displayName: z.string().trim().min(1).max(200),
+  displayName: headerText.trim().min(1).max(200),
   role: z.enum(KEY_ROLES),
 });
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
 
 export const updateKeyRequestSchema = z
   .strictObject({
-    displayName: z.string().trim().min(1).max(200).optional(),
+    displayName: headerText.trim().min(1).max(200).optional(),
     role: z.enum(KEY_ROLES).optional(),
   })
   .refine((r) => r.displayName !== undefined || r.role !== undefined, { message: 'give displayName or role' });

@@ -1,8 +1,29 @@
 import { z } from 'zod';
 import { isEmailAddress, senderAddress } from './address.js';
 import { zonedDateTimeProblem } from './datetime.js';
+import { headerProblem, httpUrlProblem, nulProblem, URL_PROBLEMS } from './text.js';
 
 export { isEmailAddress, senderAddress } from './address.js';
+
+/** A string that may hold no NUL (every string sent); see text.ts. */
+export const plainText = z.string().superRefine((v, ctx) => {
+  const problem = nulProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** A string the API may put in a mail header: no control characters, checked first so the message says so. */
+export const headerText = z.string().check(
+  z.superRefine((v, ctx) => {
+    const problem = headerProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
+  }),
+);
+
+/** An http(s) URL with no spaces, control characters or credentials. */
+export const httpUrl = z.string().superRefine((v, ctx) => {
+  const problem = httpUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: URL_PROBLEMS[problem], params: { problem } });
+});
 
 /**
  * A string enum that accepts values the spec does not list: servers add statuses and roles over
@@ -12,8 +33,8 @@ export function tolerantEnum<const T extends readonly [string, ...string[]]>(kno
   return z.union([z.enum(known), z.string()]);
 }
 
-export const emailAddress = z.string().refine(isEmailAddress, { message: 'must be an email address' });
-export const senderField = z.string().refine((v) => senderAddress(v) !== undefined, {
+export const emailAddress = headerText.refine(isEmailAddress, { message: 'must be an email address' });
+export const senderField = headerText.refine((v) => senderAddress(v) !== undefined, {
   message: 'must be an email address or "Name <address>"',
 });
 
@@ -34,4 +55,10 @@ export const zonedTimestamp = z.string().superRefine((value, ctx) => {
 });
 
 /** Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. */
-export const scalarRecord = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+export const scalarRecord = z.record(z.string(), z.union([plainText, z.number(), z.boolean(), z.null()])).superRefine((record, ctx) => {
+  // Keys are names (header-safe); checked here, not by the key schema, whose issue zod words as "Invalid key in record".
+  for (const key of Object.keys(record)) {
+    const problem = headerProblem(key);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [key] });
+  }
+});

@@ -1,6 +1,7 @@
 import { isEmailAddress, senderAddress } from './address.js';
 import { parseZonedDateTime } from './datetime.js';
 import type { EmailRequest } from './email.js';
+import { hasNoNul, isHeaderSafe } from './text.js';
 
 /**
  * The batch hot path's check of an email, without zod. It vouches only for what `parseEmailRequest`
@@ -40,12 +41,16 @@ interface Field {
   check: Check;
 }
 
-const string: Check = (v) => (typeof v === 'string' ? v : INVALID);
-const nonEmpty: Check = (v) => (typeof v === 'string' && v !== '' ? v : INVALID);
-const address: Check = (v) => (typeof v === 'string' && isEmailAddress(v) ? v : INVALID);
-const sender: Check = (v) => (typeof v === 'string' && senderAddress(v) !== undefined ? v : INVALID);
+// Header fields (common.ts `headerText`) hold no control character; body text (`plainText`) no NUL.
+const header = (v: unknown): v is string => typeof v === 'string' && isHeaderSafe(v);
+const text: Check = (v) => (typeof v === 'string' && hasNoNul(v) ? v : INVALID);
+const nonEmptyText: Check = (v) => (typeof v === 'string' && v !== '' && hasNoNul(v) ? v : INVALID);
+const headerString: Check = (v) => (header(v) ? v : INVALID);
+const nonEmptyHeader: Check = (v) => (header(v) && v !== '' ? v : INVALID);
+const address: Check = (v) => (header(v) && isEmailAddress(v) ? v : INVALID);
+const sender: Check = (v) => (header(v) && senderAddress(v) !== undefined ? v : INVALID);
 // zod counts code points past 256 UTF-16 units; such a key is left to zod.
-const idempotencyKey: Check = (v) => (typeof v === 'string' && v !== '' && v.length <= 256 ? v : INVALID);
+const idempotencyKey: Check = (v) => (header(v) && v !== '' && v.length <= 256 ? v : INVALID);
 
 // The same check `zonedTimestamp` makes; the value is kept as written, as zod keeps it.
 const timestamp: Check = (v) => (typeof v === 'string' && parseZonedDateTime(v) !== undefined ? v : INVALID);
@@ -57,7 +62,7 @@ const scalars: Check = (v) => {
   if (!isJsonObject(v)) return INVALID;
   for (const key in v) {
     const x = v[key];
-    if (key === '__proto__' || !(typeof x === 'string' || typeof x === 'boolean' || x === null || (typeof x === 'number' && Number.isFinite(x)))) return INVALID;
+    if (key === '__proto__' || !isHeaderSafe(key) || !((typeof x === 'string' && hasNoNul(x)) || typeof x === 'boolean' || x === null || (typeof x === 'number' && Number.isFinite(x)))) return INVALID;
   }
   return v;
 };
@@ -80,21 +85,21 @@ const settings: Check = (v) => {
 const required = (key: string, check: Check): Field => ({ key, required: true, check });
 const optional = (key: string, check: Check): Field => ({ key, required: false, check });
 const schema = (fields: Field[]) => ({ fields, keys: new Set(fields.map((f) => f.key)) });
-const common = [optional('settings', settings), optional('groupBy', nonEmpty), optional('sendAt', timestamp), optional('idempotencyKey', idempotencyKey)];
+const common = [optional('settings', settings), optional('groupBy', nonEmptyHeader), optional('sendAt', timestamp), optional('idempotencyKey', idempotencyKey)];
 
 /** rawEmailSchema's fields, in its order. */
 const RAW = schema([
   required('from', sender),
-  optional('fromName', string),
+  optional('fromName', headerString),
   required('to', address),
-  required('subject', nonEmpty),
-  required('html', nonEmpty),
-  optional('text', string),
-  optional('previewText', string),
+  required('subject', nonEmptyHeader),
+  required('html', nonEmptyText),
+  optional('text', text),
+  optional('previewText', text),
   optional('replyTo', address),
   optional('contactProperties', scalars),
   ...common,
 ]);
 
 /** templatedEmailSchema's fields, in its order. */
-const TEMPLATED = schema([required('template', nonEmpty), required('to', address), optional('variables', scalars), ...common]);
+const TEMPLATED = schema([required('template', nonEmptyHeader), required('to', address), optional('variables', scalars), ...common]);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
+import { emailAddress, headerText, plainText, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
 import { MAX_BATCH } from './limits.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
@@ -13,26 +13,26 @@ export const emailSettingsSchema = z.strictObject({
 
 const common = {
   settings: emailSettingsSchema.optional(),
-  groupBy: z.string().min(1).optional(),
+  groupBy: headerText.min(1).optional(),
   sendAt: zonedTimestamp.optional(),
-  idempotencyKey: z.string().min(1).max(256).optional(),
+  idempotencyKey: headerText.min(1).max(256).optional(),
 };
 
 export const rawEmailSchema = z.strictObject({
   from: senderField,
-  fromName: z.string().optional(),
+  fromName: headerText.optional(),
   to: emailAddress,
-  subject: z.string().min(1),
-  html: z.string().min(1),
-  text: z.string().optional(),
-  previewText: z.string().optional(),
+  subject: headerText.min(1),
+  html: plainText.min(1),
+  text: plainText.optional(),
+  previewText: plainText.optional(),
   replyTo: emailAddress.optional(),
   contactProperties: scalarRecord.optional(),
   ...common,
 });
 
 export const templatedEmailSchema = z.strictObject({
-  template: z.string().min(1),
+  template: headerText.min(1),
   to: emailAddress,
   variables: scalarRecord.optional(),
   ...common,

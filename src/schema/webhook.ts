@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventNameSchema } from './events.js';
-import { tolerantEnum, unset } from './common.js';
+import { headerText, httpUrl, tolerantEnum, unset } from './common.js';
 
 export const WEBHOOK_STATUSES = ['ACTIVE', 'PAUSED', 'BANNED'] as const;
 
@@ -17,12 +17,10 @@ export const webhookSchema = z.looseObject({
 });
 export type Webhook = z.infer<typeof webhookSchema>;
 
-const httpUrl = z.url({ protocol: /^https?$/ });
-
 export const createWebhookRequestSchema = z.strictObject({
   url: httpUrl,
   events: z.array(eventNameSchema).min(1),
-  token: z.string().min(8).max(256).optional(),
+  token: headerText.min(8).max(256).optional(),
 });
 export type CreateWebhookRequest = z.infer<typeof createWebhookRequestSchema>;
 

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isLoopback } from '../config/url.js';
 import { usageError } from '../errors.js';
+import { httpUrlProblem, URL_PROBLEMS } from '../schema/text.js';
 
 export interface ForwardResult {
   url: string;
@@ -12,14 +13,11 @@ export interface ForwardResult {
 
 /** `--forward-to`: an http(s) URL, normalised; a usage error naming the flag otherwise. */
 export function checkForwardUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usageError(`--forward-to: "${value}" is not a URL (e.g. http://localhost:3000/webhooks)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--forward-to: "${value}" must be an http:// or https:// URL`);
-  return url.toString();
+  const problem = httpUrlProblem(value);
+  if (problem === 'not-a-url') throw usageError(`--forward-to: "${value}" is not a URL (e.g. http://localhost:3000/webhooks)`);
+  if (problem === 'scheme') throw usageError(`--forward-to: "${value}" must be an http:// or https:// URL`);
+  if (problem) throw usageError(`--forward-to: ${URL_PROBLEMS[problem]}`);
+  return new URL(value).toString();
 }
 
 /**

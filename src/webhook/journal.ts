@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { openDurableAppender, type DurableAppender } from '../output/files.js';
-import { usageError } from '../errors.js';
+import { isCliError, usageError } from '../errors.js';
+import { fsReason } from '../files.js';
 
 /**
  * The listener's journal: one NDJSON line per request received, in arrival order, with the raw
@@ -80,9 +81,7 @@ export class JournalWriter {
     try {
       return new JournalWriter(path, await openDurableAppender(path, 0o600));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such directory' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
-      throw usageError(`--journal: cannot write ${path}: ${why}`);
+      throw usageError(`--journal: cannot write ${path}: ${fsReason(err, 'write')}`);
     }
   }
 
@@ -118,10 +117,13 @@ export class JournalWriter {
 export async function readJournal(path: string): Promise<JournalEntry[]> {
   let text: string;
   try {
+    // A journal is a file the listener wrote: a device or pipe (/dev/zero) would be read without end.
+    const st = await stat(path);
+    if (!st.isFile()) throw usageError(`--journal: cannot read ${path}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}`);
     text = await readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(`--journal: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(code ?? err)}`);
+    if (isCliError(err)) throw err;
+    throw usageError(`--journal: cannot read ${path}: ${fsReason(err, 'read')}`);
   }
   const entries: JournalEntry[] = [];
   const lines = text.split('\n');

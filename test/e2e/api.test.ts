@@ -81,7 +81,7 @@ describe('mailroom api', () => {
   it.each([
     [['api', 'PUT', '/v1/webhooks'], 'mailroom: method "PUT": expected one of GET, POST, DELETE'],
     [['api', 'GET', '/v1/webhooks', '--data', '{}'], 'mailroom: --data: a GET request has no body'],
-    [['api', 'POST', '/v1/webhooks', '--data', '{nope'], /^mailroom: --data: not valid JSON \(/],
+    [['api', 'POST', '/v1/webhooks', '--data', '{nope'], /^mailroom: --data: not valid JSON at line 1, column 2: expected a property name in double quotes, found "n"$/],
     [['api', 'POST', '/v1/webhooks', '--data', '@/nonexistent/file.json'], 'mailroom: --data: cannot read /nonexistent/file.json: no such file'],
     [['api', 'GET', '/v2/things'], 'mailroom: path "/v2/things": this CLI speaks /v1 only'],
   ])('%j → exit 2, nothing sent', async (args, line) => {

@@ -8,8 +8,8 @@ import { run } from '../../src/run.js';
 export interface FakeOptions {
   /** The whole environment the command sees (nothing is inherited from the test process). */
   env?: Record<string, string | undefined>;
-  /** stdin: a string, then EOF; default empty. */
-  input?: string;
+  /** stdin: a string or bytes, then EOF; default empty. */
+  input?: string | Buffer;
   /** Terminal facts: `true` makes stdin, stdout and stderr terminals. */
   tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   color?: boolean;

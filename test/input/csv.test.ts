@@ -39,7 +39,8 @@ describe('CSV reader', () => {
   });
 
   it('fails with one line on a broken quote or a duplicate column', async () => {
-    await expect(collect(readCsvItems(chunksOf('to,subject\n"a@example.com,Hi\n', 5)))).rejects.toThrow(/^CSV: /);
+    await expect(collect(readCsvItems(chunksOf('to,subject\n"a@example.com,Hi\n', 5)))).rejects.toThrow(/^line 2, field 1 \("to"\): not valid CSV: a quoted field is never closed$/);
+    await expect(collect(readCsvItems(chunksOf('to,subject\na@example.com,x"y"\n', 5)))).rejects.toThrow(/^line 2, field 2 \("subject"\): not valid CSV: a quote inside an unquoted field/);
     await expect(collect(readCsvItems(chunksOf('to,to\na,b\n', 5)))).rejects.toThrow(/column "to" appears twice/);
   });
 });

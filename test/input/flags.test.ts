@@ -176,8 +176,8 @@ describe('loadSources', () => {
   it('refuses missing files and bad JSON with one line naming the flag', async () => {
     const stdin = Readable.from([]);
     await expect(loadSources({ htmlFile: 'nope.html' }, '/tmp', () => stdin)).rejects.toThrow('--html-file: cannot read nope.html: no such file');
-    await expect(loadSources({ vars: '{"a":' }, '/tmp', () => stdin)).rejects.toThrow(/^--vars: not valid JSON \(/);
+    await expect(loadSources({ vars: '{"a":' }, '/tmp', () => stdin)).rejects.toThrow(/^--vars: not valid JSON at line 1, column 6: unexpected end of input$/);
     await expect(loadSources({ vars: '[1]' }, '/tmp', () => stdin)).rejects.toThrow('--vars: must be a JSON object, got an array');
-    await expect(loadSources({ file: '-' }, '/tmp', () => Readable.from([Buffer.from('42')]))).rejects.toThrow('--file: must be a JSON object, got number');
+    await expect(loadSources({ file: '-' }, '/tmp', () => Readable.from([Buffer.from('42')]))).rejects.toThrow('--file (stdin): must be a JSON object, got number');
   });
 });

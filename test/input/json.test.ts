@@ -48,7 +48,7 @@ describe('JSON array reader', () => {
   it('fails with the line when the structure is broken', async () => {
     await expect(collect(readJsonItems(chunksOf('[{"to":"a@example.com"},\n{"to":"b@example.com"}', 5)))).rejects.toThrow(/not closed/);
     await expect(collect(readJsonItems(chunksOf('{"to":"a@example.com"}\n{"to":"b@example.com"}\n', 5)))).rejects.toThrow(/has no "emails" array|--format ndjson/);
-    await expect(collect(readJsonItems(chunksOf('[1]\n[2]', 5)))).rejects.toThrow(/line 2: .*after the end of the JSON/);
+    await expect(collect(readJsonItems(chunksOf('[1]\n[2]', 5)))).rejects.toThrow(/^line 2, column 1: unexpected "\[" after the end of the JSON/);
     await expect(collect(readJsonItems(chunksOf('{"emails": {"to": 1}}', 5)))).rejects.toThrow(/"emails" must be an array/);
     await expect(collect(readJsonItems(chunksOf('to,from\n', 5)))).rejects.toThrow(/expected a JSON array/);
   });

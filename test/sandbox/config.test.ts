@@ -52,7 +52,7 @@ describe('loadConfigFile', () => {
   });
 
   test('missing file, bad JSON and unknown keys each give one line', async () => {
-    await expect(loadConfigFile(join(dir, 'none.json'))).rejects.toThrow(/cannot read config file .*none\.json: no such file/);
+    await expect(loadConfigFile(join(dir, 'none.json'))).rejects.toThrow(/^--config: cannot read .*none\.json: no such file$/);
     const bad = join(dir, 'bad.json');
     await writeFile(bad, '{ nope');
     await expect(loadConfigFile(bad)).rejects.toThrow(/is not valid JSON/);

@@ -38,8 +38,13 @@ export async function run(opts: WebhooksCreateOptions, globals: GlobalOptions, c
   if (!body.success) {
     const issue = body.error.issues[0]!;
     const field = String(issue.path[0] ?? '');
-    if (field === 'url') throw usageError(`--url: "${opts.url}" is not an http(s) URL`);
-    if (field === 'token') throw usageError('--token: must be 8 to 256 characters');
+    // The URL is quoted only when the problem is its form: it may carry credentials or control characters.
+    if (field === 'url') {
+      const quoted = issue.code === 'custom' && (issue.params?.problem === 'scheme' || issue.params?.problem === 'not-a-url');
+      throw usageError(quoted ? `--url: "${opts.url}" ${issue.message}` : `--url: ${issue.message}`);
+    }
+    // Never the token itself: it is a secret.
+    if (field === 'token') throw usageError(issue.code === 'custom' ? `--token: ${issue.message}` : '--token: must be 8 to 256 characters');
     throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
   }
   if (opts.token === undefined) refuseQuietDiscard(globals.quiet, 'webhook token', 'give your own with --token, or drop -q');
