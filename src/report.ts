@@ -1,13 +1,16 @@
 import { CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { EXIT, isCliError, QuietExit } from './errors.js';
+import { oneLine } from './output/one-line.js';
 
 /**
  * Every error as one line (plus hints) on stderr and its documented exit code; under --json also as
  * one JSON object on stdout, so a script reads one stream. Commander has printed its own line already.
  */
 export function report(err: unknown, ctx: Context, opts: { verbose: boolean; json: boolean }): number {
-  const write = (line: string) => void ctx.io.err.write(`${line}\n`);
+  // Control characters from user input (a CR/LF in a path) are escaped: each line stays one line.
+  const write = (line: string) => void ctx.io.err.write(`${oneLine(line)}\n`);
+  const writeStack = (stack: string) => void ctx.io.err.write(`${stack}\n`);
   const asJson = (error: Record<string, unknown>) => {
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
   };
@@ -21,7 +24,7 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
     write(`mailroom: ${err.message}`);
     for (const hint of err.hints) write(`  ${hint}`);
     if (err.requestId) write(`  request id: ${err.requestId}`);
-    if (opts.verbose && err.cause instanceof Error && err.cause.stack) write(err.cause.stack);
+    if (opts.verbose && err.cause instanceof Error && err.cause.stack) writeStack(err.cause.stack);
     const status = (err as { status?: unknown }).status;
     asJson({
       kind: err.kind,
@@ -35,7 +38,7 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`mailroom: unexpected error: ${message}`);
-  if (opts.verbose && err instanceof Error && err.stack) write(err.stack);
+  if (opts.verbose && err instanceof Error && err.stack) writeStack(err.stack);
   else write('  run again with --verbose for details');
   asJson({ kind: 'unexpected', message, exitCode: EXIT.unexpected });
   return EXIT.unexpected;
