@@ -1,5 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { usageError } from '../errors.js';
+import { fsReason } from '../files.js';
+
+/** Far above any key or token; a path like /dev/zero must not be read without end. */
+const SECRET_FILE_LIMIT = 64 * 1024;
 
 const read = new Map<string, string>();
 
@@ -12,17 +16,36 @@ export function readSecretFile(path: string, flag: string): string {
   // Settings are resolved more than once in some commands; stdin can be read only once.
   const known = read.get(path);
   if (known !== undefined) return known;
+  const label = path === '-' ? 'stdin' : path;
   let text: string;
   try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+    text = readCappedSync(path === '-' ? 0 : path, SECRET_FILE_LIMIT);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
-    throw usageError(`${flag}: cannot read ${path === '-' ? 'stdin' : path}: ${why}`);
+    if (err === TOO_LARGE) throw usageError(`${flag}: ${label} is larger than 64 KiB; expected the secret alone`);
+    throw usageError(`${flag}: cannot read ${label}: ${fsReason(err)}`);
   }
   const secret = text.trim();
-  if (secret === '') throw usageError(`${flag}: ${path === '-' ? 'stdin' : path} is empty`);
-  if (/\s/.test(secret)) throw usageError(`${flag}: ${path === '-' ? 'stdin' : path} holds more than one word; expected the secret alone`);
+  if (secret === '') throw usageError(`${flag}: ${label} is empty`);
+  if (/\s/.test(secret)) throw usageError(`${flag}: ${label} holds more than one word; expected the secret alone`);
   read.set(path, secret);
   return secret;
+}
+
+const TOO_LARGE = Symbol('too large');
+
+function readCappedSync(file: string | number, limit: number): string {
+  const fd = typeof file === 'number' ? file : openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buf, length, buf.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > limit) throw TOO_LARGE;
+    }
+    return buf.subarray(0, length).toString('utf8');
+  } finally {
+    if (typeof file !== 'number') closeSync(fd);
+  }
 }

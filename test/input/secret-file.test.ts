@@ -31,6 +31,14 @@ describe('secrets from files instead of argv (visible to other local users in ps
     expect(() => resolveSettings({ env }, { apiKeyFile: empty })).toThrow(expect.objectContaining({ kind: 'usage', message: `--api-key-file: ${empty} is empty` }));
   });
 
+  it('--api-key-file /dev/zero or a huge file: refused after a few KiB, not read to the end', () => {
+    const env = { MAILROOM_CONFIG_DIR: dir };
+    const big = join(dir, 'big');
+    writeFileSync(big, 'k'.repeat(100_000));
+    expect(() => resolveSettings({ env }, { apiKeyFile: '/dev/zero' })).toThrow(expect.objectContaining({ kind: 'usage', message: '--api-key-file: /dev/zero is larger than 64 KiB; expected the secret alone' }));
+    expect(() => resolveSettings({ env }, { apiKeyFile: big })).toThrow(expect.objectContaining({ kind: 'usage', message: `--api-key-file: ${big} is larger than 64 KiB; expected the secret alone` }));
+  });
+
   it('--token-file: the token from the file, over MAILROOM_WEBHOOK_TOKEN; with --token, a usage error', () => {
     const file = join(dir, 'token');
     writeFileSync(file, 'wht_fromfilefromfile0002\r\n');
