@@ -73,11 +73,11 @@ describe('sendAt: every ISO 8601 date-time with an explicit zone', () => {
   });
 
   test.each([
-    [`${day}T09:00`, 'sendAt: needs a time zone (Z or +hh:mm)'],
-    [`${day}T09:00:00`, 'sendAt: needs a time zone (Z or +hh:mm)'],
-    [day, 'sendAt: needs a time of day and a time zone'],
-    [`${day}T25:00Z`, 'sendAt: is not a valid date and time'],
-    ['tomorrow', 'sendAt: is not an ISO 8601 date and time'],
+    [`${day}T09:00`, 'sendAt needs a time zone (Z or +hh:mm)'],
+    [`${day}T09:00:00`, 'sendAt needs a time zone (Z or +hh:mm)'],
+    [day, 'sendAt needs a time of day and a time zone'],
+    [`${day}T25:00Z`, 'sendAt is not a valid date and time'],
+    ['tomorrow', 'sendAt is not an ISO 8601 date and time'],
   ])('%s is refused: %s', async (sendAt, message) => {
     const res = await send(sendAt);
     expect(res.statusCode).toBe(400);
