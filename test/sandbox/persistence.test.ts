@@ -142,7 +142,7 @@ describe('Persistence (--data): snapshot plus journal', () => {
 
   test('a data file in a directory that does not exist is refused at open, naming the file', async () => {
     const file = join(dir, 'later', 'state.json');
-    await expect(Persistence.open(file, () => SandboxState.fresh(undefined), noError)).rejects.toThrow(`cannot write data file ${file}: ENOENT`);
+    await expect(Persistence.open(file, () => SandboxState.fresh(undefined), noError)).rejects.toThrow(`cannot write data file ${file}: no such directory`);
     await mkdir(join(dir, 'later'));
     const p = await started(file, () => SandboxState.fresh(undefined), noError);
     expect(JSON.parse(await readFile(file, 'utf8')).keys).toHaveLength(1);
