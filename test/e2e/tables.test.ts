@@ -34,11 +34,11 @@ describe.each([80, 200])('on a terminal of %i columns', (columns) => {
     else expect(r.stdout).toContain('deploy-bot for the production cluster in eu-west-1');
   });
 
-  it('webhooks list: no always-empty STATUS column; URL and events shortened, not wrapped', async () => {
+  it('webhooks list: STATUS shown now the sandbox sends it (a column empty in every row is dropped: test/output/table.test.ts); URL and events shortened, not wrapped', async () => {
     const r = await runCli(['webhooks', 'list', '--no-color'], { env, tty: 'stdout', columns });
     expect(r.code).toBe(0);
     const lines = plain(r.stdout).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +URL +EVENTS +CREATED$/);
+    expect(lines[0]).toMatch(/^ID +URL +EVENTS +STATUS +CREATED$/);
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
     const wide = lines.find((l) => l.includes('https://hooks.')) as string;

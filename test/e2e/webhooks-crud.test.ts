@@ -86,7 +86,7 @@ describe('webhooks list, get, update, delete: tokens masked', () => {
   it('list terminal: a table with a header row', async () => {
     const hook = await makeHook();
     const r = await runCli(['webhooks', 'list', '--no-color'], { env, tty: 'stdout' });
-    expect(r.stdout.split('\n')[0]).toMatch(/^ID +URL +EVENTS +CREATED$/); // no STATUS: the sandbox sets none
+    expect(r.stdout.split('\n')[0]).toMatch(/^ID +URL +EVENTS +STATUS +CREATED$/); // the sandbox sends status, as the service does
     expect(r.stdout).toMatch(new RegExp(`^${hook.id} +http://127\\.0\\.0\\.1:9/in +CONTACT_CREATED`, 'm'));
   });
 

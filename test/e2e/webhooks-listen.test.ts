@@ -218,7 +218,7 @@ describe('webhooks listen on a terminal', () => {
 
 describe('webhooks listen: bad input', () => {
   const cases: [string, string[], RegExp][] = [
-    ['no token at all', ['--port', '0'], /signing token is needed to verify deliveries: --token <wht_…>, --webhook <wh_id>, or MAILROOM_WEBHOOK_TOKEN/],
+    ['no token at all', ['--port', '0'], /signing token is needed to verify deliveries: --token-file <path>, --webhook <wh_id>, MAILROOM_WEBHOOK_TOKEN, or --token <wht_…>/],
     ['both --token and --webhook', ['--token', 'wht_abcdefgh', '--webhook', 'wh_abc'], /--token or --webhook, not both/],
     ['a --webhook that is not a wh_ id', ['--webhook', 'abc'], /--webhook: "abc" is not a webhook id/],
     ['an unknown event in --events', ['--token', 'wht_abcdefgh', '--events', 'CONTACT_CREATED,NOPE'], /unknown event NOPE; valid: CONTACT_CREATED, /],
