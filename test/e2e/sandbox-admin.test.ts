@@ -168,6 +168,8 @@ describe('webhooks', () => {
       events: ['CONTACT_CREATED'],
       token: expect.stringMatching(/^wht_/),
       createdAt: expect.any(String),
+      status: 'ACTIVE',
+      workspaceId: expect.stringMatching(/^wrk_/),
     });
 
     const own = await call('POST', '/v1/webhooks', { url: 'https://example.com/in', events: ['CONTACT_DELETED'], token: 'wht_mySecretToken' });
@@ -184,8 +186,8 @@ describe('webhooks', () => {
     expect(list.body).toEqual({
       webhooks: {
         items: [
-          { id: hook.id, url: hook.url, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], createdAt: hook.createdAt },
-          { id: own.body.webhook.id, url: 'https://example.com/in', events: ['CONTACT_DELETED'], createdAt: own.body.webhook.createdAt },
+          { id: hook.id, url: hook.url, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], createdAt: hook.createdAt, status: 'ACTIVE', workspaceId: hook.workspaceId },
+          { id: own.body.webhook.id, url: 'https://example.com/in', events: ['CONTACT_DELETED'], createdAt: own.body.webhook.createdAt, status: 'ACTIVE', workspaceId: hook.workspaceId },
         ],
         hasMore: false,
       },

@@ -366,7 +366,7 @@ describe('--data persistence', () => {
       const dataFile = join(dir, 'missing-dir', 'state.json');
       const err = await startSandbox({ quiet: true, port: 0, dataFile }).catch((e: Error) => e);
       expect(err).toBeInstanceOf(SandboxConfigError);
-      expect((err as Error).message).toBe(`cannot write data file ${dataFile}: ENOENT`);
+      expect((err as Error).message).toBe(`cannot write data file ${dataFile}: no such directory`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
