@@ -78,7 +78,7 @@ export const emailResultSchema = z
     groupBy: unset(z.string()),
     warning: unset(z.string()),
   })
-  .refine((r) => Boolean(r.id ?? r.messageId), { message: 'email result has neither id nor messageId' });
+  .refine((r) => Boolean(r.id ?? r.messageId), { message: 'has neither id nor messageId' });
 
 export type EmailResult = z.infer<typeof emailResultSchema>;
 

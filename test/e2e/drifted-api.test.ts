@@ -85,7 +85,7 @@ describe('answers that drift from the spec', () => {
       const r = await cli(['send', '--template', 'welcome', '--to', 'a@example.com', '--idempotency-key', 'k-123']);
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
-        'mailroom: unexpected send response from the API: email: email result has neither id nor messageId\n' +
+        'mailroom: unexpected send response from the API: email has neither id nor messageId\n' +
           '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, run:\n' +
           `    mailroom send --to a@example.com --template welcome --idempotency-key k-123 --api-key '<your key>' --base-url ${base} --workspace wrk_1\n` +
           '  request id: req_drift\n',
