@@ -1,3 +1,5 @@
+import { fsReason } from './files.js';
+
 /** Exit codes are a contract with users' scripts (README, "Exit codes"); never renumber them. */
 export const EXIT = {
   ok: 0,
@@ -64,7 +66,7 @@ export const usageError = (message: string, hints?: string[]): CliError => new C
 
 /** A local file could not be written (a full disk, a quota, an I/O error): exit 9. */
 export const storageError = (path: string, err: unknown): CliError =>
-  new CliError('storage', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+  new CliError('storage', `cannot write ${path}: ${fsReason(err, 'write')}`, {
     cause: err,
     hints: ['free some space (or give the file another place), then resume'],
   });

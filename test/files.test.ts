@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { storageError } from '../src/errors.js';
 import { fsReason, makeDirectory, type DirectoryOps } from '../src/files.js';
+import { JournalLock } from '../src/output/lock.js';
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 
@@ -43,6 +45,29 @@ describe('makeDirectory', () => {
       makeDirectory(join(dir, 'a', 'b'));
       writeFileSync(join(dir, 'f'), '');
       expect(() => makeDirectory(join(dir, 'f', 'x'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('errors that name a file say why in words, never a bare errno code', () => {
+  it.each([
+    ['ENOSPC', 'cannot write /j/run.journal: no space left on device'],
+    ['EDQUOT', 'cannot write /j/run.journal: disk quota exceeded'],
+    ['EIO', 'cannot write /j/run.journal: input/output error'],
+  ] as const)('storageError %s', (code, message) => {
+    const e = storageError('/j/run.journal', errno(code));
+    expect(e.message).toBe(message);
+    expect(e.kind).toBe('storage');
+  });
+
+  it('a lock that cannot be created says why in words', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-lock-'));
+    try {
+      // The lock's directory is missing and the use does not create it.
+      expect(() => JournalLock.acquire(join(dir, 'nope', 'deliveries.ndjson'), { subject: '--journal x', holder: 'another mailroom webhooks listen', createDir: false }))
+        .toThrow('--journal x: cannot create its lock ' + join(dir, 'nope', 'deliveries.ndjson.lock') + ': no such directory');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

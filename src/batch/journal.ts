@@ -330,8 +330,7 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
       rest = Buffer.from(buf);
     }
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code) throw usageError(`--resume ${path}: cannot read it (${code})`);
+    if ((err as NodeJS.ErrnoException).code) throw usageError(`--resume ${path}: cannot read it: ${fsReason(err)}`);
     throw err;
   }
   // A torn last line (no newline, or a partial record) is dropped: its request is resent.

@@ -50,7 +50,7 @@ function keepPrivate(path: string, config: StoredConfig, warn: ((line: string) =
     chmodSync(path, 0o600);
     warn?.(`mailroom: warning: ${path} holds an API key and was readable by other users; its mode is now 0600`);
   } catch (err) {
-    warn?.(`mailroom: warning: ${path} holds an API key and is readable by other users (could not change it: ${(err as NodeJS.ErrnoException).code ?? String(err)}): chmod 600 ${path}`);
+    warn?.(`mailroom: warning: ${path} holds an API key and is readable by other users (could not change it: ${fsReason(err, 'write')}): chmod 600 ${path}`);
   }
 }
 

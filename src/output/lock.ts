@@ -1,4 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { fsReason } from '../files.js';
 import { writeTextSync } from './files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -75,7 +76,7 @@ export class JournalLock {
         fd = openSync(path, 'wx', 0o600);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') throw new CliError('usage', `${use.subject}: cannot create its lock ${path}: ${code ?? String(err)}`, { cause: err });
+        if (code !== 'EEXIST') throw new CliError('usage', `${use.subject}: cannot create its lock ${path}: ${fsReason(err, 'write')}`, { cause: err });
         const found = readOwner(path);
         if (!found) continue;
         const { owner, text } = found;

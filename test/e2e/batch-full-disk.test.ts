@@ -56,7 +56,7 @@ describe.skipIf(!canMount)('mailroom batch on a full disk (real tmpfs)', () => {
     ndjsonInput(input, N);
     const r = await run(`mailroom batch ${input} --from ops@example.com --subject Hi`, { MAILROOM_STATE_DIR: state });
     expect(r.stderr).not.toMatch(/^\s+at /m);
-    expect(r.stderr).toMatch(/^mailroom: cannot write .*: ENOSPC/m);
+    expect(r.stderr).toMatch(/^mailroom: cannot write .*: no space left on device/m);
     expect(r.stderr).toMatch(/Stopped after sending/);
     expect(r.code).toBe(9);
     const line = resumeLine(r.stderr);
@@ -85,7 +85,7 @@ describe.skipIf(!canMount)('mailroom batch on a full disk (real tmpfs)', () => {
     const report = join(out, 'report.ndjson');
     const r = await run(`mailroom batch ${input} --from ops@example.com --subject Hi --report ${report} --resume ${join(dir, 'r.journal')}`);
     expect(r.stderr).not.toMatch(/ERR_OUT_OF_RANGE|^\s+at /m);
-    expect(r.stderr).toMatch(/^mailroom: cannot write .*report.*: ENOSPC/m);
+    expect(r.stderr).toMatch(/^mailroom: cannot write .*report.*: no space left on device/m);
     expect(r.code).toBe(9);
     const line = resumeLine(r.stderr);
     expect(line).toContain(`--report ${report}`);
