@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { openDurableAppender, type DurableAppender } from '../output/files.js';
+import { JournalLock } from '../output/lock.js';
 import { isCliError, usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 
@@ -74,14 +75,26 @@ export class JournalWriter {
   private constructor(
     readonly path: string,
     private readonly file: DurableAppender,
+    private readonly lock: JournalLock,
   ) {}
 
-  /** Checks the file can be appended to before anything is received: a bad path is a usage error. */
+  /**
+   * Checks the file can be appended to before anything is received (a bad path is a usage error),
+   * and takes `<journal>.lock` for the whole run: two listeners appending to one journal would
+   * interleave their deliveries and each print a replay command covering the other's.
+   */
   static async open(path: string): Promise<JournalWriter> {
+    let file: DurableAppender;
     try {
-      return new JournalWriter(path, await openDurableAppender(path, 0o600));
+      file = await openDurableAppender(path, 0o600);
     } catch (err) {
       throw usageError(`--journal: cannot write ${path}: ${fsReason(err, 'write')}`);
+    }
+    try {
+      return new JournalWriter(path, file, JournalLock.acquire(path, { subject: `--journal ${path}`, holder: 'another mailroom webhooks listen', createDir: false }));
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      throw err;
     }
   }
 
@@ -108,9 +121,15 @@ export class JournalWriter {
     this.flushing = false;
   }
 
-  async close(): Promise<void> {
-    await this.flushed;
-    await this.file.close().catch(() => undefined);
+  private closing: Promise<void> | undefined;
+
+  /** Idempotent: the listener closes it when it stops, and the command's cleanup on any failure. */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      await this.flushed;
+      await this.file.close().catch(() => undefined);
+      this.lock.release();
+    })());
   }
 }
 

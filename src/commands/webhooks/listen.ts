@@ -99,6 +99,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   const { JournalWriter, journalHeaders, journalBody, REFUSED_TOTAL_LIMIT } = await import('../../webhook/journal.js');
   const { deliveryLine, deliveryRecord } = await import('../../webhook/report.js');
   const journal = flags.journal === undefined ? undefined : await JournalWriter.open(flags.journal);
+  if (journal) ctx.cleanups?.push(() => journal.close());
   const { outputMode, palette } = await import('../../output/index.js');
   const mode = outputMode(ctx, globals);
   const colors = await palette(mode.color);
