@@ -41,7 +41,51 @@ export const isMasked = (value: string): boolean => /[…*]/.test(value);
 
 /** A secret this run uses (the key, a signing token): masked wherever it appears, whatever its shape. */
 export function holdSecret(value: string | null | undefined): void {
-  if (value && value.length >= MIN_KNOWN_LENGTH && !isMasked(value)) held.add(value);
+  if (value && value.length >= MIN_KNOWN_LENGTH && !isMasked(value) && !held.has(value)) {
+    held.add(value);
+    heldPattern = undefined;
+  }
+}
+
+/**
+ * How a server may echo a held secret: as is or in another case, URL-encoded, JSON-escaped, or in
+ * base64 (a Basic authorization header), at any of the three byte alignments base64 can put it in.
+ */
+interface HeldPattern {
+  /** Regular expressions with how to find the secret a match stands for. */
+  parts: Array<{ re: RegExp; secretOf: (match: string) => string }>;
+}
+let heldPattern: HeldPattern | undefined;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The base64 characters that depend on `secret` alone when it follows `offset` other bytes. */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const first = Math.ceil((8 * offset) / 6);
+    const last = Math.floor((8 * (offset + bytes.length) - 6) / 6);
+    const core = encoded.slice(first, last + 1);
+    if (core.length >= 8) cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return cores;
+}
+
+function compileHeld(): HeldPattern | undefined {
+  if (held.size === 0) return undefined;
+  const anyCase = new Map<string, string>();
+  const exact = new Map<string, string>();
+  for (const secret of held) {
+    for (const v of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]) anyCase.set(v.toLowerCase(), secret);
+    for (const v of base64Cores(secret)) exact.set(v, secret);
+  }
+  const longestFirst = (keys: Iterable<string>) => [...keys].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const parts: HeldPattern['parts'] = [{ re: new RegExp(longestFirst(anyCase.keys()), 'gi'), secretOf: (m) => anyCase.get(m.toLowerCase()) ?? m }];
+  // Base64 is matched case-sensitively: folding it would make it match far more than the secret.
+  if (exact.size > 0) parts.push({ re: new RegExp(longestFirst(exact.keys()), 'g'), secretOf: (m) => exact.get(m) ?? m });
+  return { parts };
 }
 
 /** Variables that hold secrets: held from the start, whether this command uses them or not. */
@@ -63,6 +107,7 @@ export function reveal(value: string | null | undefined): void {
 /** For in-process tests: forget what the previous run held and revealed. */
 export function resetSecrets(): void {
   held.clear();
+  heldPattern = undefined;
   revealed.clear();
 }
 
@@ -79,7 +124,8 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     }
   }
   let out = text;
-  for (const secret of held) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
+  const pattern = (heldPattern ??= compileHeld());
+  for (const { re, secretOf } of pattern?.parts ?? []) out = out.replace(re, (match) => mask(secretOf(match)));
   out = out.replace(SECRET_FIELD_TEXT, (_m, open: string, value: string, close: string) => `${open}${mask(value)}${close}`);
   return out.replace(SECRET_SHAPE, (value) => mask(value));
 }

@@ -28,6 +28,27 @@ describe('redactText', () => {
     expect(redactText('mailroom: API 401: Invalid API key mr-own-key-Qz81aPl3vX0cR7')).toBe('mailroom: API 401: Invalid API key …0cR7');
   });
 
+  it('masks a held secret however a server echoes it: URL-encoded, JSON-escaped, in base64 (Basic auth), in upper or lower case', () => {
+    const token = 'my/own+token=Secret"1\\x';
+    holdSecret(token);
+    const echoes = [
+      `callback?token=${encodeURIComponent(token)}&x=1`,
+      `{"message":"bad signing secret ${JSON.stringify(token).slice(1, -1)}"}`,
+      `Authorization: Basic ${Buffer.from(token).toString('base64')}`,
+      `Authorization: Basic ${Buffer.from(`user:${token}`).toString('base64')}`,
+      `key ${token.toUpperCase()} is invalid`,
+      `key ${token.toLowerCase()} is invalid`,
+    ];
+    for (const echo of echoes) {
+      const out = redactText(echo);
+      expect(out, echo).not.toContain(encodeURIComponent(token));
+      expect(out, echo).not.toContain(JSON.stringify(token).slice(1, -1));
+      expect(out, echo).not.toContain(Buffer.from(token).toString('base64').slice(0, 24));
+      expect(out.toLowerCase(), echo).not.toContain(token.toLowerCase());
+      expect(out, echo).toContain('…');
+    }
+  });
+
   it('leaves ids and ordinary text alone', () => {
     const line = '→ GET http://127.0.0.1:4025/v1/workspaces/wrk_abc/api-keys/aki_123 {"displayName":"ci"}';
     expect(redactText(line)).toBe(line);
