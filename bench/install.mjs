@@ -1,4 +1,4 @@
-// Installs mailroom as a user would and prints the figures the README states: `npm pack`, then
+// Installs mailroom as a user would and prints the figures the README and docs/install.md state: `npm pack`, then
 // `npm install -g --prefix P --cache <empty> ./mailroom-cli-x.tgz` (registry reachable), package
 // count, installed MB, seconds and npm warnings; then runs the installed command from outside the
 // checkout: --version, send --sandbox, sandbox (start, check against it, stop), batch --sandbox, and

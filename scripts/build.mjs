@@ -23,70 +23,102 @@ const common = {
   logLevel: 'warning',
 };
 
-const result = await build({
-  ...common,
-  // complete.js: `mailroom __complete profiles`, run by the shell completion scripts on TAB.
-  entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts' },
-  outdir: 'dist',
-  // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
-  // names are enough for that, the sources' text is not shipped.
-  sourcemap: 'linked',
-  sourcesContent: false,
-  metafile: true,
-  // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
-  // half-written file. Stale hashed chunks are harmless, and pruned when npm packs or installs (below).
-  write: false,
-  plugins: [
-    {
-      // Start-up time: swap two load-time requires that mailroom never uses for stand-ins
-      // (scripts/bundle-stubs/): undici's HTTP/2 client (node:http2 + tls, ~8 ms; mailroom never
-      // enables h2) and Commander's node:child_process (~3 ms; loaded lazily if ever used).
-      name: 'bundle-stubs',
-      setup(b) {
-        b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-          /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/undici-no-h2.cjs') } : undefined,
-        );
-        b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-          /commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/child-process.cjs') } : undefined,
-        );
+const docsOnly = process.argv.includes('--docs');
+let files = [];
+if (!docsOnly) {
+  const result = await build({
+    ...common,
+    // complete.js: `mailroom __complete profiles`, run by the shell completion scripts on TAB.
+    entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts' },
+    outdir: 'dist',
+    // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
+    // names are enough for that, the sources' text is not shipped.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
+    // half-written file. Stale hashed chunks are harmless, and pruned when npm packs or installs (below).
+    write: false,
+    plugins: [
+      {
+        // Start-up time: swap two load-time requires that mailroom never uses for stand-ins
+        // (scripts/bundle-stubs/): undici's HTTP/2 client (node:http2 + tls, ~8 ms; mailroom never
+        // enables h2) and Commander's node:child_process (~3 ms; loaded lazily if ever used).
+        name: 'bundle-stubs',
+        setup(b) {
+          b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+            /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/undici-no-h2.cjs') } : undefined,
+          );
+          b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+            /commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/child-process.cjs') } : undefined,
+          );
+        },
       },
-    },
-  ],
-});
+    ],
+  });
 
-const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')));
-for (const file of files) {
-  await mkdir(dirname(file.path), { recursive: true });
-  const tmp = `${file.path}.${process.pid}.tmp`;
-  await writeFile(tmp, file.contents);
-  await rename(tmp, file.path);
+  files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')));
+  for (const file of files) {
+    await mkdir(dirname(file.path), { recursive: true });
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    await writeFile(tmp, file.contents);
+    await rename(tmp, file.path);
+  }
+
+  // The bundled packages' licenses travel with their code (they are not installed next to it).
+  await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
+
+  if (process.argv.includes('--analyze')) {
+    const { analyzeMetafile } = await import('esbuild');
+    console.log(await analyzeMetafile(result.metafile));
+  }
 }
-
-// The bundled packages' licenses travel with their code (they are not installed next to it).
-await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
 
 // dist/help.json: every help screen as the program prints it, so bin/mailroom.js answers --help and
 // --version without loading Commander (start-up time). Rendered by the real program, built on its own
-// so that main.js keeps its layout; written last, and atomically like the rest.
+// so that main.js keeps its layout; written last, and atomically like the rest. The manual comes from
+// the same screens and tree (src/help-reference.ts): dist/mailroom.1 (the package's `man`), and
+// docs/reference/ with the README's command list, which a test compares with what is committed.
 const catalogDir = resolve(`dist/.help-catalog-${process.pid}`);
-await build({ ...common, entryPoints: { catalog: 'src/help-catalog.ts' }, outdir: catalogDir });
+await build({ ...common, entryPoints: { catalog: 'src/help-catalog.ts', reference: 'src/help-reference.ts' }, outdir: catalogDir });
 try {
   const { renderHelpCatalog } = await import(pathToFileURL(join(catalogDir, 'catalog.js')).href);
-  const tmp = resolve(`dist/help.json.${process.pid}.tmp`);
-  await writeFile(tmp, `${JSON.stringify(await renderHelpCatalog())}\n`);
-  await rename(tmp, resolve('dist/help.json'));
+  const { renderReference, withReadmeCommands } = await import(pathToFileURL(join(catalogDir, 'reference.js')).href);
+  const catalog = await renderHelpCatalog();
+  const reference = await renderReference(catalog);
+  await writeIfChanged(resolve('dist/mailroom.1'), reference.manPage);
+  await writeReference(reference, withReadmeCommands);
+  if (!docsOnly) await writeAtomically(resolve('dist/help.json'), `${JSON.stringify(catalog)}\n`);
 } finally {
   await rm(catalogDir, { recursive: true, force: true });
 }
 
 // `npm pack` runs this as `prepack`, `npm ci` as `dependencies` (not `prepare`: npm counts that as an
 // install script of the packed package): leave no chunk of an earlier build in the package.
-if (['prepack', 'dependencies'].includes(process.env.npm_lifecycle_event) || process.argv.includes('--prune')) {
+if (!docsOnly && (['prepack', 'dependencies'].includes(process.env.npm_lifecycle_event) || process.argv.includes('--prune'))) {
   const keep = new Set(files.map((f) => f.path));
   for (const name of await readdir(resolve('dist/chunks'))) {
     const path = resolve('dist/chunks', name);
     if (!keep.has(path)) await rm(path, { force: true });
   }
+}
+
+/** Writes `text` unless the file already holds it (a build leaves unchanged docs untouched). */
+async function writeIfChanged(path, text) {
+  const old = await readFile(path, 'utf8').catch(() => undefined);
+  if (old === text) return;
+  await mkdir(dirname(path), { recursive: true });
+  await writeAtomically(path, text);
+}
+
+/** docs/reference/ becomes exactly the generated pages (a page of a removed command goes), and the README's command list is replaced. */
+async function writeReference(reference, withReadmeCommands) {
+  const dir = resolve('docs/reference');
+  await mkdir(dir, { recursive: true });
+  for (const [name, text] of Object.entries(reference.pages)) await writeIfChanged(join(dir, name), text);
+  for (const name of await readdir(dir)) if (!Object.hasOwn(reference.pages, name)) await rm(join(dir, name), { force: true });
+  const readme = resolve('README.md');
+  await writeIfChanged(readme, withReadmeCommands(await readFile(readme, 'utf8'), reference.readmeCommands));
 }
 
 async function writeAtomically(path, text) {
@@ -109,9 +141,4 @@ async function thirdPartyLicenses(metafile) {
     sections.push(`${pkg.name}@${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}`);
   }
   return `mailroom bundles these packages into dist/; their licenses follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;
-}
-
-if (process.argv.includes('--analyze')) {
-  const { analyzeMetafile } = await import('esbuild');
-  console.log(await analyzeMetafile(result.metafile));
 }

@@ -16,7 +16,7 @@ export interface IO {
   errColumns?: number | undefined;
 }
 
-/** The global options (README, "Configuration and credentials"), as Commander parsed them (flags only; env comes later). */
+/** The global options (docs/configuration.md), as Commander parsed them (flags only; env comes later). */
 export interface GlobalOptions {
   profile?: string;
   apiKey?: string;

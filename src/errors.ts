@@ -1,6 +1,6 @@
 import { fsReason } from './files.js';
 
-/** Exit codes are a contract with users' scripts (README, "Exit codes"); never renumber them. */
+/** Exit codes are a contract with users' scripts (docs/reference/exit-codes.md); never renumber them. */
 export const EXIT = {
   ok: 0,
   unexpected: 1,
@@ -17,7 +17,7 @@ export const EXIT = {
 
 export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
 
-/** What each exit code means: `mailroom help exit-codes`, the root help and the README table come from here. */
+/** What each exit code means: `mailroom help exit-codes`, the root help and docs/reference/exit-codes.md come from here. */
 export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'success',
   unexpected: 'unexpected error',

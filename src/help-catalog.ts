@@ -38,6 +38,24 @@ export async function renderHelpCatalog(): Promise<HelpCatalog> {
   return { version: VERSION, groups: groups.map(({ path }) => path.join(' ')), screens };
 }
 
+/** One entry per command of the tree, root first, in `--help` order: its words, description and usage. */
+export interface CommandEntry {
+  path: string[];
+  description: string;
+  usage: string;
+  subcommands: string[];
+}
+
+/** The command tree the catalog renders, as plain data (the reference pages and the man page list it). */
+export function commandEntries(): CommandEntry[] {
+  return commandPaths(buildProgram(captureContext().ctx)).map(({ path, cmd }) => ({
+    path,
+    description: cmd.description(),
+    usage: cmd.usage(),
+    subcommands: cmd.commands.map((sub) => sub.name()),
+  }));
+}
+
 function commandPaths(cmd: Command, path: string[] = []): { path: string[]; cmd: Command }[] {
   return [{ path, cmd }, ...cmd.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
 }

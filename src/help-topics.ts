@@ -12,12 +12,14 @@ function section(title: string, items: readonly Item[], width: number): string {
 
 const paragraph = (text: string, width: number) => `${wrapWords(text, width).join('\n')}\n`;
 
-function environment(width: number): string {
-  return [
-    paragraph('Environment variables mailroom reads. Each setting is taken from the first of: its flag, its environment variable, the profile in the config file, the default. `mailroom config list` shows which one won.', width),
-    section(
-      'Credentials and API:',
-      [
+/** Every environment variable mailroom reads, by subject: `mailroom help environment`, the reference and the man page come from here. */
+export const ENVIRONMENT = {
+  intro:
+    'Environment variables mailroom reads. Each setting is taken from the first of: its flag, its environment variable, the profile in the config file, the default. `mailroom config list` shows which one won.',
+  sections: [
+    {
+      title: 'Credentials and API',
+      items: [
         ['MAILROOM_PROFILE', 'stored profile to use (--profile; default "default")'],
         ['MAILROOM_API_KEY', 'API key (--api-key); wins over SMASHSEND_API_KEY'],
         ['SMASHSEND_API_KEY', 'API key, the official SDK\'s variable (read when MAILROOM_API_KEY is unset)'],
@@ -25,27 +27,31 @@ function environment(width: number): string {
         ['MAILROOM_WORKSPACE', 'workspace of the keys commands (--workspace)'],
         ['MAILROOM_WEBHOOK_TOKEN', 'webhook signing token of webhooks listen, verify, replay and sample (--token)'],
       ],
-      width,
-    ),
-    section(
-      'Files:',
-      [
+    },
+    {
+      title: 'Files',
+      items: [
         ['MAILROOM_CONFIG_DIR', 'directory of config.json, the profiles (default ~/.config/mailroom; see mailroom config path)'],
+        ['XDG_CONFIG_HOME', 'parent of the config directory when MAILROOM_CONFIG_DIR is unset (Linux; default ~/.config)'],
         ['MAILROOM_STATE_DIR', 'directory of batch journals (default ~/.local/state/mailroom)'],
+        ['XDG_STATE_HOME', 'parent of the state directory when MAILROOM_STATE_DIR is unset (default ~/.local/state)'],
       ],
-      width,
-    ),
-    section(
-      'Output and network:',
-      [
+    },
+    {
+      title: 'Output and network',
+      items: [
         ['MAILROOM_DEBUG=1', 'log requests and responses to stderr, as --verbose (secrets redacted)'],
         ['NO_COLOR', 'no colour (as --no-color); FORCE_COLOR forces it'],
         ['HTTPS_PROXY, HTTP_PROXY', 'proxy for API requests (lower-case names too); loopback addresses are never proxied'],
         ['NO_PROXY', 'hosts that bypass the proxy'],
+        ['BROWSER', 'command that sandbox open --browser runs (default: the system\'s opener)'],
       ],
-      width,
-    ),
-  ].join('\n');
+    },
+  ],
+} as const satisfies { intro: string; sections: readonly { title: string; items: readonly Item[] }[] };
+
+function environment(width: number): string {
+  return [paragraph(ENVIRONMENT.intro, width), ...ENVIRONMENT.sections.map((s) => section(`${s.title}:`, s.items, width))].join('\n');
 }
 
 function exitCodes(width: number): string {

@@ -64,7 +64,7 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
       // same on every wide terminal and through a pipe: bin/mailroom.js prints it from dist/help.json.
       getOutHelpWidth: () => helpWidth(ctx.io.outColumns),
       getErrHelpWidth: () => helpWidth(ctx.io.errColumns),
-      // One line per usage error (README, "Exit codes"): Commander's "Did you mean" goes on the same line.
+      // One line per usage error (docs/reference/exit-codes.md): Commander's "Did you mean" goes on the same line.
       // User input in the message (an option or argument) is escaped so the line stays one line.
       outputError: (s, write) => write(`${oneLine(s.replace(/^error: /, 'mailroom: ').replace(/\n\(Did you mean (.+?)\?\)/, ' (did you mean $1?)').replace(/\n$/, ''))}\n`),
     })

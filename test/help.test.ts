@@ -181,13 +181,6 @@ describe('help topics', () => {
     }
   });
 
-  it('the README exit-code table says what the code says', () => {
-    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Exit codes'));
-    const rows = [...section.matchAll(/^\| (\d+) \| (.+?) \|$/gm)].map((m) => [Number(m[1]), m[2]]);
-    expect(rows).toEqual(Object.entries(EXIT).map(([kind, code]) => [code, EXIT_MEANINGS[kind as keyof typeof EXIT]]));
-  });
-
   it('the root help\'s exit-code line comes from the same map and points to the topic', async () => {
     const out = (await show(['--help'])).out.replace(/\s+/g, ' ');
     expect(out).toContain(Object.entries(EXIT).map(([kind, code]) => `${code} ${kind}`).join(', '));

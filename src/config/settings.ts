@@ -43,11 +43,11 @@ export const DEFAULT_MAX_RETRIES = 3;
 type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
-/** flag > environment > profile in the store > default, for every setting (README, "Configuration and credentials"). */
+/** flag > environment > profile in the store > default, for every setting (docs/configuration.md). */
 export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   // An empty flag is a mistake (an unset shell variable: `--api-key "$KEY"`), never "use the next
-  // source"; an empty MAILROOM_* variable is unset, as in most tools (README, "Configuration and credentials").
+  // source"; an empty MAILROOM_* variable is unset, as in most tools (docs/configuration.md).
   const flags = [['profile', '--profile'], ['apiKey', '--api-key'], ['baseUrl', '--base-url'], ['workspace', '--workspace']] as const;
   for (const [key, flag] of flags) if (globals[key] === '') throw usageError(`${flag} must not be empty`);
   const file = configFile(env);

@@ -3,7 +3,7 @@ import { CliError, interruptedError, usageError } from '../errors.js';
 
 /**
  * Destructive commands ask on a terminal and refuse without `--yes` when there is none to ask
- * (README, "Exit codes"): a script must say what it means. The prompt goes to stderr; stdout stays data.
+ * (docs/reference/exit-codes.md): a script must say what it means. The prompt goes to stderr; stdout stays data.
  */
 export async function confirmOrRefuse(ctx: Context, question: string, what: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;

@@ -6,7 +6,7 @@ import { parseZonedDateTime } from '../schema/datetime.js';
 import { parseJsonObject, readJsonObject, readSource } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
 
-/** `mailroom send`'s own flags, as Commander parses them (README, "Sending email"). */
+/** `mailroom send`'s own flags, as Commander parses them (docs/sending.md). */
 export interface SendFlags {
   from?: string;
   fromName?: string;

@@ -7,7 +7,7 @@ import { BODY_LIMIT } from '../schema/limits.js';
 
 /**
  * How much mailroom reads from one input file or stdin: the API's limit for one request, since an
- * email cannot usefully be bigger (README "Input limits"). `api --data` allows the batch limit.
+ * email cannot usefully be bigger (docs/input-and-output.md, "Input rules"). `api --data` allows the batch limit.
  */
 export const INPUT_LIMIT = BODY_LIMIT;
 

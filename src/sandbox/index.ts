@@ -53,7 +53,7 @@ function readyKey(state: SandboxState, wanted: string | undefined): string {
   return key.secretKey;
 }
 
-/** Starts the emulator of the public API (README, "The sandbox") and resolves once it listens. */
+/** Starts the emulator of the public API (docs/sandbox.md) and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options.config);
   if (options.apiKey !== undefined && !/^\S{8,256}$/.test(options.apiKey)) {

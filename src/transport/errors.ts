@@ -129,7 +129,7 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * Status → exit code (README, "Exit codes"). 5xx after retries counts as "network" (6), not "rejected":
+ * Status → exit code (docs/reference/exit-codes.md). 5xx after retries counts as "network" (6), not "rejected":
  * the request was fine and may succeed later, which is what a CI retry wrapper needs to know.
  */
 function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: ErrorKind; hints: string[] } {

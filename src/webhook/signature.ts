@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Lowercase hex HMAC-SHA256 of the raw body keyed with the webhook token (README, "A receiver that verifies correctly"). */
+/** Lowercase hex HMAC-SHA256 of the raw body keyed with the webhook token (docs/webhooks.md, "A receiver that verifies correctly"). */
 export function sign(token: string, body: string | Uint8Array): string {
   return createHmac('sha256', token).update(body).digest('hex');
 }
@@ -24,7 +24,7 @@ export const SIGNATURE_HEADER = 'x-smashsend-signature';
 
 /**
  * Picks the signature header from a request's headers: the service's own first, then any
- * `X-<name>-Signature` (as the real service sends it; README, "Webhooks"). Returns the header name too, for messages.
+ * `X-<name>-Signature` (as the real service sends it; docs/webhooks.md). Returns the header name too, for messages.
  */
 export function findSignatureHeader(headers: Record<string, string | string[] | undefined>): { name: string; value: string } | undefined {
   const pick = (name: string) => {

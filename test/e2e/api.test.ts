@@ -1,8 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { shellWords } from '../helpers/shell-words.js';
 
 let sandbox: TestSandbox;
 let dir: string;
@@ -96,8 +97,13 @@ describe('mailroom api', () => {
 });
 
 describe('global --sandbox', () => {
-  it('runs the README quick start: send against a throw-away in-process sandbox', async () => {
-    const r = await runCli(['send', '--sandbox', '--from', 'you@example.com', '--to', 'friend@example.com', '--subject', 'Hello', '--html', '<p>Hi!</p>']);
+  it('runs the README quick start as written: send against a throw-away in-process sandbox', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const line = /^npm ci && node bin\/mailroom\.js (send --sandbox .*)$/m.exec(readme)?.[1];
+    expect(line, 'the README quick start: npm ci && node bin/mailroom.js send --sandbox ...').toBeDefined();
+    const args = shellWords(line!)!;
+    expect(args).toEqual(['send', '--sandbox', '--from', 'you@example.com', '--to', 'friend@example.com', '--subject', 'Hello', '--html', '<p>Hi!</p>']);
+    const r = await runCli(args);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'SENT', to: 'friend@example.com', from: 'you@example.com', subject: 'Hello', type: 'raw' });

@@ -3,7 +3,7 @@ import { runCli } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { recordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 
-// The rule for every command that shows a new secret once (README, "Secrets shown once"): -q would
+// The rule for every command that shows a new secret once (docs/keys.md, "Secrets shown once"): -q would
 // throw the only copy away, so it is refused before anything is sent, unless the secret is kept
 // elsewhere (keys --save-as) or was the caller's own (webhooks create --token).
 let sandbox: TestSandbox;

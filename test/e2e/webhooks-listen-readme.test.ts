@@ -7,9 +7,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-/** The README's receiver snippet, run as written: a newcomer copies it, so it must be right. */
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
-const snippet = /<!-- receiver-snippet[^>]*-->\n```js\n([\s\S]*?)```/.exec(README)?.[1];
+/** The receiver snippet of docs/webhooks.md, run as written: a newcomer copies it, so it must be right. */
+const GUIDE = readFileSync(resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8');
+const snippet = /<!-- example: tested-by test\/e2e\/webhooks-listen-readme\.test\.ts -->\n```js\n([\s\S]*?)```/.exec(GUIDE)?.[1];
 const token = 'wht_readmeSnippetToken42';
 
 async function freePort(): Promise<number> {
@@ -20,13 +20,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('README receiver snippet', () => {
+describe('the receiver snippet of docs/webhooks.md', () => {
   let url: string;
   let stdout = '';
   let child: ReturnType<typeof spawn>;
 
   beforeAll(async () => {
-    expect(snippet, 'README has the marked receiver snippet').toBeDefined();
+    expect(snippet, 'docs/webhooks.md has the marked receiver snippet').toBeDefined();
     const file = join(mkdtempSync(join(tmpdir(), 'mailroom-readme-')), 'receiver.mjs');
     writeFileSync(file, snippet!);
     const port = await freePort();
