@@ -6,13 +6,13 @@
  *     → features (src/batch, src/webhook, src/api, src/sandbox)
  *       → transport (src/transport, src/client.ts)
  *         → config | output | input
- *           → schema | errors | files | context | secrets | version
+ *           → schema | count | errors | files | context | secrets | version
  */
 const COMMANDS = '^src/(commands/|completion/|program\\.ts|run\\.ts|main\\.ts|complete\\.ts|help-[^/]+\\.ts|report\\.ts)';
 const FEATURES = '^src/(batch|webhook|api|sandbox)/';
 const TRANSPORT = '^src/(transport/|client\\.ts)';
 const MIDDLE = '^src/(config|output|input)/';
-const BASE = '^src/(schema/|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|version\\.ts)';
+const BASE = '^src/(schema/|count\\.ts|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|version\\.ts)';
 
 const below = (name, from, to) => ({ name, severity: 'error', comment: `${name}: imports go down the layers only`, from: { path: from }, to: { path: to } });
 

@@ -1,6 +1,14 @@
 import { processIO, type Context } from './context.js';
 import { run } from './run.js';
 
+/**
+ * The terminal echoes Ctrl-C as `^C` where the cursor is (a prompt, a progress bar): end that line,
+ * so what follows ("mailroom: interrupted", a summary, the shell's prompt) starts on its own.
+ */
+function endEchoLine(): void {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+}
+
 /** The real process as a context: its streams, env and cwd; the first Ctrl-C aborts, a second exits 130. */
 function processContext(argv: readonly string[]): Context {
   const env = process.env;
@@ -9,8 +17,13 @@ function processContext(argv: readonly string[]): Context {
   process.on('SIGINT', () => {
     interrupts += 1;
     // First Ctrl-C lets in-flight work settle; a second one means "now".
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      endEchoLine();
+      process.exit(130);
+    }
+    // Abort first: a progress bar redraws its line over the echo, then the line ends.
     controller.abort();
+    endEchoLine();
   });
   const noColor = argv.includes('--no-color');
   return { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };

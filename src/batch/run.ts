@@ -67,7 +67,10 @@ export interface EntryError {
 
 export interface BatchSummary {
   total: number;
+  /** Accepted by the API: sent now or, with a sendAt in the future, scheduled. */
   sent: number;
+  /** Of `sent`: accepted as SCHEDULED (a sendAt in the future), not sent yet. */
+  scheduled: number;
   failed: number;
   /** Of `failed`: entries that failed local validation (never sent). */
   invalid: number;
@@ -184,6 +187,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   const summary: BatchSummary = {
     total: 0,
     sent: 0,
+    scheduled: 0,
     failed: 0,
     invalid: 0,
     uncertain: 0,
@@ -514,6 +518,7 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
         okBatch.push(e.inputHash === undefined ? [e.index, id, String(result.status)] : [e.index, id, String(result.status), e.inputHash]);
         guarded(() => report?.write({ index: e.index, id, status: String(result.status) } satisfies ReportLine));
         summary.sent += 1;
+        if (result.status === 'SCHEDULED') summary.scheduled += 1;
         s.tick();
       },
       rejected(e, failure) {

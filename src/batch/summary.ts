@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { count, noun } from '../count.js';
 import { oneLine } from '../output/one-line.js';
 import type { BatchSummary } from './run.js';
 
@@ -15,6 +16,7 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
   const out: Record<string, unknown> = {
     total: s.total,
     sent: s.sent,
+    scheduled: s.scheduled,
     failed: s.failed,
     skipped: s.skipped,
     duplicates: s.duplicates,
@@ -37,25 +39,38 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
   return out;
 }
 
+/** "Sent 3", "Scheduled 2", "Sent 1 and scheduled 2": what the API accepted, as it will happen. */
+function accepted(s: BatchSummary, sent: string, scheduled: string): string {
+  const now = s.sent - s.scheduled;
+  if (s.scheduled === 0) return `${sent} ${n(s.sent)}`;
+  if (now === 0) return `${scheduled} ${n(s.scheduled)}`;
+  return `${sent} ${n(now)} and ${scheduled.toLowerCase()} ${n(s.scheduled)}`;
+}
+
 /** The human summary on stderr: counts, the first errors, where the files are, how to resume. */
 export function printSummary(err: Writable, s: BatchSummary, input: string | undefined): void {
   const lines: string[] = [];
   if (s.dryRun) {
-    lines.push(`Dry run: ${n(s.total)} entries, ${n(s.total - s.invalid - s.skipped - s.duplicates)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}${s.duplicates ? `, ${n(s.duplicates)} duplicates` : ''}; nothing sent.`);
+    lines.push(`Dry run: ${count(s.total, 'entry')}, ${n(s.total - s.invalid - s.skipped - s.duplicates)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}${s.duplicates ? `, ${count(s.duplicates, 'duplicate')}` : ''}; nothing sent.`);
   } else {
     const secs = (s.durationMs / 1000).toFixed(1);
-    const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.duplicates ? `, ${n(s.duplicates)} duplicates not sent (an earlier entry's idempotencyKey and content)` : ''}`;
+    const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.duplicates ? `, ${count(s.duplicates, 'duplicate')} not sent (an earlier entry's idempotencyKey and content)` : ''}`;
+    const rate = `${secs} s (${n(Math.round(s.emailsPerSecond))}/s)`;
     if (s.interrupted || s.fatal) {
+      // "Stopped after sending 1 email", "Stopped after sending 1 and scheduling 2 emails".
+      const done = accepted(s, 'sending', 'scheduling');
+      lines.push(`Stopped after ${done} ${noun(s.sent, 'email')} in ${rate}: ${rest}.`);
       lines.push(
-        `Stopped after sending ${n(s.sent)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}; ` +
-          `${n(s.unsent)} read but not sent (any entries after them were not read).`,
+        s.unsent > 0
+          ? `  ${count(s.unsent, 'entry')} read but not sent; the input was read no further.`
+          : '  every entry read was settled; the input was read no further.',
       );
     } else {
-      lines.push(`Sent ${n(s.sent)} of ${n(s.total)} emails in ${secs} s (${n(Math.round(s.emailsPerSecond))}/s): ${rest}.`);
+      lines.push(`${accepted(s, 'Sent', 'Scheduled')} of ${count(s.total, 'email')} in ${rate}: ${rest}.`);
     }
   }
   if (s.errors.length > 0) {
-    lines.push(s.failed > s.errors.length ? `  first ${s.errors.length} errors:` : '  errors:');
+    lines.push(s.failed > s.errors.length ? `  first ${count(s.errors.length, 'error')}:` : '  errors:');
     for (const e of s.errors) lines.push(`    entry ${e.index} (line ${e.line}): ${oneLine(e.error)}`);
   }
   if (s.report) lines.push(`  report: ${s.report}`);

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, QuietExit, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
+import { count } from '../count.js';
 import type { BatchSummary } from '../batch/run.js';
 import type { SendBatch } from '../batch/sender.js';
 import type { EntryDefaults } from '../input/entries.js';
@@ -99,7 +100,7 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   ]);
   const mode = outputMode(ctx, globals);
   const transport = sending?.transport;
-  const bar = ctx.io.isStderrTTY && !mode.quiet && !flags.dryRun ? await (await import('../output/progress.js')).createProgressBar(ctx.io) : undefined;
+  const bar = ctx.io.isStderrTTY && !mode.quiet && !flags.dryRun ? (await import('../output/progress.js')).createProgressBar(ctx.io, ctx.signal) : undefined;
   let summary: BatchSummary;
   try {
     summary = await runBatch(ctx, {
@@ -148,15 +149,15 @@ export async function run(file: string | undefined, flags: BatchFlags, globals: 
   const first = summary.errors[0];
   const firstError = first ? `; first: entry ${first.index} (line ${first.line}): ${first.error}` : '';
   if (summary.dryRun) {
-    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${summary.total} entries are invalid; nothing was sent${firstError}`);
+    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${count(summary.total, 'entry')} ${summary.invalid === 1 ? 'is' : 'are'} invalid; nothing was sent${firstError}`);
     return;
   }
-  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`none of the ${summary.total} entries is valid; nothing was sent${firstError}`);
+  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`${summary.total === 1 ? 'the one entry is not' : `none of the ${count(summary.total, 'entry')} is`} valid; nothing was sent${firstError}`);
   if (summary.failed > 0) {
     const hints: string[] = [];
     if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);
     if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
-    throw new CliError('partial', `${summary.failed} of ${summary.total} emails failed`, { hints });
+    throw new CliError('partial', `${summary.failed} of ${count(summary.total, 'email')} failed`, { hints });
   }
 }
 

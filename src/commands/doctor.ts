@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { Globals, Settings } from '../config/settings.js';
+import { count } from '../count.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -127,7 +128,7 @@ async function stateCheck(ctx: Context): Promise<Check> {
     return { name: 'state dir', status: 'warn', detail: `${dir}: not writable`, fix: `batch cannot journal there: fix its permissions, or set MAILROOM_STATE_DIR` };
   }
   const journals = entries.filter((e) => e.endsWith('.journal')).length;
-  return { name: 'state dir', status: 'ok', detail: `${dir}: writable, ${journals} journal${journals === 1 ? '' : 's'}` };
+  return { name: 'state dir', status: 'ok', detail: `${dir}: writable, ${count(journals, 'journal')}` };
 }
 
 /** Everything doctor and whoami report, gathered once; a failed needed check decides the exit code. */

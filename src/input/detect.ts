@@ -68,6 +68,8 @@ export async function* readFileChunks(path: string, bufferSize = 64 * 1024): Asy
   }
 }
 
+const SLICE = 1024;
+
 /** Decodes a byte stream to text chunks, counting bytes as they are consumed; refuses what is not UTF-8 text. */
 async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, label: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
@@ -77,10 +79,16 @@ async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, lab
     if (next.done) break;
     const chunk = next.value;
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    counter.bytes += buf.length;
-    checker.push(buf);
-    const text = decoder.write(buf);
-    if (text) yield text;
+    // Handed on in small slices and counted once the reader asks for the next one, so the count
+    // is of bytes consumed, a little behind the parser, never ahead of it: the progress bar
+    // estimates the entry total from it, and must not underestimate it.
+    for (let at = 0; at < buf.length; at += SLICE) {
+      const slice = buf.subarray(at, at + SLICE);
+      checker.push(slice);
+      const text = decoder.write(slice);
+      if (text) yield text;
+      counter.bytes += slice.length;
+    }
   }
   checker.end();
   const tail = decoder.end();

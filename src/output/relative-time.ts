@@ -1,3 +1,5 @@
+import { count } from '../count.js';
+
 const UNITS: readonly (readonly [name: string, seconds: number])[] = [
   ['year', 365 * 86_400],
   ['month', 30 * 86_400],
@@ -15,6 +17,6 @@ export function relativeTime(iso: string, now = Date.now()): string {
   const unit = UNITS.find(([, size]) => span >= size);
   if (!unit) return seconds >= 0 ? 'just now' : 'in a moment';
   const n = Math.floor(span / unit[1]);
-  const text = `${n} ${unit[0]}${n === 1 ? '' : 's'}`;
+  const text = count(n, unit[0]);
   return seconds >= 0 ? `${text} ago` : `in ${text}`;
 }

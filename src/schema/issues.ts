@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { count } from '../count.js';
 
 /** Zod's type names in mailroom's words. */
 const TYPES: Record<string, string> = {
@@ -19,11 +20,9 @@ const FORMATS: Record<string, string> = {
   uuid: 'a UUID',
 };
 
-const plural = (n: number | bigint, one: string) => `${n} ${one}${Number(n) === 1 ? '' : 's'}`;
-
 function unit(origin: string | undefined, n: number | bigint): string {
-  if (origin === 'string') return plural(n, 'character');
-  if (origin === 'array' || origin === 'set') return plural(n, 'item');
+  if (origin === 'string') return count(Number(n), 'character');
+  if (origin === 'array' || origin === 'set') return count(Number(n), 'item');
   return String(n);
 }
 

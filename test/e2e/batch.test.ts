@@ -99,6 +99,7 @@ describe('mailroom batch end to end', () => {
 
     const r = await runCli(['batch', '-', '--from', 'ops@example.com', '--subject', 'Default', '--html-file', join(dir, 'body.html'), '--group-by', 'spring', '--send-at', '+2h'], { env, input });
     expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^Scheduled 2 of 2 emails in /m);
     const inbox = (await sandbox.emails()).sort((a, b) => a.to.localeCompare(b.to));
     expect(inbox.map((e) => [e.to, e.subject, e.html, e.status])).toEqual([
       ['a@example.com', 'Default', '<p>From a file</p>', 'SCHEDULED'],
@@ -113,7 +114,7 @@ describe('mailroom batch end to end', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Dry run: 2 entries, 1 valid, 1 invalid; nothing sent.');
     expect(r.stderr).toContain('entry 1 (line 3): to must be an email address');
-    expect(r.stderr).toContain('mailroom: 1 of 2 entries are invalid; nothing was sent');
+    expect(r.stderr).toContain('mailroom: 1 of 2 entries is invalid; nothing was sent');
     expect(await sandbox.emails()).toHaveLength(0);
   });
 
@@ -127,7 +128,7 @@ describe('mailroom batch end to end', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/mailroom: API 401/);
     expect(r.stderr).toContain('Stopped after sending 0 emails');
-    expect(r.stderr).toContain('; 2 read but not sent (any entries after them were not read).');
+    expect(r.stderr).toContain('\n  2 entries read but not sent; the input was read no further.\n');
     expect(r.stderr).toMatch(/to finish, run again with the same flags: mailroom batch \S+two\.ndjson --resume \S+\.journal/);
     expect(r.stderr).not.toContain('sk_live_wrong');
     const journal = readFileSync(JSON.parse(r.stdout).journal, 'utf8');

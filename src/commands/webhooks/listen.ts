@@ -7,6 +7,7 @@ import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';
 import type { Delivery } from '../../webhook/listener.js';
+import { count } from '../../count.js';
 
 export interface WebhooksListenOptions {
   port: number;
@@ -155,7 +156,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
     let holds = false;
     if (forwardable(d)) {
       if (reserved >= flags.forwardQueue) {
-        out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: `the forward queue is full (${reserved} deliveries waiting for ${forwardTo}, --forward-queue); retry later` };
+        out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: `the forward queue is full (${count(reserved, 'delivery')} waiting for ${forwardTo}, --forward-queue); retry later` };
       } else {
         reserved += 1;
         holds = true;
@@ -244,7 +245,7 @@ export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, 
   await journal?.close();
   if (globals.quiet) return;
   const left = waiting.length;
-  const requests = `${received} request${received === 1 ? '' : 's'} received`;
+  const requests = `${count(received, 'request')} received`;
   if (left === 0) {
     ctx.io.err.write(`Stopped: ${requests}\n`);
     return;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { CliError } from '../../errors.js';
+import { count, noun } from '../../count.js';
 
 export interface WebhooksReplayOptions {
   journal: string;
@@ -82,7 +83,7 @@ export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, 
     const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event: parsed, forward: result };
     ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
   }
-  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${entries.length} deliver${entries.length === 1 ? 'y' : 'ies'} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
-  if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed deliveries failed`, { hints: ['see the lines above for what your app answered'] });
-  if (sent < entries.length) throw new CliError('partial', `interrupted after ${sent} of ${entries.length} deliveries`);
+  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${count(entries.length, 'delivery')} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
+  if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered'] });
+  if (sent < entries.length) throw new CliError('partial', `interrupted after ${sent} of ${count(entries.length, 'delivery')}`);
 }
