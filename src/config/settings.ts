@@ -44,7 +44,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
 /** flag > environment > profile in the store > default, for every setting (docs/configuration.md). */
-export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
+export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: string; io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   // An empty flag is a mistake (an unset shell variable: `--api-key "$KEY"`), never "use the next
   // source"; an empty MAILROOM_* variable is unset, as in most tools (docs/configuration.md).
@@ -73,7 +73,7 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { io?: P
   if (globals.apiKey !== undefined && globals.apiKeyFile !== undefined) throw usageError('use --api-key or --api-key-file, not both');
   let apiKey =
     globals.apiKeyFile !== undefined
-      ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file'), source: 'flag' as const, origin: '--api-key-file' }
+      ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file', ctx.cwd ?? process.cwd()), source: 'flag' as const, origin: '--api-key-file' }
       : pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
   const apiKeyRefused = apiKey?.source === 'profile' && store.keysRefused ? `refusing the API key stored in ${file}: ${store.keysRefused}` : undefined;
   if (apiKeyRefused) apiKey = undefined;

@@ -1,25 +1,25 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 
 /** Far above any key or token; a path like /dev/zero must not be read without end. */
 const SECRET_FILE_LIMIT = 64 * 1024;
 
-const read = new Map<string, string>();
+/** Stdin can be read only once; a file is read each time it is asked for, so it is never stale. */
+let fromStdin: string | undefined;
 
 /**
- * A secret from a file, or stdin for `-`: the way to pass a key or token without putting it in argv,
- * which other local users can read (ps) for the whole run. Surrounding whitespace (the newline an
- * editor or `echo` adds) is dropped.
+ * A secret from a file (relative to `cwd`, the command's directory), or stdin for `-`: the way to
+ * pass a key or token without putting it in argv, which other local users can read (ps) for the
+ * whole run. Surrounding whitespace (the newline an editor or `echo` adds) is dropped.
  */
-export function readSecretFile(path: string, flag: string): string {
-  // Settings are resolved more than once in some commands; stdin can be read only once.
-  const known = read.get(path);
-  if (known !== undefined) return known;
+export function readSecretFile(path: string, flag: string, cwd: string): string {
+  if (path === '-' && fromStdin !== undefined) return fromStdin;
   const label = path === '-' ? 'stdin' : path;
   let text: string;
   try {
-    text = readCappedSync(path === '-' ? 0 : path, SECRET_FILE_LIMIT);
+    text = readCappedSync(path === '-' ? 0 : resolve(cwd, path), SECRET_FILE_LIMIT);
   } catch (err) {
     if (err === TOO_LARGE) throw usageError(`${flag}: ${label} is larger than 64 KiB; expected the secret alone`);
     throw usageError(`${flag}: cannot read ${label}: ${fsReason(err)}`);
@@ -27,7 +27,7 @@ export function readSecretFile(path: string, flag: string): string {
   const secret = text.trim();
   if (secret === '') throw usageError(`${flag}: ${label} is empty`);
   if (/\s/.test(secret)) throw usageError(`${flag}: ${label} holds more than one word; expected the secret alone`);
-  read.set(path, secret);
+  if (path === '-') fromStdin = secret;
   return secret;
 }
 

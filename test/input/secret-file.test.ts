@@ -42,8 +42,8 @@ describe('secrets from files instead of argv (visible to other local users in ps
   it('--token-file: the token from the file, over MAILROOM_WEBHOOK_TOKEN; with --token, a usage error', () => {
     const file = join(dir, 'token');
     writeFileSync(file, 'wht_fromfilefromfile0002\r\n');
-    expect(tokenFrom(undefined, { MAILROOM_WEBHOOK_TOKEN: 'wht_env' }, file)).toBe('wht_fromfilefromfile0002');
-    expect(() => tokenFrom('wht_flag', {}, file)).toThrow(expect.objectContaining({ kind: 'usage', message: 'use --token or --token-file, not both' }));
+    expect(tokenFrom(undefined, { MAILROOM_WEBHOOK_TOKEN: 'wht_env' }, file, dir)).toBe('wht_fromfilefromfile0002');
+    expect(() => tokenFrom('wht_flag', {}, file, dir)).toThrow(expect.objectContaining({ kind: 'usage', message: 'use --token or --token-file, not both' }));
   });
 });
 

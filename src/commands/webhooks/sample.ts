@@ -44,7 +44,7 @@ export async function run(event: string, flags: WebhooksSampleOptions, _globals:
   const { sampleEnvelope, serializeEnvelope } = await import('../../webhook/samples.js');
   const body = serializeEnvelope(sampleEnvelope(name, { email: flags.email }));
   ctx.io.out.write(ctx.io.isStdoutTTY ? `${body}\n` : body);
-  const token = tokenFrom(flags.token, ctx.env, flags.tokenFile);
+  const token = tokenFrom(flags.token, ctx.env, flags.tokenFile, ctx.cwd);
   if (token !== undefined) {
     const { sign } = await import('../../webhook/signature.js');
     ctx.io.err.write(`X-Smashsend-Signature: ${sign(token, body)}\n`);

@@ -15,7 +15,7 @@ export async function resolveSigningToken(flags: { token?: string; tokenFile?: s
   const [{ tokenFrom, TOKEN_ENV }, { hasPrefix }] = await Promise.all([import('../../webhook/token.js'), import('../../schema/index.js')]);
   if ((flags.token !== undefined || flags.tokenFile !== undefined) && flags.webhook !== undefined) throw usageError(`use ${flags.token !== undefined ? '--token' : '--token-file'} or --webhook, not both`);
   if (flags.webhook === undefined) {
-    const token = tokenFrom(flags.token, ctx.env, flags.tokenFile);
+    const token = tokenFrom(flags.token, ctx.env, flags.tokenFile, ctx.cwd);
     if (token === undefined) throw usageError(`the webhook signing token is needed ${why}: --token-file <path>, --webhook <wh_id>, ${TOKEN_ENV}, or --token <wht_…>`);
     return { token };
   }

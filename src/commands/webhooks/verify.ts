@@ -44,7 +44,7 @@ signature, wrong token, or a body that was re-serialised or gained a trailing ne
 export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
   const { requireToken } = await import('../../webhook/token.js');
   const [{ readBytes }, { stdinFor }] = await Promise.all([import('../../webhook/bytes.js'), import('../../input/stdin.js')]);
-  const token = requireToken(flags.token, ctx.env, 'to verify a signature', flags.tokenFile);
+  const token = requireToken(flags.token, ctx.env, 'to verify a signature', flags.tokenFile, ctx.cwd);
   const { parseMaxAge, tooOld } = await import('../../webhook/max-age.js');
   const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
   if (flags.payload === '-' && flags.headerFile === '-') throw usageError('--payload and --header-file cannot both read stdin');
