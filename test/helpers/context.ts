@@ -2,16 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import type { Context, IO, Prompter } from '../../src/context.js';
+import { colorEnabled, type Context, type IO, type Prompter } from '../../src/context.js';
 import { run } from '../../src/run.js';
+import { resetSecrets } from '../../src/secrets.js';
 
 export interface FakeOptions {
   /** The whole environment the command sees (nothing is inherited from the test process). */
   env?: Record<string, string | undefined>;
   /** stdin: a string or bytes, then EOF; default empty. */
   input?: string | Buffer;
-  /** Terminal facts: `true` makes stdin, stdout and stderr terminals. */
-  tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /**
+   * Terminal facts: `true` makes stdin, stdout and stderr terminals; `'stdout'` stdout alone (runCli's
+   * `tty: 'stdout'`, without a real pseudo-terminal).
+   */
+  tty?: boolean | 'stdout' | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** Colour on; runInProcess's default weighs the terminal, --no-color, NO_COLOR and FORCE_COLOR as main does. */
   color?: boolean;
   columns?: number;
   cwd?: string;
@@ -36,7 +41,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeContext {
   const errStream = new PassThrough();
   outStream.on('data', (d: Buffer) => (out += d.toString()));
   errStream.on('data', (d: Buffer) => (err += d.toString()));
-  const tty = typeof opts.tty === 'object' ? opts.tty : { stdin: !!opts.tty, stdout: !!opts.tty, stderr: !!opts.tty };
+  const tty = ttyFacts(opts.tty);
   const io: IO = {
     out: outStream,
     err: errStream,
@@ -74,25 +79,41 @@ export function fakeContext(opts: FakeOptions = {}): FakeContext {
   return { ctx, stdout: () => out, stderr: () => err, prompts };
 }
 
+function ttyFacts(tty: FakeOptions['tty']): { stdin?: boolean; stdout?: boolean; stderr?: boolean } {
+  if (typeof tty === 'object') return tty;
+  if (tty === 'stdout') return { stdout: true };
+  return { stdin: !!tty, stdout: !!tty, stderr: !!tty };
+}
+
+export interface InProcessOptions extends FakeOptions {
+  /** The config store directory (MAILROOM_CONFIG_DIR); a fresh temp dir (removed afterwards) when absent. */
+  configDir?: string;
+}
+
 export interface InProcessResult {
   stdout: string;
   stderr: string;
   code: number;
-  prompts: string[];
 }
 
 /**
- * Runs the CLI in-process through run() (src/run.ts), as `mailroom ...args` would, with a fresh
- * config store unless `env.MAILROOM_CONFIG_DIR` names one. The same result shape as runCli.
+ * Runs the CLI in-process through run() (src/run.ts), as `mailroom ...args` would in a fresh process:
+ * nothing held from an earlier run, a fresh config store unless `configDir` or
+ * `env.MAILROOM_CONFIG_DIR` names one, colour decided as src/main.ts decides it. The same result
+ * shape as runCli (test/helpers/cli.ts), so a case reads the same either way.
  */
-export async function runInProcess(args: string[], opts: FakeOptions = {}): Promise<InProcessResult> {
-  const ownDir = opts.env?.MAILROOM_CONFIG_DIR === undefined ? mkdtempSync(join(tmpdir(), 'mailroom-cfg-')) : undefined;
-  const fake = fakeContext({ ...opts, env: { ...(ownDir ? { MAILROOM_CONFIG_DIR: ownDir } : {}), ...opts.env } });
+export async function runInProcess(args: string[], opts: InProcessOptions = {}): Promise<InProcessResult> {
+  const ownDir = opts.configDir === undefined && opts.env?.MAILROOM_CONFIG_DIR === undefined ? mkdtempSync(join(tmpdir(), 'mailroom-cfg-')) : undefined;
+  const configDir = opts.configDir ?? ownDir;
+  const env = { ...(configDir === undefined ? {} : { MAILROOM_CONFIG_DIR: configDir }), ...opts.env };
+  const color = opts.color ?? colorEnabled(env, !!ttyFacts(opts.tty).stdout, args.includes('--no-color') ? false : undefined);
+  resetSecrets();
+  const fake = fakeContext({ ...opts, env, color });
   try {
     const code = await run(args, fake.ctx);
     // Let the last writes reach the buffers.
     await new Promise((resolve) => setImmediate(resolve));
-    return { stdout: fake.stdout(), stderr: fake.stderr(), code, prompts: fake.prompts };
+    return { stdout: fake.stdout(), stderr: fake.stderr(), code };
   } finally {
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   }
