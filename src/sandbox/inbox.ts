@@ -69,6 +69,14 @@ function pageNumber(value: string | undefined): number {
   return Math.max(1, n);
 }
 
+const PREVIEW_LENGTH = 140;
+
+/** One line of an email's text for the list, cut whole characters (code points), not UTF-16 halves. */
+export function previewOf(email: InboxEmail): string {
+  const chars = Array.from((email.previewText ?? email.text).replace(/\s+/g, ' ').trim());
+  return chars.length > PREVIEW_LENGTH ? `${chars.slice(0, PREVIEW_LENGTH).join('')}…` : chars.join('');
+}
+
 function badge(status: string): string {
   return `<span class="st ${h(status)}">${h(status)}</span>`;
 }
@@ -96,10 +104,9 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
   const rows = shown
     .map((e) => {
       const subject = e.subject ?? e.template ?? '(no subject)';
-      const preview = e.previewText ?? e.text.slice(0, 140);
       return `<li class="row" data-id="${h(e.id)}"><a href="/inbox/${encodeURIComponent(e.id)}">
 <span class="to" title="To">${h(e.to)}</span><span class="from" title="From">${h(e.from ?? '')}</span>
-<span class="subject"><b>${h(subject)}</b> <span class="preview">${h(preview)}</span></span>
+<span class="subject"><b>${h(subject)}</b> <span class="preview">${h(previewOf(e))}</span></span>
 <span class="tags">${e.type === 'templated' ? `<span class="kind" title="Template">${h(e.template ?? 'template')}</span>` : ''}${badge(e.status)}</span>${timeTag(e.createdAt, now)}</a></li>`;
     })
     .join('');

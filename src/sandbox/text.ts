@@ -1,92 +1,106 @@
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-function decodeEntities(s: string): string {
-  return s.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
-
-/** Elements whose content is never text. */
-const INVISIBLE = new Set(['script', 'style', 'head', 'title', 'template']);
-const BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'table', 'ul', 'ol', 'blockquote', 'section', 'article', 'header', 'footer']);
-const TAG_NAME = /^(\/?)([a-zA-Z][a-zA-Z0-9-]*)/;
-const HREF = /href\s*=\s*(?:"([^"]*)"|'([^']*)')/iy;
-
-/** A tag's quoted href; a few tries at most, each linear, so a hostile tag cannot go quadratic. */
-function hrefOf(tag: string, lowerTag: string): string | undefined {
-  let at = lowerTag.indexOf('href');
-  for (let tries = 0; at !== -1 && tries < 3; tries++) {
-    HREF.lastIndex = at;
-    const m = HREF.exec(tag);
-    if (m) return m[1] ?? m[2] ?? '';
-    at = lowerTag.indexOf('href', at + 4);
-  }
-  return undefined;
-}
+import { compile } from 'html-to-text';
+import { Tokenizer } from 'htmlparser2';
 
 /**
- * The plain-text part generated when a sender gives only `html`: blocks become lines, links keep
- * their target, tags and invisible content go. One forward scan, so any input of the body limit
- * converts in linear time (regexes with lazy scans go quadratic on unclosed tags and comments).
+ * The choices React Email makes for its own plain-text rendering (`render(..., { plainText: true })`),
+ * so that an email sent with only `html` gets the text its author would have got: images and the
+ * hidden preview (`data-skip-in-text`) left out, a link's target after its text unless they are the
+ * same, each table cell on its own line (emails lay out with tables; columns would be noise).
  */
+const convert = compile({
+  wordwrap: false,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: '[data-skip-in-text=true]', format: 'skip' },
+    { selector: 'a', options: { linkBrackets: false, hideLinkHrefIfSameAsText: true } },
+    { selector: '[data-text-format="dataTable"]', format: 'dataTable' },
+    { selector: 'td', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    { selector: 'th', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+  ],
+  // The formatter recurses per level: hostile nesting must not exhaust the stack.
+  limits: { maxDepth: 200, ellipsis: '...' },
+});
+
+/**
+ * Two limits keep one email's conversion under a second or so, where an unchecked one would hold
+ * the sandbox (a single thread) for minutes; past either, only the HTML before the tag that crossed
+ * it is converted, and the text ends with "...".
+ * - htmlparser2 keeps its open elements with Array#unshift, so parsing costs the sum of the
+ *   nesting depth at every tag: 100,000 unclosed `<div>`s (500 KB, under the body limit) take a
+ *   minute. An ordinary 1 MB newsletter sums to a tenth of this budget.
+ * - html-to-text spends tens of microseconds per element (selector matching). Real emails stay far
+ *   below this many: Gmail clips a message past 102 KB.
+ */
+export const PARSE_BUDGET = 10_000_000;
+export const MAX_ELEMENTS = 10_000;
+
+/** HTML elements that never open (a subset of htmlparser2's list, so a miss only over-counts). */
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+
+/**
+ * Where to cut `html` to stay within the limits above, or undefined to keep it whole. Runs
+ * htmlparser2's own tokenizer (linear; comments, attributes and script/style text read as the parser
+ * reads them) with an upper bound of the parser's depth: every start tag of a non-void element opens
+ * one level, an end tag closes one only when an element of its name was opened and not yet counted
+ * closed (the parser may close fewer levels at an end tag, never more, over the whole document).
+ */
+export function parseCut(html: string, budget = PARSE_BUDGET, maxElements = MAX_ELEMENTS): number | undefined {
+  const open = new Map<string, number>();
+  let depth = 0;
+  let cost = 0;
+  let elements = 0;
+  let cut: number | undefined;
+  const noop = () => undefined;
+  const spend = (at: number) => {
+    cost += depth + 1;
+    if ((cost > budget || elements > maxElements) && cut === undefined) {
+      cut = at;
+      tokenizer.pause();
+    }
+  };
+  const tokenizer = new Tokenizer(
+    { xmlMode: false, decodeEntities: false },
+    {
+      onopentagname(start, end) {
+        elements += 1;
+        spend(start - 1);
+        const name = html.slice(start, end).toLowerCase();
+        if (VOID.has(name)) return;
+        open.set(name, (open.get(name) ?? 0) + 1);
+        depth += 1;
+      },
+      onclosetag(start, end) {
+        spend(start - 2);
+        const name = html.slice(start, end).toLowerCase();
+        const n = open.get(name) ?? 0;
+        if (n === 0) return;
+        open.set(name, n - 1);
+        depth -= 1;
+      },
+      onattribdata: noop,
+      onattribentity: noop,
+      onattribend: noop,
+      onattribname: noop,
+      oncdata: noop,
+      oncomment: noop,
+      ondeclaration: noop,
+      onend: noop,
+      onopentagend: noop,
+      onprocessinginstruction: noop,
+      onselfclosingtag: noop,
+      ontext: noop,
+      ontextentity: noop,
+    },
+  );
+  tokenizer.write(html);
+  if (cut === undefined) tokenizer.end();
+  return cut;
+}
+
+/** The plain-text part generated when a sender gives only `html` (html-to-text). */
 export function textFromHtml(html: string): string {
-  const lower = html.toLowerCase();
-  const parts: string[] = [];
-  let anchor: { href: string; start: number } | undefined;
-  let i = 0;
-  while (i < html.length) {
-    const lt = html.indexOf('<', i);
-    if (lt === -1) {
-      parts.push(decodeEntities(html.slice(i)));
-      break;
-    }
-    parts.push(decodeEntities(html.slice(i, lt)));
-    if (html.startsWith('<!--', lt)) {
-      const end = html.indexOf('-->', lt + 4);
-      i = end === -1 ? html.length : end + 3;
-      continue;
-    }
-    const gt = html.indexOf('>', lt + 1);
-    if (gt === -1) break;
-    i = gt + 1;
-    const tag = html.slice(lt + 1, gt);
-    const m = TAG_NAME.exec(tag);
-    if (!m) {
-      parts.push(decodeEntities(html.slice(lt, gt + 1)));
-      continue;
-    }
-    const closing = m[1] === '/';
-    const name = m[2]!.toLowerCase();
-    if (!closing && INVISIBLE.has(name)) {
-      const end = lower.indexOf(`</${name}`, i);
-      if (end === -1) break;
-      const endGt = html.indexOf('>', end);
-      i = endGt === -1 ? html.length : endGt + 1;
-      continue;
-    }
-    if (name === 'a') {
-      if (!closing) {
-        const href = hrefOf(tag, lower.slice(lt + 1, gt));
-        anchor = href === undefined ? undefined : { href, start: parts.length };
-      } else if (anchor) {
-        const label = parts.slice(anchor.start).join('').trim();
-        const { href } = anchor;
-        if (!label) parts.push(href);
-        else if (label !== href && !/^(mailto:|#)/i.test(href)) parts.push(` (${href})`);
-        anchor = undefined;
-      }
-    } else if (name === 'br') parts.push('\n');
-    else if (name === 'li' && !closing) parts.push('\n- ');
-    else if (closing && BLOCKS.has(name)) parts.push('\n\n');
-  }
-  return parts
-    .join('')
-    .replace(/[ \t\f\v\r]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  const cut = parseCut(html);
+  if (cut === undefined) return convert(html);
+  const text = convert(html.slice(0, cut));
+  return text.endsWith('...') ? text : `${text}\n...`;
 }

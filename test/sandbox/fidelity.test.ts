@@ -5,6 +5,7 @@ import { Deliverer } from '../../src/sandbox/deliveries.js';
 import { EmailService } from '../../src/sandbox/emails.js';
 import { buildServer } from '../../src/sandbox/server.js';
 import { SandboxState } from '../../src/sandbox/state.js';
+import { REACT_EMAIL_LIKE, REACT_EMAIL_LIKE_TEXT } from '../fixtures/react-email-like.js';
 import { webhookDeleteResponseSchema, webhookListResponseSchema, webhookResponseSchema } from '../../src/schema/index.js';
 
 let app: FastifyInstance;
@@ -82,5 +83,31 @@ describe('sendAt: every ISO 8601 date-time with an explicit zone', () => {
     const res = await send(sendAt);
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain(message);
+  });
+});
+
+describe('the text of an email sent with only html', () => {
+  test('raw and templated: the text the API keeps and the inbox preview read as text, not markup', async () => {
+    const raw = await app.inject({ method: 'POST', url: '/v1/emails', headers: auth, payload: { from: 'a@example.com', to: 'text@example.com', subject: 'Receipt', html: REACT_EMAIL_LIKE } });
+    expect(raw.statusCode, raw.body).toBe(200);
+    const stored = await app.inject({ url: `/_sandbox/emails/${raw.json().email.id}` });
+    expect(stored.json().email.text).toBe(REACT_EMAIL_LIKE_TEXT);
+
+    const templated = await app.inject({ method: 'POST', url: '/v1/emails', headers: auth, payload: { template: 'welcome', to: 'text2@example.com', variables: { name: 'Zoë & <Co>' } } });
+    const welcome = await app.inject({ url: `/_sandbox/emails/${templated.json().email.id}` });
+    expect(welcome.json().email.text).toBe('Hi Zoë & <Co>, welcome aboard!');
+
+    const inbox = await app.inject({ url: '/?q=text@example.com', headers: { accept: 'text/html' } });
+    const preview = /<span class="preview">([^<]*)<\/span>/.exec(inbox.body)?.[1];
+    // One line (white space, no-break spaces included, collapsed), the first 140 characters.
+    expect(preview).toBe('CAFÉ ORDER © 2026 Line A &amp; more text Line B Cell1 Cell2 * one * two 1. first 2. second View your order https://shop.example.com/orders/42 or…');
+  });
+
+  test('the inbox preview never splits a character: 140 code points, not UTF-16 units', async () => {
+    const text = `${'😀'.repeat(139)}ab`;
+    const sent = await app.inject({ method: 'POST', url: '/v1/emails', headers: auth, payload: { from: 'a@example.com', to: 'emoji@example.com', subject: 's', html: '<p>x</p>', text } });
+    expect(sent.statusCode).toBe(200);
+    const inbox = await app.inject({ url: '/?q=emoji@example.com', headers: { accept: 'text/html' } });
+    expect(/<span class="preview">([^<]*)<\/span>/.exec(inbox.body)?.[1]).toBe(`${'😀'.repeat(139)}a…`);
   });
 });
