@@ -1,72 +1,60 @@
-import type { Dispatcher } from 'undici';
-import type { Context } from './context.js';
-import { authHint, requireApiKey, requireNamedProfile, resolveSettings, type Globals, type Settings } from './config/settings.js';
-import { createDispatcher } from './transport/agent.js';
-import { createHttpTransport } from './transport/http.js';
+import type { Context, Globals, Prompter } from './context.js';
+import { requireNamedProfile, resolveSettings, type Settings } from './config/settings.js';
+import { terminalPrompter } from './input/prompter.js';
 import type { Transport } from './transport/index.js';
-import { VERSION } from './version.js';
-
-export interface TransportOverrides {
-  /** Tests pass a MockAgent; otherwise one keep-alive Agent (or proxy agent) per transport. */
-  dispatcher?: Dispatcher;
-}
+import type { TransportOverrides } from './transport/create.js';
 
 /**
- * The one authenticated transport a command uses. Commands import this module lazily, so undici
- * loads only when a command really talks to the API; everything it needs is imported statically
- * here so that it arrives in one chunk (every extra ES module file costs start-up time).
+ * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
+ * global options, the settings resolved once, the one API transport created on first use, and the
+ * prompter. run() (src/run.ts) closes what `api()` opened after the action, whatever happened, so
+ * no command opens or closes a transport (docs/architecture.md, "The context").
  */
-export async function createTransport(ctx: Context, settings: Settings, overrides: TransportOverrides = {}): Promise<Transport> {
-  const apiKey = requireApiKey(settings);
-  const dispatcher = overrides.dispatcher ?? (await createDispatcher(settings.baseUrl.value, ctx.env));
-  return createHttpTransport({
-    baseUrl: settings.baseUrl.value,
-    apiKey,
-    dispatcher,
-    ownsDispatcher: overrides.dispatcher === undefined,
-    userAgent: `mailroom/${VERSION}`,
-    timeoutMs: settings.timeoutMs.value,
-    maxRetries: settings.maxRetries.value,
-    authHint: authHint(settings),
-    ...(settings.verbose ? { log: (line: string) => void ctx.io.err.write(`${line}\n`) } : {}),
-  });
-}
-
-/** Settings and a ready transport in one call, the usual first line of an API command's action. */
-export async function connect(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): Promise<{ settings: Settings; transport: Transport }> {
-  const settings = resolveSettings(ctx, globals);
-  requireNamedProfile(settings);
-  const transport = await createTransport(ctx, settings, overrides);
-  return { settings, transport };
-}
-
-
-/**
- * What an API command's action uses (gh's Factory, but lazy): the globals, the settings resolved
- * once, and the one transport, created on first use. run() (src/run.ts) closes the transport after
- * the action, whatever happened, so a command never opens or closes one itself.
- */
-export interface Services {
-  globals: Globals;
+export interface CommandContext extends Context {
+  readonly globals: Globals;
+  /** flag > environment > profile > default, resolved on first call (and the `--sandbox` session over all). */
   settings(): Settings;
-  api(): Promise<Transport>;
+  /**
+   * The API, authenticated with the settings' key; the same transport on every call. With `as`,
+   * a separate one for another key (a key just created, to check it before it is stored).
+   */
+  api(as?: { apiKey: string; origin: string }): Promise<Transport>;
+  readonly prompter: Prompter;
 }
 
-export function services(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): Services {
+/**
+ * Builds the command context from the base context and the parsed global options; the verb
+ * wrapper (src/commands/verb.ts) calls it once per command line.
+ */
+export function commandContext(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): CommandContext {
   let settings: Settings | undefined;
   let transport: Promise<Transport> | undefined;
-  const self: Services = {
+  const open = (chosen: Settings): Promise<Transport> => {
+    const created = import('./transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
+    // A transport that was never made (no key) has nothing to close.
+    ctx.cleanups?.push(async () => (await created.catch(() => undefined))?.close());
+    return created;
+  };
+  const self: CommandContext = {
+    ...ctx,
     globals,
+    prompter: ctx.prompter ?? terminalPrompter,
     settings: () => (settings ??= resolveSettings(ctx, globals)),
-    api: () => {
-      if (!transport) {
-        transport = createTransport(ctx, self.settings(), overrides);
-        const created = transport;
-        const close = async () => (await created).close();
-        if (ctx.cleanups) ctx.cleanups.push(close);
-      }
-      return transport;
+    api(as) {
+      const current = self.settings();
+      // A profile named on purpose that is not stored is a typo: no request with credentials nobody chose.
+      requireNamedProfile(current);
+      if (as) return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin } });
+      return (transport ??= open(current));
     },
   };
   return self;
+}
+
+/** Settings and a ready transport the caller closes: only for commands not yet on the command context (to be removed). */
+export async function connect(ctx: Context, globals: Globals): Promise<{ settings: Settings; transport: Transport }> {
+  const settings = resolveSettings(ctx, globals);
+  requireNamedProfile(settings);
+  const { createTransport } = await import('./transport/create.js');
+  return { settings, transport: await createTransport(ctx, settings) };
 }

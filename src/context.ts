@@ -17,7 +17,7 @@ export interface IO {
 }
 
 /** The global options (docs/configuration.md), as Commander parsed them (flags only; env comes later). */
-export interface GlobalOptions {
+export interface Globals {
   profile?: string;
   apiKey?: string;
   /** `--api-key-file <path|->`: the key read from a file or stdin, kept out of argv. */
@@ -30,6 +30,8 @@ export interface GlobalOptions {
   color?: boolean;
   timeout?: number;
   maxRetries?: number;
+  /** `--sandbox`: this one command runs against a throw-away local sandbox. */
+  sandbox?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import type { Globals } from '../config/settings.js';
+import type { Globals } from '../context.js';
 import { refuseQuietDiscard } from './secret-once.js';
 
 export interface ApiOptions {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import { CliError, QuietExit, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
 import { count } from '../count.js';
@@ -64,11 +64,11 @@ Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 lim
 --resume <journal>).`,
     )
     .action(async (file: string | undefined, flags: BatchFlags, cmd: Command) => {
-      await run(file, flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(file, flags, cmd.optsWithGlobals<Globals>(), ctx);
     });
 }
 
-export async function run(file: string | undefined, flags: BatchFlags, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(file: string | undefined, flags: BatchFlags, globals: Globals, ctx: Context): Promise<void> {
   if (flags.template !== undefined && flags.htmlFile !== undefined) {
     throw usageError('--template and --html-file cannot be combined: an entry is either templated or raw');
   }
@@ -169,7 +169,7 @@ interface Sending {
   settings: Settings;
 }
 
-async function openSending(ctx: Context, globals: GlobalOptions): Promise<Sending> {
+async function openSending(ctx: Context, globals: Globals): Promise<Sending> {
   const [{ connect }, { batchOver }, { keyFingerprint }] = await Promise.all([import('../client.js'), import('../batch/http.js'), import('../batch/fingerprint.js')]);
   const { transport, settings } = await connect(ctx, globals);
   const api: ApiIdentity = { baseUrl: settings.baseUrl.value, key: keyFingerprint(settings.apiKey?.value ?? ''), profile: settings.profile.value };
@@ -182,7 +182,7 @@ async function openSending(ctx: Context, globals: GlobalOptions): Promise<Sendin
  * the defaults (the resolved --send-at, not `+2h` again), the outputs, and where it sends
  * (--base-url and --profile explicitly, so a different MAILROOM_BASE_URL cannot redirect it).
  */
-function resumeArgs(flags: BatchFlags, globals: GlobalOptions, settings: Settings | undefined, sendAt: string | undefined): string[] {
+function resumeArgs(flags: BatchFlags, globals: Globals, settings: Settings | undefined, sendAt: string | undefined): string[] {
   const args: string[] = [];
   const add = (flag: string, value: string | number | undefined) => {
     if (value !== undefined) args.push(flag, String(value));

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import type { Globals, Setting, Settings } from '../config/settings.js';
+import type { Globals } from '../context.js';
+import type { Setting, Settings } from '../config/settings.js';
 
 /** Settings a user can name; only the first three are stored in a profile. */
 const STORED_KEYS = ['api-key', 'base-url', 'workspace'] as const;

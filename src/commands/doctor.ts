@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { Globals, Settings } from '../config/settings.js';
+import type { Globals } from '../context.js';
+import type { Settings } from '../config/settings.js';
 import { count } from '../count.js';
 
 export function register(parent: Command, ctx: Context): void {
@@ -174,7 +175,7 @@ export async function diagnose(ctx: Context, globals: Globals, { identityOnly = 
 
   let identity: Identity | undefined;
   if (key) {
-    const [{ createTransport }, { ApiError }] = await Promise.all([import('../client.js'), import('../transport/errors.js')]);
+    const [{ createTransport }, { ApiError }] = await Promise.all([import('../transport/create.js'), import('../transport/errors.js')]);
     const transport = await createTransport(ctx, settings);
     const started = Date.now();
     try {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, interruptedError, usageError } from '../errors.js';
-import type { Globals } from '../config/settings.js';
+import type { Globals } from '../context.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
@@ -33,7 +33,7 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
   const [{ resolveSettings }, { openStore, PROFILE_NAME }, { createTransport }, { ApiError }] = await Promise.all([
     import('../config/settings.js'),
     import('../config/store.js'),
-    import('../client.js'),
+    import('../transport/create.js'),
     import('../transport/index.js'),
   ]);
   const base = resolveSettings(ctx, { ...globals, apiKey: undefined });

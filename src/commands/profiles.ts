@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { Globals } from '../config/settings.js';
+import type { Globals } from '../context.js';
 
 export interface ProfileView {
   name: string;

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
 
@@ -9,7 +9,7 @@ export const SANDBOX_DEFAULT_URL = `http://127.0.0.1:${SANDBOX_DEFAULT_PORT}`;
 const DEFAULT_URL = SANDBOX_DEFAULT_URL;
 
 /** A running sandbox's root URL: --base-url, else MAILROOM_BASE_URL, else the default; a trailing /v1 is dropped. */
-export function sandboxRoot(globals: GlobalOptions, ctx: Context): string {
+export function sandboxRoot(globals: Globals, ctx: Context): string {
   const base = (globals.baseUrl ?? ctx.env.MAILROOM_BASE_URL ?? DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   try {
     new URL(base);
@@ -27,7 +27,7 @@ export async function sandboxCall(
   root: string,
   method: 'GET' | 'POST',
   path: string,
-  globals: GlobalOptions,
+  globals: Globals,
   ctx: Context,
   body?: unknown,
 ): Promise<{ status: number; body: unknown }> {
@@ -94,7 +94,7 @@ interface EmailsFlags {
 }
 
 export function register(sandbox: Command, ctx: Context): void {
-  const globals = (cmd: Command) => cmd.optsWithGlobals<GlobalOptions>();
+  const globals = (cmd: Command) => cmd.optsWithGlobals<Globals>();
   const where = `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${DEFAULT_URL}.`;
 
   sandbox
@@ -160,7 +160,7 @@ Examples:
     .action(async (id: string | undefined, flags: { browser?: boolean }, cmd: Command) => runOpen(id, flags, globals(cmd), ctx));
 }
 
-export async function runEmails(flags: EmailsFlags, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function runEmails(flags: EmailsFlags, globals: Globals, ctx: Context): Promise<void> {
   const root = sandboxRoot(globals, ctx);
   const query = new URLSearchParams();
   if (flags.to !== undefined) query.set('to', flags.to);
@@ -189,7 +189,7 @@ export async function runEmails(flags: EmailsFlags, globals: GlobalOptions, ctx:
   if (items.length < total) ctx.io.err.write(`Showing the newest ${items.length} of ${total}.\n`);
 }
 
-export async function runEmail(id: string, flags: { html?: boolean; text?: boolean }, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function runEmail(id: string, flags: { html?: boolean; text?: boolean }, globals: Globals, ctx: Context): Promise<void> {
   const picked = [flags.html && '--html', flags.text && '--text', globals.json && '--json'].filter(Boolean);
   if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
   const root = sandboxRoot(globals, ctx);
@@ -218,7 +218,7 @@ export async function runEmail(id: string, flags: { html?: boolean; text?: boole
   ctx.io.out.write(`\n${email.text.endsWith('\n') ? email.text : `${email.text}\n`}`);
 }
 
-export async function runDeliveries(flags: { last?: number }, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function runDeliveries(flags: { last?: number }, globals: Globals, ctx: Context): Promise<void> {
   const root = sandboxRoot(globals, ctx);
   const { body } = await sandboxCall(root, 'GET', '/_sandbox/deliveries', globals, ctx);
   const all = (body as { items: DeliveryRow[] }).items;
@@ -243,7 +243,7 @@ export async function runDeliveries(flags: { last?: number }, globals: GlobalOpt
   if (items.length < all.length) ctx.io.err.write(`Showing the newest ${items.length} of ${all.length}.\n`);
 }
 
-export async function runOpen(id: string | undefined, flags: { browser?: boolean }, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function runOpen(id: string | undefined, flags: { browser?: boolean }, globals: Globals, ctx: Context): Promise<void> {
   const root = sandboxRoot(globals, ctx);
   // Only a URL that answers is printed: a wrong port fails here, not in the browser.
   await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', globals, ctx);

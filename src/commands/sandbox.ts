@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import { exposedHostWarning } from '../config/url.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
@@ -92,12 +92,12 @@ Examples:
   registerInspect(sandbox, ctx);
 }
 
-function globals(cmd: Command): GlobalOptions {
-  return cmd.optsWithGlobals<GlobalOptions>();
+function globals(cmd: Command): Globals {
+  return cmd.optsWithGlobals<Globals>();
 }
 
 /** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
-export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Context): Promise<void> {
+export async function runSandbox(opts: SandboxFlags & Globals, ctx: Context): Promise<void> {
   const { startSandbox, loadConfigFile, SandboxConfigError } = await import('../sandbox/index.js');
   const isSetupError = (err: unknown): err is Error => err instanceof SandboxConfigError;
   const say = (line: string) => {
@@ -153,7 +153,7 @@ export async function runSandbox(opts: SandboxFlags & GlobalOptions, ctx: Contex
   }
 }
 
-interface TriggerOptions extends GlobalOptions {
+interface TriggerOptions extends Globals {
   event: string;
   email?: string;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import type { SendFlags } from '../input/flags.js';
 import { repeatable } from './repeatable.js';
 import { CliError, isCliError } from '../errors.js';
@@ -50,12 +50,12 @@ Every send carries an idempotency key, so a retried request never sends twice.
 Prints the email (id, status, ...) on a terminal, the API's email object as JSON when piped or with --json.`,
     )
     .action(async (flags: SendFlags, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx, cmd);
+      await run(flags, cmd.optsWithGlobals<Globals>(), ctx, cmd);
     });
 }
 
 /** Validates everything locally (nothing is sent on bad input), then sends once with an idempotency key. */
-export async function run(flags: SendFlags, globals: GlobalOptions, ctx: Context, cmd: Command): Promise<void> {
+export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd: Command): Promise<void> {
   const { checkFlagConflicts, loadSources, buildEmailPayload, validateEmail } = await import('../input/flags.js');
   checkFlagConflicts(flags);
   let rendered: { html: string; text: string } | undefined;

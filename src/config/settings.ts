@@ -1,13 +1,10 @@
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { readStoredConfig, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
 import { holdSecret } from '../secrets.js';
 import { readSecretFile } from '../input/secret-file.js';
-
-/** Global flags as parsed, plus the issue-3 `--sandbox` switch. */
-export type Globals = GlobalOptions & { sandbox?: boolean };
 
 export type Source = 'flag' | 'env' | 'profile' | 'sandbox' | 'default';
 

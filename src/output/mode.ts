@@ -1,4 +1,4 @@
-import type { Context, GlobalOptions } from '../context.js';
+import type { Context, Globals } from '../context.js';
 
 export interface OutputMode {
   /** 'table' for people at a terminal; 'json' when piped or with --json. */
@@ -8,7 +8,7 @@ export interface OutputMode {
   color: boolean;
 }
 
-export function outputMode(ctx: Pick<Context, 'io'>, globals: Pick<GlobalOptions, 'json' | 'quiet'>): OutputMode {
+export function outputMode(ctx: Pick<Context, 'io'>, globals: Pick<Globals, 'json' | 'quiet'>): OutputMode {
   const json = Boolean(globals.json) || !ctx.io.isStdoutTTY;
   return { format: json ? 'json' : 'table', quiet: Boolean(globals.quiet), color: ctx.io.color && !json };
 }

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
-
-export interface KeysDeleteOptions {
-  yes?: boolean;
-}
+import type { Context } from '../../context.js';
+import { requireId } from '../../input/ids.js';
+import { verb } from '../verb.js';
+import type { KeysDeleteOptions } from './delete.run.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -18,33 +17,5 @@ Examples:
   $ mailroom keys delete aki_123            # asks first on a terminal
   $ mailroom keys delete aki_123 --yes      # scripts and CI`,
     )
-    .action(async (id: string, opts: KeysDeleteOptions, cmd: Command) => run(id, opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
-}
-
-export async function run(id: string, opts: KeysDeleteOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  const { requireId } = await import('../../input/ids.js');
-  const keyId = requireId('apiKey', id);
-  const shared = await import('./shared.js');
-  const { resolveSettings } = await import('../../config/settings.js');
-  const settings = resolveSettings(ctx, globals);
-  const workspaceId = shared.workspaceOf(settings);
-  const { requireApiKey } = await import('../../config/settings.js');
-  requireApiKey(settings);
-  const { confirmOrRefuse } = await import('../../input/confirm.js');
-  await confirmOrRefuse(ctx, `Delete API key ${keyId}? Anything using it stops working at once.`, `delete ${keyId}`, opts.yes);
-  const { createTransport } = await import('../../client.js');
-  const transport = await createTransport(ctx, settings);
-  try {
-    const { deleteKey } = await import('../../api/apiKeys.js');
-    const deleted = await deleteKey(transport, workspaceId, keyId, { signal: ctx.signal });
-    if (deleted === 'gone') {
-      const { printDeletedWithoutAnswer } = await import('../../output/gone.js');
-      await printDeletedWithoutAnswer(ctx, globals, keyId, 'API key');
-      return;
-    }
-    await shared.printKey(ctx, globals, deleted);
-    if (!globals.quiet && ctx.io.isStdoutTTY && !globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);
-  } finally {
-    await transport.close();
-  }
+    .action(verb(ctx, () => import('./delete.run.js'), (flags: { yes?: boolean }, [id]): KeysDeleteOptions => ({ ...flags, id: requireId('apiKey', id as string) })));
 }

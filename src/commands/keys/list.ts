@@ -1,15 +1,10 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { verb } from '../verb.js';
+import type { KeysListOptions } from './list.run.js';
 import { parseIntegerOption } from '../options.js';
-
-export interface KeysListOptions {
-  limit?: number;
-  all?: boolean;
-  sort?: 'createdAt.asc' | 'createdAt.desc';
-  startAt?: string;
-}
 
 const SORTS = ['createdAt.desc', 'createdAt.asc'] as const;
 
@@ -38,28 +33,10 @@ Examples:
   $ mailroom keys list --all --json | jq -r '.items[].id'
   $ mailroom keys list --limit 50 --start-at "$(jq -r .startAt page1.json)"`,
     )
-    .action(async (opts: KeysListOptions, cmd: Command) => run(opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
-}
-
-export async function run(opts: KeysListOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  checkStartAt(opts.startAt);
-  const { resolveSettings } = await import('../../config/settings.js');
-  const { workspaceOf, printKeys } = await import('./shared.js');
-  const workspaceId = workspaceOf(resolveSettings(ctx, globals));
-  const { connect } = await import('../../client.js');
-  const { transport } = await connect(ctx, globals);
-  const query = { limit: opts.limit, sort: opts.sort, startAt: opts.startAt };
-  try {
-    const { listKeys, listAllKeys } = await import('../../api/apiKeys.js');
-    if (opts.all) {
-      const items = await listAllKeys(transport, workspaceId, { ...query, limit: opts.limit ?? 100 }, { signal: ctx.signal });
-      await printKeys(ctx, globals, { items, hasMore: false, startAt: null });
-      return;
-    }
-    const page = await listKeys(transport, workspaceId, query, { signal: ctx.signal });
-    await printKeys(ctx, globals, page);
-    if (page.hasMore && !globals.quiet) ctx.io.err.write(`More keys exist: use --all, or --start-at ${page.startAt} for the next page.\n`);
-  } finally {
-    await transport.close();
-  }
+    .action(
+      verb(ctx, () => import('./list.run.js'), (flags: KeysListOptions) => {
+        checkStartAt(flags.startAt);
+        return flags;
+      }),
+    );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -12,10 +12,10 @@ Examples:
   $ mailroom webhooks events
   $ mailroom webhooks events --json | jq -r '.[].event'`,
     )
-    .action(async (_opts: unknown, cmd: Command) => run(cmd.optsWithGlobals<GlobalOptions>(), ctx));
+    .action(async (_opts: unknown, cmd: Command) => run(cmd.optsWithGlobals<Globals>(), ctx));
 }
 
-export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(globals: Globals, ctx: Context): Promise<void> {
   const [{ EVENTS }, out] = await Promise.all([import('../../schema/events.js'), import('../../output/index.js')]);
   const rows = Object.entries(EVENTS).map(([event, meaning]) => ({ event, meaning }));
   const mode = out.outputMode(ctx, globals);

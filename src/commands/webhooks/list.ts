@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context } from '../../context.js';
+import { verb } from '../verb.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -12,18 +13,5 @@ Examples:
   $ mailroom webhooks list
   $ mailroom webhooks list --json | jq -r '.[] | "\\(.id) \\(.url)"'`,
     )
-    .action(async (_opts: unknown, cmd: Command) => run(cmd.optsWithGlobals<GlobalOptions>(), ctx));
-}
-
-export async function run(globals: GlobalOptions, ctx: Context): Promise<void> {
-  const { connect } = await import('../../client.js');
-  const { transport } = await connect(ctx, globals);
-  try {
-    const [{ listWebhookPage }, { printWebhooks }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
-    const page = await listWebhookPage(transport, { signal: ctx.signal });
-    await printWebhooks(ctx, globals, page.items);
-    if (page.hasMore && !globals.quiet) ctx.io.err.write(`The API says more webhooks exist than the ${page.items.length} listed; it offers no way to fetch them.\n`);
-  } finally {
-    await transport.close();
-  }
+    .action(verb(ctx, () => import('./list.run.js'), (): Record<string, never> => ({})));
 }

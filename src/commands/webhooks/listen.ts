@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import { parseIntegerOption } from '../options.js';
 import { untilStopped } from '../until-stopped.js';
@@ -69,11 +69,11 @@ terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --js
 is {"ready":true,"url":…}. Ctrl-C stops it.`,
     )
     .action(async (flags: WebhooksListenOptions, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(flags, cmd.optsWithGlobals<Globals>(), ctx);
     });
 }
 
-export async function run(flags: WebhooksListenOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(flags: WebhooksListenOptions, globals: Globals, ctx: Context): Promise<void> {
   const { parseEvents } = await import('../../input/events.js');
   const { checkForwardUrl, forwardsToItself } = await import('../../webhook/forward.js');
   const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import type { EventName } from '../../schema/index.js';
 
@@ -15,7 +15,7 @@ export interface Registration {
  * create and throw away) and returns the signing token the webhook will be created with: known
  * before the listener starts, so it verifies the very first delivery.
  */
-export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: GlobalOptions, ctx: Context): Promise<string> {
+export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: Globals, ctx: Context): Promise<string> {
   if (flags.token !== undefined || flags.tokenFile !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token, --token-file and --webhook');
   const [{ resolveSettings }, { sandboxCall }] = await Promise.all([import('../../config/settings.js'), import('../sandbox-inspect.js')]);
   const root = resolveSettings(ctx, globals).baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -31,7 +31,7 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
 }
 
 /** Creates the webhook: `url` (the listener), `token`, the given events or all of them. */
-export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, globals: GlobalOptions, ctx: Context): Promise<Registration> {
+export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, globals: Globals, ctx: Context): Promise<Registration> {
   const [{ connect }, api, { EVENT_NAMES }] = await Promise.all([import('../../client.js'), import('../../api/webhooks.js'), import('../../schema/index.js')]);
   const { transport } = await connect(ctx, globals);
   const hook = await api.createWebhook(transport, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal }).catch(async (err: unknown) => {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { count, noun } from '../../count.js';
 
@@ -36,11 +36,11 @@ their exact body bytes and headers and a fresh signature over the body. Exit 0 w
 2xx to every one; 7 when any failed (non-2xx answer or no connection), after trying them all.`,
     )
     .action(async (flags: WebhooksReplayOptions, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(flags, cmd.optsWithGlobals<Globals>(), ctx);
     });
 }
 
-export async function run(flags: WebhooksReplayOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(flags: WebhooksReplayOptions, globals: Globals, ctx: Context): Promise<void> {
   const { parseSince, selectEntries, replayRequest } = await import('../../webhook/replay.js');
   const { normalizeEnvelope } = await import('../../schema/index.js');
   const { parseEvents } = await import('../../input/events.js');

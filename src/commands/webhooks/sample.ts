@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { usageError } from '../../errors.js';
 
 export interface WebhooksSampleOptions {
@@ -29,11 +29,11 @@ is added only when stdout is a terminal). With a token, stderr gets one line
 "X-Smashsend-Signature: <hex>", a headers file that verify --header-file reads.`,
     )
     .action(async (event: string, flags: WebhooksSampleOptions, cmd: Command) => {
-      await run(event, flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(event, flags, cmd.optsWithGlobals<Globals>(), ctx);
     });
 }
 
-export async function run(event: string, flags: WebhooksSampleOptions, _globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(event: string, flags: WebhooksSampleOptions, _globals: Globals, ctx: Context): Promise<void> {
   const { isEmailAddress } = await import('../../schema/index.js');
   const { parseEvents } = await import('../../input/events.js');
   const names = parseEvents([event]);

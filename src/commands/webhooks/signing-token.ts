@@ -1,4 +1,4 @@
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 
 export interface SigningToken {
@@ -11,7 +11,7 @@ export interface SigningToken {
  * The token `listen` verifies with and `replay` signs with: `--token`, else `--webhook <wh_id>`
  * (GET /v1/webhooks/{id}, so the secret never has to be pasted), else MAILROOM_WEBHOOK_TOKEN.
  */
-export async function resolveSigningToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: GlobalOptions, ctx: Context, why: string): Promise<SigningToken> {
+export async function resolveSigningToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: Globals, ctx: Context, why: string): Promise<SigningToken> {
   const [{ tokenFrom, TOKEN_ENV }, { hasPrefix }] = await Promise.all([import('../../webhook/token.js'), import('../../schema/index.js')]);
   if ((flags.token !== undefined || flags.tokenFile !== undefined) && flags.webhook !== undefined) throw usageError(`use ${flags.token !== undefined ? '--token' : '--token-file'} or --webhook, not both`);
   if (flags.webhook === undefined) {

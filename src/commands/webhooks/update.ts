@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context } from '../../context.js';
+import { requireId } from '../../input/ids.js';
+import { verb } from '../verb.js';
+import type { WebhooksUpdateOptions } from './update.run.js';
 import { repeatable } from '../repeatable.js';
-
-export interface WebhooksUpdateOptions {
-  event?: string[];
-}
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -18,19 +17,5 @@ export function register(parent: Command, ctx: Context): void {
 Examples:
   $ mailroom webhooks update wh_123 --event CONTACT_CREATED --event CONTACT_DELETED`,
     )
-    .action(async (id: string, opts: WebhooksUpdateOptions, cmd: Command) => run(id, opts, cmd.optsWithGlobals<GlobalOptions>(), ctx));
-}
-
-export async function run(id: string, opts: WebhooksUpdateOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
-  const [{ requireId }, { parseEvents }] = await Promise.all([import('../../input/ids.js'), import('../../input/events.js')]);
-  const webhookId = requireId('webhook', id);
-  const events = parseEvents(opts.event);
-  const { connect } = await import('../../client.js');
-  const { transport } = await connect(ctx, globals);
-  try {
-    const [{ updateWebhook }, { printWebhook }] = await Promise.all([import('../../api/webhooks.js'), import('./view.js')]);
-    await printWebhook(ctx, globals, await updateWebhook(transport, webhookId, { events }, { signal: ctx.signal }));
-  } finally {
-    await transport.close();
-  }
+    .action(verb(ctx, () => import('./update.run.js'), (flags: Omit<WebhooksUpdateOptions, 'id'>, [id]): WebhooksUpdateOptions => ({ ...flags, id: requireId('webhook', id as string) })));
 }

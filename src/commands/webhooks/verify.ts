@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context, Globals } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import type { CapturedRequest } from '../../webhook/http-request.js';
 
@@ -37,11 +37,11 @@ signature, wrong token, or a body that was re-serialised or gained a trailing ne
 --max-age, when the delivery is older than that; 2 on bad input.`,
     )
     .action(async (flags: WebhooksVerifyOptions, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<GlobalOptions>(), ctx);
+      await run(flags, cmd.optsWithGlobals<Globals>(), ctx);
     });
 }
 
-export async function run(flags: WebhooksVerifyOptions, globals: GlobalOptions, ctx: Context): Promise<void> {
+export async function run(flags: WebhooksVerifyOptions, globals: Globals, ctx: Context): Promise<void> {
   const { requireToken } = await import('../../webhook/token.js');
   const [{ readBytes }, { stdinFor }] = await Promise.all([import('../../webhook/bytes.js'), import('../../input/stdin.js')]);
   const token = requireToken(flags.token, ctx.env, 'to verify a signature', flags.tokenFile, ctx.cwd);

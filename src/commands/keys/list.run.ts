@@ -1,0 +1,25 @@
+import { listAllKeys, listKeys } from '../../api/apiKeys.js';
+import type { CommandContext } from '../../client.js';
+import { printKeys } from '../../output/resources.js';
+import { workspaceOf } from './workspace.js';
+
+export interface KeysListOptions {
+  limit?: number;
+  all?: boolean;
+  sort?: 'createdAt.asc' | 'createdAt.desc';
+  startAt?: string;
+}
+
+export async function run(opts: KeysListOptions, ctx: CommandContext): Promise<void> {
+  const workspaceId = workspaceOf(ctx.settings());
+  const api = await ctx.api();
+  const query = { limit: opts.limit, sort: opts.sort, startAt: opts.startAt };
+  if (opts.all) {
+    const items = await listAllKeys(api, workspaceId, { ...query, limit: opts.limit ?? 100 }, { signal: ctx.signal });
+    await printKeys(ctx, ctx.globals, { items, hasMore: false, startAt: null });
+    return;
+  }
+  const page = await listKeys(api, workspaceId, query, { signal: ctx.signal });
+  await printKeys(ctx, ctx.globals, page);
+  if (page.hasMore && !ctx.globals.quiet) ctx.io.err.write(`More keys exist: use --all, or --start-at ${page.startAt} for the next page.\n`);
+}

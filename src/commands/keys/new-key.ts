@@ -1,0 +1,23 @@
+import type { CommandContext } from '../../client.js';
+import { openStore, PROFILE_NAME } from '../../config/store.js';
+import { usageError } from '../../errors.js';
+import { refuseQuietDiscard } from '../secret-once.js';
+
+/** What keys create and rotate share: a new secret shown once, or kept in a profile with --save-as. */
+export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
+
+/** -q would throw the only copy of the secret away unless --save-as keeps it: refused before anything is sent. */
+export function refuseLosingTheSecret(ctx: CommandContext, saveAs: string | undefined): void {
+  if (!saveAs) refuseQuietDiscard(ctx.globals.quiet, 'secret', 'add --save-as <profile> or drop -q');
+}
+
+/** Profile names are checked before anything is created, so a bad name never strands a new key. */
+export function checkProfileName(name: string | undefined): void {
+  if (name !== undefined && !PROFILE_NAME.test(name)) throw usageError(`--save-as: "${name}" is not a profile name (letters, digits, _ and -, up to 64)`);
+}
+
+/** Stores a new secret in a profile with the base URL and workspace it belongs to. */
+export async function saveToProfile(ctx: CommandContext, profile: string, secret: string, workspaceId: string): Promise<void> {
+  const store = await openStore(ctx.env);
+  store.updateProfile(profile, { apiKey: secret, baseUrl: ctx.settings().baseUrl.value, workspace: workspaceId });
+}

@@ -1,0 +1,18 @@
+import { updateKey } from '../../api/apiKeys.js';
+import type { CommandContext } from '../../client.js';
+import { printKey } from '../../output/resources.js';
+import { updateKeyRequestSchema } from '../../schema/index.js';
+import { keyRequestBody } from './request-body.js';
+import { workspaceOf } from './workspace.js';
+
+export interface KeysUpdateOptions {
+  id: string;
+  name?: string;
+  role?: string;
+}
+
+export async function run(opts: KeysUpdateOptions, ctx: CommandContext): Promise<void> {
+  const body = keyRequestBody(updateKeyRequestSchema, { displayName: opts.name, role: opts.role }, 'update');
+  const workspaceId = workspaceOf(ctx.settings());
+  await printKey(ctx, ctx.globals, await updateKey(await ctx.api(), workspaceId, opts.id, body, { signal: ctx.signal }));
+}

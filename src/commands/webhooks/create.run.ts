@@ -1,0 +1,35 @@
+import { createWebhook } from '../../api/webhooks.js';
+import type { CommandContext } from '../../client.js';
+import { usageError } from '../../errors.js';
+import { parseEvents } from '../../input/events.js';
+import { printWebhook } from '../../output/resources.js';
+import { createWebhookRequestSchema, describeIssues } from '../../schema/index.js';
+import { refuseQuietDiscard } from '../secret-once.js';
+
+export interface WebhooksCreateOptions {
+  url: string;
+  event?: string[];
+  token?: string;
+}
+
+export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const events = parseEvents(opts.event);
+  const body = createWebhookRequestSchema.safeParse({ url: opts.url, events, ...(opts.token === undefined ? {} : { token: opts.token }) });
+  if (!body.success) {
+    const issue = body.error.issues[0]!;
+    const field = String(issue.path[0] ?? '');
+    // The URL is quoted only when the problem is its form: it may carry credentials or control characters.
+    if (field === 'url') {
+      const quoted = issue.code === 'custom' && (issue.params?.problem === 'scheme' || issue.params?.problem === 'not-a-url');
+      throw usageError(quoted ? `--url: "${opts.url}" ${issue.message}` : `--url: ${issue.message}`);
+    }
+    // Never the token itself: it is a secret.
+    if (field === 'token') throw usageError(issue.code === 'custom' ? `--token: ${issue.message}` : '--token: must be 8 to 256 characters');
+    throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
+  }
+  if (opts.token === undefined) refuseQuietDiscard(globals.quiet, 'webhook token', 'give your own with --token, or drop -q');
+  const hook = await createWebhook(await ctx.api(), body.data, { signal: ctx.signal });
+  await printWebhook(ctx, globals, hook, 'new');
+  if (!globals.quiet && hook.token) ctx.io.err.write('This is the only time the token is shown in full: keep it with your receiver to verify deliveries.\n');
+}

@@ -1,0 +1,20 @@
+import { deleteWebhook } from '../../api/webhooks.js';
+import type { CommandContext } from '../../client.js';
+import { printWebhook } from '../../output/resources.js';
+import { confirmedDelete } from '../confirmed-delete.js';
+
+export interface WebhooksDeleteOptions {
+  id: string;
+  yes?: boolean;
+}
+
+export async function run(opts: WebhooksDeleteOptions, ctx: CommandContext): Promise<void> {
+  await confirmedDelete(ctx, {
+    id: opts.id,
+    noun: 'webhook',
+    question: `Delete webhook ${opts.id}? Deliveries to it stop.`,
+    yes: opts.yes,
+    remove: (api) => deleteWebhook(api, opts.id, { signal: ctx.signal }),
+    print: (hook) => printWebhook(ctx, ctx.globals, hook),
+  });
+}

@@ -1,0 +1,14 @@
+import { updateWebhook } from '../../api/webhooks.js';
+import type { CommandContext } from '../../client.js';
+import { parseEvents } from '../../input/events.js';
+import { printWebhook } from '../../output/resources.js';
+
+export interface WebhooksUpdateOptions {
+  id: string;
+  event?: string[];
+}
+
+export async function run(opts: WebhooksUpdateOptions, ctx: CommandContext): Promise<void> {
+  const events = parseEvents(opts.event);
+  await printWebhook(ctx, ctx.globals, await updateWebhook(await ctx.api(), opts.id, { events }, { signal: ctx.signal }));
+}

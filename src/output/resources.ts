@@ -1,0 +1,93 @@
+import type { Context, Globals } from '../context.js';
+import type { ApiKey } from '../schema/api-key.js';
+import type { Webhook } from '../schema/webhook.js';
+import { redactValue, reveal } from '../secrets.js';
+import { outputMode } from './mode.js';
+import { printJson, printKeyValues, printTable, type Column } from './print.js';
+
+type Pairs = readonly (readonly [string, unknown, 'date'?])[];
+
+/**
+ * One resource (a key, a webhook): its secret masked by the output guard (secrets.ts) even if a
+ * server sends it in full; `secret: 'new'` only for the moment it is created, its one display.
+ */
+async function printOne<T extends object>(ctx: Context, globals: Globals, item: T, secretOf: (item: T) => string | null | undefined, pairs: (shown: T) => Pairs, secret: 'new' | 'masked'): Promise<void> {
+  if (secret === 'new') reveal(secretOf(item));
+  const shown = redactValue(item, { allowRevealed: true });
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, shown, { once: secret === 'new' });
+  else await printKeyValues(ctx, pairs(shown));
+}
+
+async function printMany<T>(ctx: Context, globals: Globals, items: T[], json: unknown, columns: Column<T>[], empty: string): Promise<void> {
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, json);
+  else await printTable(ctx, items, columns, empty);
+}
+
+const KEY_COLUMNS: Column<ApiKey>[] = [
+  { header: 'ID', value: (k) => k.id },
+  { header: 'NAME', value: (k) => k.displayName, kind: 'text' },
+  { header: 'ROLE', value: (k) => k.role },
+  { header: 'STATUS', value: (k) => k.status },
+  { header: 'SECRET', value: (k) => k.secretKey },
+  { header: 'CREATED', value: (k) => k.createdAt, kind: 'date' },
+];
+
+/** A page of keys: JSON keeps its paging state (`hasMore`, `startAt`) so that a script can go on. */
+export function printKeys(ctx: Context, globals: Globals, page: { items: ApiKey[]; hasMore: boolean; startAt: string | null | undefined }): Promise<void> {
+  return printMany(ctx, globals, page.items, { items: page.items, hasMore: page.hasMore, startAt: page.startAt ?? null }, KEY_COLUMNS, 'No API keys.');
+}
+
+export function printKey(ctx: Context, globals: Globals, key: ApiKey, secret: 'new' | 'masked' = 'masked'): Promise<void> {
+  return printOne(ctx, globals, key, (k) => k.secretKey, (k) => [
+    ['id', k.id],
+    ['name', k.displayName],
+    ['role', k.role],
+    ['status', k.status],
+    ['secret', k.secretKey],
+    ['created', k.createdAt, 'date'],
+    ['updated', k.updatedAt, 'date'],
+  ], secret);
+}
+
+const WEBHOOK_COLUMNS: Column<Webhook>[] = [
+  { header: 'ID', value: (w) => w.id },
+  { header: 'URL', value: (w) => w.url, kind: 'text' },
+  { header: 'EVENTS', value: (w) => w.events.join(', '), kind: 'text' },
+  { header: 'STATUS', value: (w) => w.status },
+  { header: 'CREATED', value: (w) => w.createdAt, kind: 'date' },
+];
+
+export function printWebhooks(ctx: Context, globals: Globals, hooks: Webhook[]): Promise<void> {
+  return printMany(ctx, globals, hooks, hooks, WEBHOOK_COLUMNS, 'No webhooks.');
+}
+
+/** Tokens are signing secrets: shown in full only when `webhooks create` returns one (`'new'`). */
+export function printWebhook(ctx: Context, globals: Globals, hook: Webhook, token: 'new' | 'masked' = 'masked'): Promise<void> {
+  return printOne(ctx, globals, hook, (w) => w.token, (w) => [
+    ['id', w.id],
+    ['name', w.displayName],
+    ['url', w.url],
+    ['events', w.events],
+    ['token', w.token],
+    ['status', w.status],
+    ['workspace', w.workspaceId],
+    ['created', w.createdAt, 'date'],
+    ['updated', w.updatedAt, 'date'],
+  ], token);
+}
+
+/**
+ * What a delete prints when its answer was lost and a retry found the resource gone
+ * (api/request.ts deleteRequest): only its id is known, and that it is deleted.
+ */
+export async function printDeletedWithoutAnswer(ctx: Context, globals: Globals, id: string, noun: string): Promise<void> {
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') printJson(ctx, { id, isDeleted: true });
+  else await printKeyValues(ctx, [['id', id], ['deleted', 'yes']]);
+  ctx.io.err.write(`note: the answer to the delete was lost; a retry found ${noun} ${id} already gone, so that delete went through\n`);
+}
