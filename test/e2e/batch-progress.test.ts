@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { ndjsonInput, reset, sandboxEnv } from './batch-helpers.js';
+import { ndjsonInput, reset, sandboxEnv } from '../helpers/batch.js';
 
 // The bar redraws its line with \r; every frame is one "N% | S sent, F failed" between them.
 // eslint-disable-next-line no-control-regex

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput } from './batch-helpers.js';
+import { exactlyOnce, ndjsonInput } from '../helpers/batch.js';
 
 const KEY = 'sk_test_shared_by_both_sandboxes_0123456789';
 let hostA: TestSandbox;

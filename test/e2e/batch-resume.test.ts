@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from './batch-helpers.js';
+import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let dir: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, readNdjson, recipient, reportIndexes, reset, sandboxEnv } from './batch-helpers.js';
+import { exactlyOnce, ndjsonInput, readNdjson, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
 
 const N = 10_000;
 let sandbox: TestSandbox;

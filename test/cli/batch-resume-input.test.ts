@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../helpers/cli.js';
+import { cleanEnv } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, sandboxEnv } from './batch-helpers.js';
+import { exactlyOnce, ndjsonInput, sandboxEnv } from '../helpers/batch.js';
 
 let dir: string;
 beforeAll(() => {
@@ -23,7 +24,7 @@ async function lostFirstRequest(name: string, extra: string[], input: string) {
   const port = Number(new URL(lossy.baseUrl).port);
   const env = cleanEnv(join(dir, 'cfg'), sandboxEnv(lossy, join(dir, 'state')));
   const journal = join(dir, `${name}.journal`);
-  const first = await runCli(['batch', '-', '--resume', journal, '--concurrency', '1', '--max-retries', '0', '--from', 'ops@example.com', '--subject', 'Hi', ...extra], {
+  const first = await runInProcess(['batch', '-', '--resume', journal, '--concurrency', '1', '--max-retries', '0', '--from', 'ops@example.com', '--subject', 'Hi', ...extra], {
     env,
     input,
     configDir: join(dir, 'cfg'),
@@ -45,16 +46,16 @@ describe('mailroom batch: a resume reads the same input or refuses', () => {
     const { sandbox, env, journal } = await lostFirstRequest('stdin', [], original);
     try {
       const args = ['batch', '-', '--resume', journal, '--from', 'ops@example.com', '--subject', 'Hi'];
-      const refused = await runCli(args, { env, input: changed, configDir: join(dir, 'cfg') });
+      const refused = await runInProcess(args, { env, input: changed, configDir: join(dir, 'cfg') });
       expect(refused.stderr).toMatch(/^mailroom: --resume: the input differs from the run being resumed .*entr/m);
       expect(refused.code).toBe(2);
       expect(await sandbox.emails()).toHaveLength(50);
 
-      const shorter = await runCli(args, { env, input: `${lines.slice(0, 30).join('\n')}\n`, configDir: join(dir, 'cfg') });
+      const shorter = await runInProcess(args, { env, input: `${lines.slice(0, 30).join('\n')}\n`, configDir: join(dir, 'cfg') });
       expect(shorter.code).toBe(2);
       expect(await sandbox.emails()).toHaveLength(50);
 
-      const done = await runCli([...args, '--json'], { env, input: original, configDir: join(dir, 'cfg') });
+      const done = await runInProcess([...args, '--json'], { env, input: original, configDir: join(dir, 'cfg') });
       expect(done.code).toBe(0);
       expect(exactlyOnce(await sandbox.emails(), 120)).toEqual({ arrived: 120, distinctKeys: 120, distinctRecipients: 120 });
     } finally {
@@ -77,12 +78,12 @@ describe('mailroom batch: a resume reads the same input or refuses', () => {
         [['--from', 'ops@example.com'], '--send-at'],
         [['--from', 'other@example.com', '--send-at', sendAt], '--from'],
       ] as const) {
-        const r = await runCli([...base, ...flags], { env, input: original, configDir: join(dir, 'cfg') });
+        const r = await runInProcess([...base, ...flags], { env, input: original, configDir: join(dir, 'cfg') });
         expect(r.stderr).toMatch(new RegExp(`^mailroom: --resume .*${named} differs from the run being resumed`, 'm'));
         expect(r.code).toBe(2);
       }
       expect(await sandbox.emails()).toHaveLength(50);
-      const ok = await runCli([...base, '--from', 'ops@example.com', '--send-at', sendAt, '--json'], { env, input: original, configDir: join(dir, 'cfg') });
+      const ok = await runInProcess([...base, '--from', 'ops@example.com', '--send-at', sendAt, '--json'], { env, input: original, configDir: join(dir, 'cfg') });
       expect(ok.code).toBe(0);
       const emails = await sandbox.emails();
       expect(exactlyOnce(emails, 120)).toEqual({ arrived: 120, distinctKeys: 120, distinctRecipients: 120 });

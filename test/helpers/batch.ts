@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { InboxEmail, TestSandbox } from '../helpers/sandbox.js';
+import type { InboxEmail, TestSandbox } from './sandbox.js';
 
 export const sandboxEnv = (sandbox: TestSandbox, stateDir: string): Record<string, string> => ({
   MAILROOM_BASE_URL: sandbox.baseUrl,

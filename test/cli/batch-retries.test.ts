@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, readNdjson, sandboxEnv } from './batch-helpers.js';
+import { exactlyOnce, ndjsonInput, readNdjson, sandboxEnv } from '../helpers/batch.js';
 
 
 /** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
@@ -24,7 +24,7 @@ describe('mailroom batch: one retry budget', () => {
     try {
       const input = join(dir, 'one.ndjson');
       ndjsonInput(input, 1);
-      const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '3', '--verbose'], {
+      const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '3', '--verbose'], {
         env: sandboxEnv(sandbox, join(dir, 'state')),
       });
       expect(posts(r.stderr)).toBe(4);
@@ -45,7 +45,7 @@ describe('mailroom batch: one retry budget', () => {
     try {
       const input = join(dir, 'dead.ndjson');
       ndjsonInput(input, 120);
-      const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '0', '--timeout', '1000', '--verbose', '--json'], {
+      const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--max-retries', '0', '--timeout', '1000', '--verbose', '--json'], {
         env: { MAILROOM_BASE_URL: `http://127.0.0.1:${port}`, MAILROOM_API_KEY: 'sk_dead', MAILROOM_STATE_DIR: join(dir, 'state') },
       });
       expect(r.code).toBe(6);
@@ -74,7 +74,7 @@ describe('mailroom batch: account-wide refusals are not verdicts on entries', ()
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal, '--concurrency', '1'];
     let r;
     try {
-      r = await runCli([...args, '--json'], { env });
+      r = await runInProcess([...args, '--json'], { env });
       expect(r.code).toBe(5);
       expect(summaryOf(r.stdout)).toMatchObject({ total: expect.any(Number), sent: 120, failed: 0 });
       // The journal holds no refusal: nothing in it would stop a resume from sending those entries.
@@ -85,7 +85,7 @@ describe('mailroom batch: account-wide refusals are not verdicts on entries', ()
     const raised = await withSandbox({ dataFile: data, port, apiKey: first.apiKey });
     try {
       const report = join(dir, 'limit.report.ndjson');
-      r = await runCli([...args, '--report', report, '--json'], { env });
+      r = await runInProcess([...args, '--report', report, '--json'], { env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(summaryOf(r.stdout)).toMatchObject({ total: 500, sent: 380, skipped: 120, failed: 0 });

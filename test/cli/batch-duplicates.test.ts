@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { readNdjson, reset, sandboxEnv } from './batch-helpers.js';
+import { readNdjson, reset, sandboxEnv } from '../helpers/batch.js';
 
 
 /** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
@@ -33,7 +33,7 @@ beforeEach(() => reset(sandbox));
 
 describe('mailroom batch: one idempotencyKey, one email', () => {
   it('--dry-run: a key repeated with other content is invalid (exit 2, naming both entries); the identical repeat is a duplicate', async () => {
-    const r = await runCli(['batch', input, '--dry-run', '--json'], { env });
+    const r = await runInProcess(['batch', input, '--dry-run', '--json'], { env });
     expect(r.code).toBe(2);
     const summary = summaryOf(r.stdout);
     expect(summary).toMatchObject({ total: 4, invalid: 1, duplicates: 1 });
@@ -42,7 +42,7 @@ describe('mailroom batch: one idempotencyKey, one email', () => {
 
   it('a real run: sends Alice once, reports the repeat as a skipped duplicate and Refund as invalid, never under another entry\'s id; exit 7', async () => {
     const report = join(dir, 'report.ndjson');
-    const r = await runCli(['batch', input, '--report', report, '--json'], { env });
+    const r = await runInProcess(['batch', input, '--report', report, '--json'], { env });
     expect(r.code).toBe(7);
     expect(summaryOf(r.stdout)).toMatchObject({ total: 4, sent: 2, duplicates: 1, invalid: 1, failed: 1, unsent: 0 });
     const emails = await sandbox.emails();
