@@ -118,3 +118,69 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   }
 }
+
+/** A long-running command (webhooks listen) run in-process: runCli's CliProcess shape, stopped by a Ctrl-C. */
+export interface InProcessCommand {
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line the predicate accepts; rejects if the command ends first. */
+  waitForLine(predicate: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** The first Ctrl-C (ctx.signal aborted), then the exit code and everything printed. */
+  stop(): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** Starts `mailroom ...args` in-process (as runInProcess does) and hands it back while it runs. */
+export function startInProcess(args: string[], opts: InProcessOptions = {}): InProcessCommand {
+  const ownDir = opts.configDir === undefined && opts.env?.MAILROOM_CONFIG_DIR === undefined ? mkdtempSync(join(tmpdir(), 'mailroom-cfg-')) : undefined;
+  const configDir = opts.configDir ?? ownDir;
+  const env = { ...(configDir === undefined ? {} : { MAILROOM_CONFIG_DIR: configDir }), ...opts.env };
+  const color = opts.color ?? colorEnabled(env, !!ttyFacts(opts.tty).stdout, args.includes('--no-color') ? false : undefined);
+  const interrupt = new AbortController();
+  resetSecrets();
+  const fake = fakeContext({ ...opts, env, color, signal: interrupt.signal });
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  let seen = 0;
+  (fake.ctx.io.out as PassThrough).on('data', () => {
+    const text = fake.stdout();
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
+    lines.push(...complete.slice(seen));
+    seen = complete.length;
+    for (const w of waiters) w();
+  });
+  let code: number | undefined;
+  const done = run(args, fake.ctx).then(async (c) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    code = c;
+    for (const w of waiters) w();
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+    return c;
+  });
+  return {
+    lines,
+    stderr: () => fake.stderr(),
+    waitForLine: (predicate, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const line = lines.find(predicate);
+          if (line !== undefined || code !== undefined) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            if (line !== undefined) resolve(line);
+            else reject(new Error(`mailroom ended (${code}) before the expected line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for the expected line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    stop: async () => {
+      interrupt.abort();
+      const c = await done;
+      return { code: c, stdout: fake.stdout(), stderr: fake.stderr() };
+    },
+  };
+}

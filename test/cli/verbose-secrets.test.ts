@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { runCli, tempConfigDir, type RunResult } from '../helpers/cli.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { runInProcess, type InProcessResult } from '../helpers/context.js';
 
 /**
  * Runs the commands users run, all with --verbose (request and response logs on stderr), and looks
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 interface Run {
   name: string;
-  result: RunResult;
+  result: InProcessResult;
 }
 
 describe('--verbose never leaks a secret', () => {
@@ -31,7 +32,7 @@ describe('--verbose never leaks a secret', () => {
     const env = { MAILROOM_BASE_URL: sandbox.baseUrl, MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_WORKSPACE: sandbox.workspaceId };
     const runs: Run[] = [];
     const run = async (name: string, args: string[], extra: { env?: Record<string, string>; input?: string } = {}) => {
-      const result = await runCli([...args, '--verbose'], { configDir: dir, env: { ...env, ...extra.env }, ...(extra.input === undefined ? {} : { input: extra.input }) });
+      const result = await runInProcess([...args, '--verbose'], { configDir: dir, env: { ...env, ...extra.env }, ...(extra.input === undefined ? {} : { input: extra.input }) });
       runs.push({ name, result });
       expect(result.code, `${name}: ${result.stderr}`).toBe(0);
       return result;

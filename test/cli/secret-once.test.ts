@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { recordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
 
@@ -40,7 +40,7 @@ describe('-q on a command that shows a new secret once', () => {
   it.each(cases)('%s -q: exit 2, one line, no request sent, nothing created', async (_name, args, message) => {
     const before = await state();
     const seen = proxy.seen.length;
-    const r = await runCli([...args(), '-q'], { env });
+    const r = await runInProcess([...args(), '-q'], { env });
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(2);
@@ -49,9 +49,9 @@ describe('-q on a command that shows a new secret once', () => {
   });
 
   it('webhooks create --token … -q and api POST /v1/webhooks with a "token" -q: the caller has the secret, so -q works', async () => {
-    const a = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/mine', '--event', 'CONTACT_CREATED', '--token', 'wht_myOwnToken12345', '-q'], { env });
+    const a = await runInProcess(['webhooks', 'create', '--url', 'http://127.0.0.1:9/mine', '--event', 'CONTACT_CREATED', '--token', 'wht_myOwnToken12345', '-q'], { env });
     expect(a).toEqual({ code: 0, stdout: '', stderr: '' });
-    const b = await runCli(['api', 'POST', '/v1/webhooks', '-q', '--data', '{"url":"http://127.0.0.1:9/mine2","events":["CONTACT_CREATED"],"token":"wht_myOwnToken67890"}'], { env });
+    const b = await runInProcess(['api', 'POST', '/v1/webhooks', '-q', '--data', '{"url":"http://127.0.0.1:9/mine2","events":["CONTACT_CREATED"],"token":"wht_myOwnToken67890"}'], { env });
     expect(b).toEqual({ code: 0, stdout: '', stderr: '' });
     expect((await state()).webhooks).toContain('http://127.0.0.1:9/mine2');
   });

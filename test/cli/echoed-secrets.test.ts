@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { runCli, type RunResult } from '../helpers/cli.js';
+import { runInProcess, startInProcess, type InProcessResult } from '../helpers/context.js';
 import { echoServer, STRAY_KEY, STRAY_TOKEN, type EchoServer } from '../helpers/echo-server.js';
-import { startCli } from '../webhook/helpers/cli-process.js';
 
 /**
  * Issue 10's "done means": every command, run against an API that echoes the bearer token and every
@@ -79,9 +78,9 @@ describe.each([
     const payload = JSON.stringify({ type: 'CONTACT_CREATED', data: { email: 'a@example.com', note: SECRETS.join(' ') } });
     writeFileSync(join(work, 'payload.json'), payload);
 
-    const runs: { args: string[]; result: RunResult }[] = [];
+    const runs: { args: string[]; result: InProcessResult }[] = [];
     const run = async (args: string[], input?: string) => {
-      const result = await runCli([...args, '--max-retries', '0'], { configDir: config, cwd: work, env, ...(input === undefined ? {} : { input }) });
+      const result = await runInProcess([...args, '--max-retries', '0'], { configDir: config, cwd: work, env, ...(input === undefined ? {} : { input }) });
       runs.push({ args, result });
       return result;
     };
@@ -89,13 +88,13 @@ describe.each([
     const listenAndReplay = async () => {
       // The listener: a good and a bad delivery, both carrying the secrets, journalled, then replayed.
       const journal = join(work, 'deliveries.ndjson');
-      const listen = startCli(['webhooks', 'listen', '--port', '0', '--journal', journal, '--json'], { ...cleanEnvFor(config, env) });
+      const listen = startInProcess(['webhooks', 'listen', '--port', '0', '--journal', journal, '--json'], { configDir: config, env });
       const ready = JSON.parse(await listen.waitForLine((l) => l.includes('"ready"'), 60_000)) as { url: string };
       for (const signature of [sign(payload, TOKEN), 'cd'.repeat(32)]) {
         await fetch(`${ready.url}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-smashsend-signature': signature, authorization: `Bearer ${KEY}` }, body: payload });
       }
       const stopped = await listen.stop();
-      runs.push({ args: ['webhooks', 'listen'], result: { stdout: stopped.stdout, stderr: stopped.stderr, code: stopped.code ?? -1 } });
+      runs.push({ args: ['webhooks', 'listen'], result: stopped });
       await run(['webhooks', 'replay', '--journal', journal, '--forward-to', `${echo.baseUrl}/hook`]);
     };
     const inUsePort = new URL(echo.baseUrl).port;
@@ -123,11 +122,9 @@ describe.each([
         listenAndReplay,
       ],
     ];
-    // At most three lanes at once: the machine is shared, and runCli gives a command 30 s.
-    const queue = [...lanes];
-    await Promise.all([0, 1, 2].map(async () => {
-      for (let lane = queue.shift(); lane; lane = queue.shift()) for (const step of lane) await step();
-    }));
+    // One command at a time: in-process runs share the process's secret registry (src/secrets.ts),
+    // which separate processes never do.
+    for (const lane of lanes) for (const step of lane) await step();
 
     // The commands really met the server: the key reached it, and in ok mode the basics succeeded.
     expect(echo.bearers.has(KEY)).toBe(true);
@@ -165,9 +162,3 @@ describe.each([
     expect(leaks).toEqual([]);
   }, 240_000);
 });
-
-function cleanEnvFor(configDir: string, env: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(MAILROOM_|SMASHSEND_)/.test(k)) out[k] = v;
-  return { ...out, ...env, MAILROOM_CONFIG_DIR: configDir };
-}
