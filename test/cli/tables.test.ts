@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -23,7 +23,7 @@ const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 describe.each([80, 200])('on a terminal of %i columns', (columns) => {
   it('keys list: one line per key, none wider than the terminal, ids whole, dates relative', async () => {
-    const r = await runCli(['keys', 'list', '--no-color'], { env, tty: 'stdout', columns });
+    const r = await runInProcess(['keys', 'list', '--no-color'], { env, tty: 'stdout', columns });
     expect(r.code).toBe(0);
     const lines = plain(r.stdout).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +NAME +ROLE +STATUS +SECRET +CREATED$/);
@@ -35,7 +35,7 @@ describe.each([80, 200])('on a terminal of %i columns', (columns) => {
   });
 
   it('webhooks list: STATUS shown now the sandbox sends it (a column empty in every row is dropped: test/output/table.test.ts); URL and events shortened, not wrapped', async () => {
-    const r = await runCli(['webhooks', 'list', '--no-color'], { env, tty: 'stdout', columns });
+    const r = await runInProcess(['webhooks', 'list', '--no-color'], { env, tty: 'stdout', columns });
     expect(r.code).toBe(0);
     const lines = plain(r.stdout).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +URL +EVENTS +STATUS +CREATED$/);
@@ -48,6 +48,6 @@ describe.each([80, 200])('on a terminal of %i columns', (columns) => {
 });
 
 it('piped, dates stay exact (ISO 8601) in the JSON', async () => {
-  const r = await runCli(['webhooks', 'list'], { env });
+  const r = await runInProcess(['webhooks', 'list'], { env });
   expect(JSON.parse(r.stdout)[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
 });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 
 /** A stand-in for the real service where it drifts from the documented API. */
 const answers: Record<string, unknown> = {
@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const cli = (args: string[], tty?: 'stdout') => runCli([...args, '--base-url', base, '--api-key', 'sk_live_x', '--workspace', 'wrk_1'], tty ? { tty } : {});
+const cli = (args: string[], tty?: 'stdout') => runInProcess([...args, '--base-url', base, '--api-key', 'sk_live_x', '--workspace', 'wrk_1'], tty ? { tty } : {});
 
 describe('answers that drift from the spec', () => {
   it('keys list reads key items without the optional updatedAt and createdAt', async () => {
