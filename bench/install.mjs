@@ -1,12 +1,12 @@
 // Installs mailroom as a user would and prints the figures the README and docs/install.md state: `npm pack`, then
 // `npm install -g --prefix P --cache <empty> ./mailroom-cli-x.tgz` (registry reachable), package
 // count, installed MB, seconds and npm warnings; then runs the installed command from outside the
-// checkout: --version, send --sandbox, sandbox (start, check against it, stop), batch --sandbox, and
+// checkout: the man page linked, --version, send --sandbox, sandbox (start, check against it, stop), batch --sandbox, and
 // send --react (refused with the install command, then that command run, then rendered).
 // Targets (issue 13): at most 15 packages and 15 MB without the React stack, no npm warnings.
 // `node bench/install.mjs [--keep]`; exits 1 when a target or a step fails.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +111,10 @@ try {
   check(install.warnings.length <= TARGETS.warnings, `npm warnings ${install.warnings.length} <= ${TARGETS.warnings}`);
   const ls = npm(['ls', '-g', '--prefix', prefix, '--all']);
   check(ls.status === 0 && ls.warnings.length === 0, `npm ls clean (exit ${ls.status})`);
+
+  // npm links the package's `man` field into the prefix's man directory on a global install.
+  const man = join(prefix, 'share', 'man', 'man1', 'mailroom.1');
+  check(existsSync(man) && readFileSync(man, 'utf8').startsWith('.TH MAILROOM 1'), `man page installed (${man.slice(prefix.length + 1)})`);
 
   console.log('\nfrom outside the checkout:');
   const version = mailroom(['--version']);

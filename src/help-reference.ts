@@ -150,7 +150,7 @@ function manPage(commands: CommandEntry[], help: HelpCatalog): string {
   for (const s of ENVIRONMENT.sections) for (const [name, meaning] of s.items) out.push('.TP', `.B ${roff(name)}`, roff(meaning));
   out.push('.SH EXIT STATUS');
   for (const [kind, code] of Object.entries(EXIT)) out.push('.TP', `.B ${code}`, roff(`${kind}: ${EXIT_MEANINGS[kind as keyof typeof EXIT]}`));
-  out.push('.SH SEE ALSO', 'The guides in the docs/ folder of the mailroom-cli package source.');
+  out.push('.SH SEE ALSO', 'mailroom help <command...>, mailroom help environment, mailroom help exit-codes; the guides in the docs/ folder of the mailroom source repository.');
   return `${out.join('\n')}\n`;
 }
 

@@ -59,3 +59,23 @@ describe('the generated reference (docs/reference/, the README command list)', (
     expect(man).not.toMatch(/\\(?![e&-])/);
   });
 });
+
+describe('the environment table (help environment, docs/reference/environment.md, the man page)', () => {
+  const sourceFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  // The platform's own: where home is, what the terminal is, a bundler's define.
+  const PLATFORM = new Set(['HOME', 'APPDATA', 'TERM', 'NODE_ENV']);
+
+  it('names every environment variable the code reads (env.NAME), MAILROOM_* and the conventional ones alike', () => {
+    const listed = ENVIRONMENT.sections.flatMap((s) => s.items.flatMap(([names, meaning]) => [...`${names} ${meaning}`.matchAll(/\b[A-Z][A-Z0-9_]{2,}\b/g)].map((m) => m[0])));
+    const read = new Set<string>();
+    for (const file of sourceFiles(join(ROOT, 'src'))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\benv(?:\.|\?\.|\[')([A-Za-z_][A-Za-z0-9_]*)/g)) {
+        const name = (m[1] as string).toUpperCase();
+        if (/^[A-Z0-9_]+$/.test(m[1] as string) || name.endsWith('_PROXY')) read.add(name);
+      }
+    }
+    const missing = [...read].filter((v) => !PLATFORM.has(v) && !listed.includes(v));
+    expect(missing, 'add them to ENVIRONMENT in src/help-topics.ts, then run npm run docs').toEqual([]);
+  });
+});
