@@ -39,3 +39,9 @@ describe('links between the README and the docs', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('the README', () => {
+  it('stays the front door: at most 10 KB (details belong in a guide under docs/, linked from it)', () => {
+    expect(statSync(join(ROOT, 'README.md')).size, 'README.md is over 10 KB: move the detail to the guide concerned in docs/ and link it').toBeLessThanOrEqual(10 * 1024);
+  });
+});
