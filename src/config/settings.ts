@@ -112,14 +112,25 @@ export function describeSource(setting: Pick<Setting<unknown>, 'source' | 'origi
   return setting.source;
 }
 
-/** How to fix a rejected key depends on where it came from. */
+/**
+ * How to fix a rejected key depends on where it came from, and on where the base URL came from: a
+ * valid key sent to another API (MAILROOM_BASE_URL left pointing at a sandbox) is refused too.
+ */
 export function authHint(settings: Settings): string {
   const key = settings.apiKey;
+  const base = settings.baseUrl;
+  if (key?.source === 'sandbox') return 'the sandbox rejected its own key: report this as a bug';
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
-  if (!key || key.source === 'profile') return `run \`mailroom login${profileFlag}\` to store a valid key`;
-  if (key.source === 'flag') return `check the key given with ${key.origin}`;
-  if (key.source === 'env') return `check ${key.origin} (it overrides the stored profile)`;
-  return 'the sandbox rejected its own key: report this as a bug';
+  let fix: string;
+  if (!key || key.source === 'profile') fix = `run \`mailroom login${profileFlag}\` to store a valid key`;
+  else if (key.source === 'flag') fix = `check the key given with ${key.origin}`;
+  else fix = `check ${key.origin} (it overrides the stored profile)`;
+  if (key && base.source !== 'default' && base.source !== key.source) {
+    const where = base.source === 'profile' ? `the base-url of ${base.origin}` : base.origin;
+    fix = `a key is valid only on the API that issued it: check ${where}, or ${fix}`;
+  }
+  const baseFrom = base.source === 'default' ? `the base URL ${base.value} is the default` : `the base URL ${base.value} from ${describeSource(base)}`;
+  return key ? `${fix}; the key came from ${describeSource(key)}, ${baseFrom}` : fix;
 }
 
 /**

@@ -69,7 +69,7 @@ describe('mailroom check', () => {
     expect(fromEnv.stdout).toBe('');
     const lines = fromEnv.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^mailroom: API 401 Unauthorized/);
-    expect(lines).toContain('  check MAILROOM_API_KEY (it overrides the stored profile)');
+    expect(lines).toContain(`  check MAILROOM_API_KEY (it overrides the stored profile); the key came from environment (MAILROOM_API_KEY), the base URL ${sandbox.baseUrl} from environment (MAILROOM_BASE_URL)`);
     expect(lines.at(-1)).toMatch(/^ {2}request id: \S+$/);
     expect(fromEnv.stderr).not.toContain(secret);
 
@@ -77,7 +77,7 @@ describe('mailroom check', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: secret, baseUrl: sandbox.baseUrl } } }), { mode: 0o600 });
     const fromProfile = await runInProcess(['check'], { configDir: dir });
     expect(fromProfile.code).toBe(3);
-    expect(fromProfile.stderr).toContain('  run `mailroom login` to store a valid key');
+    expect(fromProfile.stderr).toContain(`  run \`mailroom login\` to store a valid key; the key came from profile default, the base URL ${sandbox.baseUrl} from profile default\n`);
   });
 
   it('exits 3 with the ways to give a key when there is none', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -39,5 +42,33 @@ describe('check in-process', () => {
     const r = await runInProcess(['check'], { env: { MAILROOM_BASE_URL: sandbox.baseUrl } });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('a 401 names where the key and the base URL came from', () => {
+  it('--profile slow check, MAILROOM_BASE_URL pointing elsewhere: the hint names MAILROOM_BASE_URL, not only `mailroom login`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-401-'));
+    try {
+      // The profile's key is valid on its own API; MAILROOM_BASE_URL sends it to this sandbox instead.
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { slow: { apiKey: 'sk_live_validelsewherevalidelsewhere', baseUrl: 'https://api.smashsend.com' } } }), { mode: 0o600 });
+      const r = await runInProcess(['--profile', 'slow', 'check'], { env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_BASE_URL: sandbox.baseUrl } });
+      expect(r.code).toBe(3);
+      expect(r.stderr.split('\n')).toContain(
+        `  a key is valid only on the API that issued it: check MAILROOM_BASE_URL, or run \`mailroom login --profile slow\` to store a valid key; the key came from profile slow, the base URL ${sandbox.baseUrl} from environment (MAILROOM_BASE_URL)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('no key configured: the hint offers --sandbox', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-401-'));
+    try {
+      const r = await runInProcess(['check'], { env: { MAILROOM_CONFIG_DIR: dir } });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('  no account yet? add --sandbox to try any command against a local API that sends nothing\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -109,12 +109,23 @@ describe('missing credentials and hints', () => {
     expect(isCliError(err) && err.hints[1]).toBe('no account yet? add --sandbox to try any command against a local API that sends nothing');
   });
 
-  it('points a 401 at the source of the key', () => {
+  it('points a 401 at the source of the key and of the base URL', () => {
     store({ default: { apiKey: 'sk_live_x' } });
     const env = { MAILROOM_CONFIG_DIR: dir };
-    expect(authHint(resolveSettings({ env }, {}))).toBe('run `mailroom login` to store a valid key');
-    expect(authHint(resolveSettings({ env: { ...env, SMASHSEND_API_KEY: 'k' } }, {}))).toBe('check SMASHSEND_API_KEY (it overrides the stored profile)');
-    expect(authHint(resolveSettings({ env }, { apiKey: 'k' }))).toBe('check the key given with --api-key');
+    const dflt = 'the base URL https://api.smashsend.com is the default';
+    expect(authHint(resolveSettings({ env }, {}))).toBe(`run \`mailroom login\` to store a valid key; the key came from profile default, ${dflt}`);
+    expect(authHint(resolveSettings({ env: { ...env, SMASHSEND_API_KEY: 'k' } }, {}))).toBe(`check SMASHSEND_API_KEY (it overrides the stored profile); the key came from environment (SMASHSEND_API_KEY), ${dflt}`);
+    expect(authHint(resolveSettings({ env }, { apiKey: 'k' }))).toBe(`check the key given with --api-key; the key came from flag (--api-key), ${dflt}`);
+  });
+
+  it('a key from one place and a base URL from another: the 401 hint names both, not only `mailroom login`', () => {
+    store({ slow: { apiKey: 'sk_live_x', baseUrl: 'https://api.smashsend.com' } });
+    const env = { MAILROOM_CONFIG_DIR: dir, MAILROOM_BASE_URL: 'http://127.0.0.1:4025' };
+    expect(authHint(resolveSettings({ env }, { profile: 'slow' }))).toBe(
+      'a key is valid only on the API that issued it: check MAILROOM_BASE_URL, or run `mailroom login --profile slow` to store a valid key; ' +
+        'the key came from profile slow, the base URL http://127.0.0.1:4025 from environment (MAILROOM_BASE_URL)',
+    );
+    expect(authHint(resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir } }, { profile: 'slow', baseUrl: 'http://127.0.0.1:4025' }))).toMatch(/^a key is valid only on the API that issued it: check --base-url, or run/);
   });
 });
 
