@@ -23,7 +23,22 @@ class MailroomCommand extends Command {
     if (typeof context === 'function') return super.help(context);
     return super.help(context?.error ? { ...context, error: false } : context);
   }
+
+  /** Commander's "unknown command", pointing names people try from other CLIs at mailroom's own. */
+  unknownCommand(): never {
+    const name = this.args[0];
+    const meant = this.parent === null && name !== undefined ? POINTERS[name] : undefined;
+    if (meant) this.error(`error: unknown command '${name}' (did you mean ${meant}?)`, { code: 'commander.unknownCommand' });
+    return (Command.prototype as unknown as { unknownCommand(this: Command): never }).unknownCommand.call(this);
+  }
 }
+
+/** Commands other CLIs have that mailroom answers under another name. */
+const POINTERS: Readonly<Record<string, string>> = {
+  status: 'doctor, or check for the key alone',
+  auth: 'check, or doctor for everything',
+  trigger: 'sandbox trigger',
+};
 
 /** Global options that take a value: the word after them is not the command name. */
 const VALUE_OPTIONS = new Set(['--profile', '--api-key', '--api-key-file', '--base-url', '--workspace', '--timeout', '--max-retries']);

@@ -9,6 +9,9 @@ import type { EntryDefaults } from '../input/entries.js';
 import type { Transport } from '../transport/index.js';
 import type { ApiIdentity } from '../batch/journal.js';
 import type { Settings } from '../config/settings.js';
+import { choiceParser } from '../input/choice.js';
+
+const FORMATS = ['json', 'ndjson', 'csv'] as const;
 
 export interface BatchFlags {
   format?: 'json' | 'ndjson' | 'csv';
@@ -33,7 +36,7 @@ export function register(parent: Command, ctx: Context): void {
     .command('batch')
     .argument('[file]', 'emails as a JSON array, { "emails": [...] }, NDJSON or CSV; "-" or omitted reads piped stdin')
     .description('send many emails through POST /v1/emails/batch, each exactly once, resumable')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension or the content)').choices(['json', 'ndjson', 'csv']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension or the content)').choices(FORMATS).argParser(choiceParser('--format', FORMATS)))
     .option('--from <address>', 'default sender for raw entries without one')
     .option('--subject <text>', 'default subject for raw entries without one')
     .option('--template <name>', 'default template for entries with neither template nor html')

@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
+import { choiceParser } from '../input/choice.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -7,7 +8,7 @@ export function register(parent: Command, ctx: Context): void {
   parent
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS).argParser(choiceParser('shell', SHELLS)))
     .addHelpText(
       'after',
       `

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import type { Globals } from '../context.js';
 import type { Setting, Settings } from '../config/settings.js';
+import { didYouMean, matchChoice } from '../input/choice.js';
 
 /** Settings a user can name; only the first three are stored in a profile. */
 const STORED_KEYS = ['api-key', 'base-url', 'workspace'] as const;
@@ -70,9 +71,11 @@ Examples:
 }
 
 function asKey<K extends string>(key: string, allowed: readonly K[]): K {
-  const k = key === 'apiKey' ? 'api-key' : key === 'baseUrl' ? 'base-url' : key === 'maxRetries' ? 'max-retries' : key;
-  if (!(allowed as readonly string[]).includes(k)) throw usageError(`unknown config key "${key}": expected one of ${allowed.join(', ')}`);
-  return k as K;
+  // Any case, and the camelCase of the JSON store (apiKey, maxRetries) too.
+  const k = key.trim().replace(/([a-z])([A-Z])/g, '$1-$2');
+  const found = matchChoice(k, allowed);
+  if (found === undefined) throw usageError(`unknown config key "${key}"${didYouMean(k, allowed)}: expected one of ${allowed.join(', ')}`);
+  return found;
 }
 
 async function entries(ctx: Context, globals: Globals): Promise<ConfigEntry[]> {

@@ -2,6 +2,9 @@ import { Option, type Command } from 'commander';
 import type { Context, Globals } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
+import { choiceParser } from '../input/choice.js';
+
+const STATUSES = ['SENT', 'SCHEDULED'] as const;
 
 /** Where `mailroom sandbox` listens by default, and where the commands that talk to one look for it. */
 export const SANDBOX_DEFAULT_PORT = 4025;
@@ -102,7 +105,7 @@ export function register(sandbox: Command, ctx: Context): void {
     .description('list the emails a running sandbox caught, newest last')
     .option('--to <text>', 'only recipients containing this (case-insensitive)')
     .option('--search <text>', 'only emails whose to, from, subject, template or id contains this')
-    .addOption(new Option('--status <status>', 'only SENT or SCHEDULED emails').choices(['SENT', 'SCHEDULED']))
+    .addOption(new Option('--status <status>', 'only SENT or SCHEDULED emails').choices(STATUSES).argParser(choiceParser('--status', STATUSES)))
     .addOption(new Option('--last <n>', 'only the newest n').argParser(parseIntegerOption('--last', 1)))
     .addHelpText(
       'after',

@@ -160,9 +160,9 @@ interface TriggerOptions extends Globals {
 
 /** `sandbox trigger`: POST /_sandbox/events, then print the envelope the sandbox delivered. */
 export async function runTrigger(opts: TriggerOptions, ctx: Context): Promise<void> {
-  const { isEventName, isEmailAddress, EVENT_NAMES } = await import('../schema/index.js');
-  const event = opts.event.trim().toUpperCase();
-  if (!isEventName(event)) throw usageError(`unknown event ${opts.event}`, [`events: ${EVENT_NAMES.join(', ')}`]);
+  const [{ isEmailAddress }, { parseEvents }] = await Promise.all([import('../schema/index.js'), import('../input/events.js')]);
+  if (opts.event.includes(',')) throw usageError(`one event at a time: ${opts.event}`);
+  const [event] = parseEvents([opts.event]);
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
   const { sandboxRoot, sandboxCall } = await import('./sandbox-inspect.js');
   const base = sandboxRoot(opts, ctx);

@@ -65,7 +65,7 @@ const cases: Case[] = [
   { name: 'template with a raw-only flag', args: ['send', '--template', 'welcome', '--to', 'a@example.com', '--subject', 'S'], stderr: /^mailroom: --subject cannot be used with --template/ },
   { name: '--html and --html-file together', args: [...raw, '--html-file', 'x.html'], stderr: /^mailroom: --html and --html-file cannot be used together$/ },
   { name: '--var without a template', args: [...raw, '--var', 'a=b'], stderr: /^mailroom: --var needs --template/ },
-  { name: 'invalid key role', args: ['keys', 'create', '--name', 'x', '--role', 'GOD'], stderr: /^mailroom: invalid key: role \(--role\) must be one of API_USER, EDITOR, VIEWER$/ },
+  { name: 'invalid key role', args: ['keys', 'create', '--name', 'x', '--role', 'GOD'], stderr: /^mailroom: --role "GOD" is not one of API_USER, EDITOR, VIEWER$/ },
   { name: 'webhook URL that is not http(s)', args: ['webhooks', 'create', '--url', 'ftp://h.example.com/', '--event', 'CONTACT_CREATED'], stderr: /^mailroom: --url: "ftp:\/\/h\.example\.com\/" is not an http\(s\) URL$/ },
   { name: 'bad --save-as profile name', args: ['keys', 'create', '--name', 'x', '--save-as', 'no spaces'], stderr: /^mailroom: --save-as: "no spaces" is not a profile name/ },
   // dates

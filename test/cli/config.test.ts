@@ -108,6 +108,6 @@ describe('mailroom completion', () => {
   it('rejects an unknown shell with exit 2', async () => {
     const r = await runInProcess(['completion', 'powershell']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("mailroom: command-argument value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.");
+    expect(r.stderr).toContain("mailroom: command-argument value 'powershell' is invalid for argument 'shell'. shell must be one of bash, zsh, fish\n");
   });
 });

@@ -47,7 +47,7 @@ describe('mailroom webhooks sample', () => {
     const res = await runInProcess(['webhooks', 'sample', 'CONTACT_EXPLODED']);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toContain('unknown event CONTACT_EXPLODED; valid: ');
+    expect(res.stderr).toContain('unknown event CONTACT_EXPLODED (did you mean CONTACT_UPDATED or CONTACT_DELETED?); valid: ');
     for (const e of EVENTS) expect(res.stderr).toContain(e);
   });
 });

@@ -211,7 +211,7 @@ describe('mailroom sandbox: bad input', () => {
     const res = await run(['sandbox', 'trigger', 'CONTACT_EXPLODED', '--base-url', 'http://127.0.0.1:1']);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/^mailroom: unknown event CONTACT_EXPLODED\n/);
+    expect(res.stderr).toMatch(/^mailroom: unknown event CONTACT_EXPLODED \(did you mean CONTACT_UPDATED or CONTACT_DELETED\?\); valid: CONTACT_CREATED, [^\n]*\n$/);
   });
 
   test('no sandbox at the address exits 6 with one line and a hint', async () => {

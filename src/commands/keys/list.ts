@@ -5,6 +5,7 @@ import { usageError } from '../../errors.js';
 import { verb } from '../verb.js';
 import type { KeysListOptions } from './list.run.js';
 import { parseIntegerOption } from '../options.js';
+import { choiceParser } from '../../input/choice.js';
 
 const SORTS = ['createdAt.desc', 'createdAt.asc'] as const;
 
@@ -19,7 +20,7 @@ export function register(parent: Command, ctx: Context): void {
     .command('list')
     .description('list the workspace API keys (secrets masked)')
     .addOption(new Option('--limit <n>', 'keys per page (1-100; the API default is 15)').argParser(parseIntegerOption('--limit', 1, 100)))
-    .addOption(new Option('--sort <order>', 'order by creation time (default createdAt.desc)').choices(SORTS))
+    .addOption(new Option('--sort <order>', 'order by creation time (default createdAt.desc)').choices(SORTS).argParser(choiceParser('--sort', SORTS)))
     .option('--start-at <time>', 'begin at this page ("startAt" of the previous page\'s JSON)')
     .option('--all', 'follow every page')
     .addHelpText(

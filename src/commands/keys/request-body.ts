@@ -1,13 +1,18 @@
 import type { z } from 'zod';
 import { usageError } from '../../errors.js';
-import { describeIssues } from '../../schema/index.js';
+import { parseChoice } from '../../input/choice.js';
+import { describeIssues, KEY_ROLES } from '../../schema/index.js';
 
 /** A key field by the flag that sets it, in validation messages ("name (--name) must not be empty"). */
 const keyFlag = (path: string): string => (path === 'displayName' ? 'name (--name)' : path === 'role' ? 'role (--role)' : path);
 
-/** The body of keys create / update from their flags, or one usage line naming the flag at fault. */
+/**
+ * The body of keys create / update from their flags, or one usage line naming the flag at fault.
+ * `--role` is taken in any case and sent in the API's spelling (`viewer` → `VIEWER`).
+ */
 export function keyRequestBody<S extends z.ZodType>(schema: S, input: { displayName: string | undefined; role: string | undefined }, what: 'key' | 'update'): z.output<S> {
-  const body = schema.safeParse(input);
+  const role = input.role === undefined ? undefined : parseChoice('--role', input.role, KEY_ROLES);
+  const body = schema.safeParse({ ...input, role });
   if (body.success) return body.data;
-  throw usageError(`invalid ${what}: ${describeIssues(body.error.issues, keyFlag).replace(/role \(--role\) .*/, 'role (--role) must be one of API_USER, EDITOR, VIEWER')}`);
+  throw usageError(`invalid ${what}: ${describeIssues(body.error.issues, keyFlag)}`);
 }
