@@ -123,7 +123,7 @@ export async function runSandbox(opts: SandboxFlags & Globals, ctx: Context): Pr
     const exposed = exposedHostWarning(host, 'this sandbox and its API key');
     if (exposed) say(exposed);
     const port = opts.port ?? SANDBOX_DEFAULT_PORT;
-    const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, quiet: opts.quiet === true });
+    const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, log: opts.quiet ? undefined : (line) => ctx.io.err.write(`${line}\n`) });
     const stopped = untilStopped(ctx);
 
     // The sandbox's key is shown at start, like a newly created key: that is how one uses it.

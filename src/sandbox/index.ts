@@ -26,8 +26,11 @@ export interface SandboxOptions {
   /** `--data`: state persisted here, loaded at start. */
   dataFile?: string;
   config?: SandboxConfig;
-  /** No log lines on stderr (internal errors, failed writes of the data file). */
-  quiet?: boolean;
+  /**
+   * Where the sandbox's log lines go (internal errors, failed writes of the data file); absent,
+   * nowhere. The CLI passes its context's stderr, which the secret guard watches.
+   */
+  log?: (line: string) => void;
 }
 
 export interface RunningSandbox {
@@ -59,9 +62,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   if (options.apiKey !== undefined && !/^\S{8,256}$/.test(options.apiKey)) {
     throw new SandboxConfigError('the API key must be 8 to 256 characters without spaces (it travels as "Bearer <key>")');
   }
-  const log = (line: string) => {
-    if (!options.quiet) process.stderr.write(`${line}\n`);
-  };
+  const log = options.log ?? (() => undefined);
   const fresh = () => SandboxState.fresh(options.apiKey);
   const dataFile = options.dataFile;
   const persistence = dataFile ? await Persistence.open(dataFile, fresh, (err) => log(`sandbox: cannot write ${dataFile}: ${err.message}`)) : undefined;

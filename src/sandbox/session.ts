@@ -7,7 +7,7 @@ import { startSandbox } from './index.js';
  * session in the context (settings read it as an override) and closes it after the action.
  */
 export async function openSandboxSession(ctx: Context, announce: boolean): Promise<SandboxSession & { close(): Promise<void> }> {
-  const sandbox = await startSandbox({ port: 0, quiet: true });
+  const sandbox = await startSandbox({ port: 0 });
   if (announce) ctx.io.err.write(`mailroom: using a throw-away local sandbox at ${sandbox.baseUrl}; nothing is really sent\n`);
   return sandbox;
 }

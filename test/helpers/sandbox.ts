@@ -19,7 +19,7 @@ async function items<T>(url: string): Promise<T[]> {
 
 /** A real sandbox on a free loopback port, quiet; close it in afterAll/afterEach. */
 export async function withSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
-  const sandbox = await startSandbox({ quiet: true, port: 0, ...opts });
+  const sandbox = await startSandbox({ port: 0, ...opts });
   return {
     ...sandbox,
     close: () => sandbox.close(),

@@ -245,7 +245,7 @@ describe('--data persistence', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
     const dataFile = join(dir, 'state.json');
     try {
-      const first = await startSandbox({ quiet: true, dataFile });
+      const first = await startSandbox({ dataFile });
       const call1 = client(first);
       const created = (await call1('POST', `/v1/workspaces/${first.workspaceId}/api-keys`, { displayName: 'kept', role: 'API_USER' })).body.apiKey;
       const hook = (await call1('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['CONTACT_CREATED'] })).body.webhook;
@@ -255,7 +255,7 @@ describe('--data persistence', () => {
       const mode = (await import('node:fs')).statSync(dataFile).mode & 0o777;
       expect(mode).toBe(0o600);
 
-      const second = await startSandbox({ quiet: true, dataFile });
+      const second = await startSandbox({ dataFile });
       try {
         const call2 = client(second);
         expect(second.workspaceId).toBe(first.workspaceId);
@@ -278,7 +278,7 @@ describe('--data persistence', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
     const dataFile = join(dir, 'state.json');
     try {
-      const first = await startSandbox({ quiet: true, dataFile });
+      const first = await startSandbox({ dataFile });
       const call = client(first);
       const keys = `/v1/workspaces/${first.workspaceId}/api-keys`;
       const kept = (await call('POST', keys, { displayName: 'kept', role: 'API_USER' })).body.apiKey;
@@ -298,7 +298,7 @@ describe('--data persistence', () => {
       const copy = join(dir, 'copy');
       await mkdir(copy);
       for (const f of await readdir(dir)) if (f.startsWith('state.json')) await copyFile(join(dir, f), join(copy, f));
-      const second = await startSandbox({ quiet: true, dataFile: join(copy, 'state.json') });
+      const second = await startSandbox({ dataFile: join(copy, 'state.json') });
       try {
         const call2 = client(second);
         expect((await call2('GET', '/v1/api-keys/check', undefined, { key: kept.secretKey })).body).toMatchObject({ displayName: 'renamed', role: 'VIEWER' });
@@ -323,7 +323,7 @@ describe('--data persistence', () => {
     const dataFile = join(dir, 'state.json');
     try {
       await writeFile(`${dataFile}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
-      const sb = await startSandbox({ quiet: true, dataFile });
+      const sb = await startSandbox({ dataFile });
       expect(JSON.parse(await readFile(`${dataFile}.lock`, 'utf8')).pid).toBe(process.pid);
       await sb.close();
       expect(await readdir(dir)).toEqual(['state.json']);
@@ -336,7 +336,7 @@ describe('--data persistence', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
     const dataFile = join(dir, 'state.json');
     try {
-      const first = await startSandbox({ quiet: true, port: 0, dataFile, config: { faults: { lostRate: 1 } } });
+      const first = await startSandbox({ port: 0, dataFile, config: { faults: { lostRate: 1 } } });
       const lost = await rawRequest(first.baseUrl, '/v1/emails', JSON.stringify(raw({ idempotencyKey: 'lost-saved' })), {
         'content-type': 'application/json',
         authorization: `Bearer ${first.apiKey}`,
@@ -344,7 +344,7 @@ describe('--data persistence', () => {
       expect(lost.status).toBeUndefined();
       await first.close();
 
-      const second = await startSandbox({ quiet: true, port: 0, dataFile });
+      const second = await startSandbox({ port: 0, dataFile });
       try {
         const call = client(second);
         const retry = await call('POST', '/v1/emails', raw({ idempotencyKey: 'lost-saved' }));
@@ -364,7 +364,7 @@ describe('--data persistence', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-sandbox-'));
     try {
       const dataFile = join(dir, 'missing-dir', 'state.json');
-      const err = await startSandbox({ quiet: true, port: 0, dataFile }).catch((e: Error) => e);
+      const err = await startSandbox({ port: 0, dataFile }).catch((e: Error) => e);
       expect(err).toBeInstanceOf(SandboxConfigError);
       expect((err as Error).message).toBe(`cannot write data file ${dataFile}: no such directory`);
     } finally {
@@ -377,7 +377,7 @@ describe('--data persistence', () => {
     try {
       const bad = join(dir, 'bad.json');
       await writeFile(bad, '{"hello": 1}');
-      await expect(startSandbox({ quiet: true, dataFile: bad })).rejects.toThrow(/not a mailroom sandbox data file/);
+      await expect(startSandbox({ dataFile: bad })).rejects.toThrow(/not a mailroom sandbox data file/);
       expect(await readFile(bad, 'utf8')).toBe('{"hello": 1}');
     } finally {
       await rm(dir, { recursive: true, force: true });
