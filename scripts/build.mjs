@@ -29,7 +29,8 @@ if (!docsOnly) {
   const result = await build({
     ...common,
     // complete.js: `mailroom __complete profiles`, run by the shell completion scripts on TAB.
-    entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts' },
+    // sandbox.js: `import { startSandbox } from 'mailroom-cli/sandbox'` (package.json "exports").
+  entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts', sandbox: 'src/sandbox/library.ts' },
     outdir: 'dist',
     // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
     // names are enough for that, the sources' text is not shipped.
@@ -65,7 +66,10 @@ if (!docsOnly) {
     await rename(tmp, file.path);
   }
 
-  // The bundled packages' licenses travel with their code (they are not installed next to it).
+  // The library entries' types, beside their code (package.json "exports" names them).
+await writeDeclarations(['src/sandbox/library.ts']);
+
+// The bundled packages' licenses travel with their code (they are not installed next to it).
   await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
 
   if (process.argv.includes('--analyze')) {
@@ -125,6 +129,40 @@ async function writeAtomically(path, text) {
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, text);
   await rename(tmp, path);
+}
+
+/**
+ * dist/types/<path under src>.d.ts for each entry and the modules its declarations import, each
+ * declared on its own (TypeScript's transpileDeclaration: the entry states its types, nothing is
+ * inferred across files). A declaration importing anything but these files would send users'
+ * type checkers looking for packages they do not have (the bundle's own dependencies): refused.
+ */
+async function writeDeclarations(entries) {
+  const ts = (await import('typescript')).default;
+  const queue = entries.map((e) => resolve(e));
+  const done = new Set();
+  while (queue.length > 0) {
+    const file = queue.shift();
+    if (done.has(file)) continue;
+    done.add(file);
+    const out = ts.transpileDeclaration(await readFile(file, 'utf8'), {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2023 },
+    });
+    const problems = out.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' '));
+    if (problems.length > 0) throw new Error(`declarations of ${file}: ${problems.join('; ')}`);
+    for (const [, spec] of out.outputText.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)) {
+      if (!spec.startsWith('./')) throw new Error(`declarations of ${file} import ${spec}: public types must come from files beside it, importing nothing`);
+      queue.push(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+    }
+    await mkdir(dirname(declarationPath(file)), { recursive: true });
+    await writeAtomically(declarationPath(file), out.outputText);
+  }
+}
+
+function declarationPath(source) {
+  return resolve('dist/types', source.slice(resolve('src').length + 1).replace(/\.ts$/, '.d.ts'));
 }
 
 async function thirdPartyLicenses(metafile) {

@@ -48,7 +48,7 @@ export function register(parent: Command, ctx: Context): void {
     .option('--host <host>', 'interface to listen on (default 127.0.0.1; anything else is reachable from other machines)')
     .option('--api-key <key>', 'secret of the ready API key (default: generated)')
     .option('--data <file>', 'keep state in this file across restarts (saved before each answer; survives a crash)')
-    .option('--config <file>', 'JSON config: verifiedEmails, verifiedDomains, templates, monthlyLimit, rateLimit, faults')
+    .option('--config <file>', 'JSON config: verifiedEmails, verifiedDomains, templates, monthlyLimit, rateLimit, faults, deliveries, webhooks')
     .addOption(new Option('--monthly-limit <n>', 'emails accepted per month before 403').argParser(parseIntegerOption('--monthly-limit', 0)))
     .addOption(new Option('--rate-limit <n>', 'requests per second per API key before 429').argParser(parsePositive('--rate-limit')))
     .addOption(new Option('--error-rate <share>', 'share of /v1 requests answered 503').argParser(parseShare('--error-rate')))

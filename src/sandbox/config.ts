@@ -3,43 +3,10 @@ import { z } from 'zod';
 import { locateJsonError } from '../input/json-text.js';
 import { checkText, readCapped } from '../input/text.js';
 import { describeIssues } from '../schema/issues.js';
+import { createWebhookRequestSchema } from '../schema/webhook.js';
+import type { DeliveryConfig, FaultConfig, SandboxConfig, TemplateConfig, WebhookConfig } from './public-types.js';
 
-export interface TemplateConfig {
-  from?: string;
-  subject: string;
-  html: string;
-}
-
-export interface FaultConfig {
-  /** Share of /v1 requests answered 503 before any work. */
-  errorRate?: number;
-  /** Share of /v1 requests whose connection is destroyed before any work. */
-  dropRate?: number;
-  /** Share of /v1 requests whose work is done but whose connection is destroyed before the answer. */
-  lostRate?: number;
-  /** Delay added to each /v1 answer, after the work is done (a client that gives up may still have sent). */
-  latencyMs?: number;
-  /** Delay before each /v1 request is read, before any work (a client that gives up has sent nothing). */
-  latencyBeforeMs?: number;
-}
-
-export interface DeliveryConfig {
-  /** Delays before each retry of a failed delivery; its length is the number of retries. */
-  retryDelaysMs?: number[];
-  /** Time limit of one delivery attempt. */
-  timeoutMs?: number;
-}
-
-export interface SandboxConfig {
-  verifiedEmails?: string[];
-  verifiedDomains?: string[];
-  templates?: Record<string, TemplateConfig>;
-  monthlyLimit?: number;
-  /** Requests per second per API key. */
-  rateLimit?: number;
-  faults?: FaultConfig;
-  deliveries?: DeliveryConfig;
-}
+export type { DeliveryConfig, FaultConfig, SandboxConfig, TemplateConfig, WebhookConfig } from './public-types.js';
 
 export interface ResolvedConfig {
   verifiedEmails: string[];
@@ -49,6 +16,7 @@ export interface ResolvedConfig {
   rateLimit: number | undefined;
   faults: Required<FaultConfig>;
   deliveries: Required<DeliveryConfig>;
+  webhooks: WebhookConfig[];
 }
 
 export const DEFAULT_VERIFIED_DOMAINS = ['example.com'];
@@ -82,6 +50,7 @@ export const sandboxConfigSchema = z.strictObject({
       timeoutMs: z.number().int().positive().max(300_000).optional(),
     })
     .optional(),
+  webhooks: z.array(createWebhookRequestSchema).max(100).optional(),
 });
 
 /** A config that cannot be used; its message is one line fit for the terminal. */
@@ -136,5 +105,6 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
       retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,
       timeoutMs: checked.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     },
+    webhooks: checked.webhooks ?? [],
   };
 }

@@ -153,10 +153,10 @@ export class Deliverer {
     for (const c of this.inFlight) c.abort(new Error(reason));
   }
 
-  /** Stops pending retries and aborts attempts in flight. */
-  close(): void {
+  /** Stops pending retries, aborts attempts in flight, and closes the connections to receivers. */
+  async close(): Promise<void> {
     this.closed = true;
     this.cancelPending('sandbox closed');
-    void this.agent.destroy().catch(() => undefined);
+    await this.agent.destroy().catch(() => undefined);
   }
 }

@@ -6,8 +6,6 @@ export function isApiPath(url: string): boolean {
   return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Fault injection for clients under test, on `/v1` only (the inspection endpoints stay reliable):
  * a delay before any work (latencyBeforeMs), 503 answers and dropped connections before any work,
@@ -19,6 +17,23 @@ export function installFaults(app: FastifyInstance, faults: Required<FaultConfig
   const { errorRate, dropRate, lostRate, latencyMs, latencyBeforeMs } = faults;
   if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0 && latencyBeforeMs === 0) return;
   const lost = new WeakSet<FastifyRequest>();
+  // Delays cut short when the sandbox closes, so that no timer keeps a test runner's process alive.
+  const sleeping = new Map<NodeJS.Timeout, () => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        sleeping.delete(timer);
+        resolve();
+      }, ms);
+      sleeping.set(timer, resolve);
+    });
+  app.addHook('onClose', async () => {
+    for (const [timer, wake] of sleeping) {
+      clearTimeout(timer);
+      wake();
+    }
+    sleeping.clear();
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isApiPath(request.url)) return;

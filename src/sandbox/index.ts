@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { fsReason } from '../files.js';
-import { resolveConfig, SandboxConfigError, type SandboxConfig } from './config.js';
+import { resolveConfig, SandboxConfigError, type SandboxConfig, type WebhookConfig } from './config.js';
 import { contactPayload, envelope } from './events.js';
 import { Deliverer } from './deliveries.js';
 import { EmailService } from './emails.js';
@@ -10,8 +10,9 @@ import { Persistence } from './persistence.js';
 import { Scheduler } from './scheduler.js';
 import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
+import { createWebhook } from './webhooks.js';
 
-export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig } from './config.js';
+export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig, WebhookConfig } from './config.js';
 export { SandboxConfigError, loadConfigFile } from './config.js';
 export type { InboxEmail, DeliveryRecord, EmailResultBody } from './state.js';
 export type { Envelope } from './events.js';
@@ -37,6 +38,10 @@ export interface RunningSandbox {
   baseUrl: string;
   apiKey: string;
   workspaceId: string;
+  /** One call to the sandbox's own routes in-process (no socket): the library's inspection and control. */
+  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Calls `listener` after each delivery attempt is recorded (and after a reset); returns the unsubscribe. */
+  onDelivery(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,20 @@ function readyKey(state: SandboxState, wanted: string | undefined): string {
       : (state.keys.get(state.primaryKeyId) ?? state.keys.values().next().value ?? state.addKey('Sandbox key', 'API_USER', newSecret()));
   if (state.primaryKeyId !== key.id) state.setPrimaryKey(key);
   return key.secretKey;
+}
+
+/** The config's webhooks exist from the start; one restored from `--data` with the same URL takes the config's events and token. */
+function ensureWebhooks(state: SandboxState, wanted: WebhookConfig[]): void {
+  for (const want of wanted) {
+    const existing = [...state.webhooks.values()].find((h) => h.url === want.url);
+    if (!existing) {
+      createWebhook(state, want);
+      continue;
+    }
+    existing.events = [...new Set(want.events)];
+    if (want.token !== undefined) existing.token = want.token;
+    state.saveWebhook(existing);
+  }
 }
 
 /** Starts the emulator of the public API (docs/sandbox.md) and resolves once it listens. */
@@ -77,11 +96,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const counts = countEmails(state.emails);
     return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveries.length };
   });
+  const deliveryListeners = new Set<() => void>();
   // Every change goes to the journal (--data) and to the inbox pages' live stream.
   state.onChange = (change) => {
     persistence?.record(change);
     live.changed();
+    if (change.t === 'delivery' || change.t === 'reset') for (const listener of deliveryListeners) listener();
   };
+  ensureWebhooks(state, config.webhooks);
   const deliverer = new Deliverer(state, config.deliveries);
   const scheduler = new Scheduler((email) => state.markSent(email));
   const emails = new EmailService(state, config, {
@@ -102,7 +124,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const app = await buildServer({ state, config, emails, deliverer, live, durable, reset, log });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host }).catch(async (err: unknown) => {
-    deliverer.close();
+    await deliverer.close();
     scheduler.stop();
     live.close();
     await persistence?.close();
@@ -115,9 +137,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl: `http://${hostForUrl(host)}:${port}`,
     apiKey,
     workspaceId: state.workspace.id,
+    async call(method, path, body) {
+      const res = await app.inject({ method, url: path, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }) });
+      return { status: res.statusCode, body: res.json() };
+    },
+    onDelivery(listener) {
+      deliveryListeners.add(listener);
+      return () => deliveryListeners.delete(listener);
+    },
     close() {
       closing ??= (async () => {
-        deliverer.close();
+        deliveryListeners.clear();
+        await deliverer.close();
         scheduler.stop();
         live.close();
         await app.close();

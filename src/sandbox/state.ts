@@ -1,33 +1,11 @@
 import { randomFillSync } from 'node:crypto';
 import { ID_PREFIX, type IdKind } from '../schema/index.js';
+import type { SandboxEmail, Scalar } from './public-types.js';
 
-export type Scalar = string | number | boolean | null;
+export type { Scalar };
 
 /** An email caught by the sandbox: what `GET /_sandbox/emails` lists and the inbox shows. */
-export interface InboxEmail {
-  id: string;
-  messageId: string;
-  status: 'SENT' | 'SCHEDULED';
-  type: 'raw' | 'templated';
-  to: string;
-  from?: string;
-  fromName?: string;
-  subject?: string;
-  template?: string;
-  variables?: Record<string, Scalar>;
-  html: string;
-  text: string;
-  previewText?: string;
-  replyTo?: string;
-  contactProperties?: Record<string, Scalar>;
-  settings: { trackClicks: boolean; trackOpens: boolean };
-  groupBy?: string;
-  idempotencyKey?: string;
-  sendAt?: string;
-  createdAt: string;
-  /** The x-request-id of the API call that sent it. */
-  requestId?: string;
-}
+export type InboxEmail = SandboxEmail;
 
 /** The email result object of the public API. */
 export interface EmailResultBody {

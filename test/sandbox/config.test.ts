@@ -61,3 +61,32 @@ describe('loadConfigFile', () => {
     await expect(loadConfigFile(unknown)).rejects.toThrow(/unknown field verifiedDomain/);
   });
 });
+
+describe('webhooks in the config', () => {
+  test('exist from the start (list and signed deliveries); a restart on the same --data keeps one per URL, with the config\'s events and token', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-cfg-hooks-'));
+    const dataFile = join(dir, 'state.json');
+    const url = 'http://127.0.0.1:9/hook';
+    const list = async (baseUrl: string, apiKey: string) =>
+      ((await (await fetch(`${baseUrl}/v1/webhooks`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { webhooks: { items: { url: string; events: string[] }[] } }).webhooks.items;
+    try {
+      const first = await startSandbox({ port: 0, dataFile, config: { webhooks: [{ url, events: ['CONTACT_CREATED'], token: 'wht_first_token' }] } });
+      expect((await list(first.baseUrl, first.apiKey)).map((h) => [h.url, h.events])).toEqual([[url, ['CONTACT_CREATED']]]);
+      await first.close();
+      const second = await startSandbox({ port: 0, dataFile, config: { webhooks: [{ url, events: ['CONTACT_DELETED', 'CONTACT_DELETED'], token: 'wht_second_token' }] } });
+      const hooks = await list(second.baseUrl, second.apiKey);
+      expect(hooks.map((h) => [h.url, h.events])).toEqual([[url, ['CONTACT_DELETED']]]);
+      const id = (hooks[0] as unknown as { id: string }).id;
+      const one = (await (await fetch(`${second.baseUrl}/v1/webhooks/${id}`, { headers: { authorization: `Bearer ${second.apiKey}` } })).json()) as { webhook: { token: string } };
+      expect(one.webhook.token).toBe('wht_second_token');
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a webhook entry is checked like POST /v1/webhooks', () => {
+    expect(() => resolveConfig({ webhooks: [{ url: 'http://127.0.0.1:9/h', events: [] }] })).toThrow(/^sandbox config: webhooks\.0\.events /);
+  });
+});

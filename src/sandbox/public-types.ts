@@ -1,0 +1,173 @@
+/**
+ * The types of `mailroom-cli/sandbox` (docs/testing-with-the-sandbox.md). This module imports
+ * nothing: its declarations ship as they are (scripts/build.mjs), so a user's type checker needs
+ * no other package. The sandbox's own modules use these same types.
+ */
+
+/** The six webhook events of the public API. */
+export type SandboxEventName =
+  | 'CONTACT_CREATED'
+  | 'CONTACT_UPDATED'
+  | 'CONTACT_UNSUBSCRIBED'
+  | 'CONTACT_RESUBSCRIBED'
+  | 'CONTACT_DELETED'
+  | 'WORKSPACE_TEAM_MEMBER_JOINED';
+
+export type Scalar = string | number | boolean | null;
+
+export interface TemplateConfig {
+  /** Sender used when the request gives none. */
+  from?: string;
+  /** `{{variable}}` placeholders are filled from the request's `variables`. */
+  subject: string;
+  /** `{{variable}}` placeholders are filled, HTML-escaped, from the request's `variables`. */
+  html: string;
+}
+
+export interface FaultConfig {
+  /** Share (0 to 1) of /v1 requests answered 503 before any work. */
+  errorRate?: number;
+  /** Share of /v1 requests whose connection is destroyed before any work. */
+  dropRate?: number;
+  /** Share of /v1 requests whose work is done but whose connection is destroyed before the answer. */
+  lostRate?: number;
+  /** Delay added to each /v1 answer, after the work is done (a client that gives up may still have sent). */
+  latencyMs?: number;
+  /** Delay before each /v1 request is read, before any work (a client that gives up has sent nothing). */
+  latencyBeforeMs?: number;
+}
+
+export interface DeliveryConfig {
+  /** Delays before each retry of a failed delivery; its length is the number of retries. Default [500, 2000, 8000]. */
+  retryDelaysMs?: number[];
+  /** Time limit of one delivery attempt. Default 5000. */
+  timeoutMs?: number;
+}
+
+/** A webhook that exists from the start, as if created with `POST /v1/webhooks`. */
+export interface WebhookConfig {
+  url: string;
+  events: SandboxEventName[];
+  /** The signing token (8 to 256 characters); generated (`wht_…`) when absent. */
+  token?: string;
+}
+
+/** What `mailroom sandbox --config <file>` reads; every field optional. */
+export interface SandboxConfig {
+  /** Sender addresses accepted besides the verified domains. */
+  verifiedEmails?: string[];
+  /** Sender domains accepted. Default ["example.com"]. */
+  verifiedDomains?: string[];
+  /** Templates by name, besides the built-in `welcome`. */
+  templates?: Record<string, TemplateConfig>;
+  /** Emails accepted per calendar month (UTC) before 403. */
+  monthlyLimit?: number;
+  /** Requests per second per API key before 429 with Retry-After. */
+  rateLimit?: number;
+  faults?: FaultConfig;
+  deliveries?: DeliveryConfig;
+  webhooks?: WebhookConfig[];
+}
+
+/** An email the sandbox caught, as `GET /_sandbox/emails` lists it. */
+export interface SandboxEmail {
+  /** The id the API answered (`trs_…`). */
+  id: string;
+  messageId: string;
+  /** SCHEDULED until its `sendAt`, then SENT. */
+  status: 'SENT' | 'SCHEDULED';
+  type: 'raw' | 'templated';
+  to: string;
+  /** As sent; `Name <address>` when the request gave `fromName` with a bare address. */
+  from?: string;
+  fromName?: string;
+  /** As sent, or the template's subject with the variables filled in. */
+  subject?: string;
+  template?: string;
+  variables?: Record<string, Scalar>;
+  /** As sent, or the template's HTML with the variables filled in. */
+  html: string;
+  /** As sent, or generated from `html` (as React Email's plain-text rendering does). */
+  text: string;
+  previewText?: string;
+  replyTo?: string;
+  contactProperties?: Record<string, Scalar>;
+  settings: { trackClicks: boolean; trackOpens: boolean };
+  groupBy?: string;
+  idempotencyKey?: string;
+  /** ISO 8601, UTC. */
+  sendAt?: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** The x-request-id of the API call that sent it. */
+  requestId?: string;
+}
+
+/** What the sandbox POSTs to a webhook: the public API's event envelope. */
+export interface SandboxEnvelope {
+  event: SandboxEventName;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+/** One attempt to deliver an event to a webhook; a retried delivery has one per attempt. */
+export interface SandboxDelivery {
+  id: string;
+  webhookId: string;
+  event: SandboxEventName;
+  url: string;
+  /** 1 for the first attempt, then 2, 3... for the retries of a failed one. */
+  attempt: number;
+  /** The receiver's answer; absent when it could not be reached. */
+  statusCode?: number;
+  /** Why the attempt failed (a non-2xx answer, a connection error, a timeout); absent on success. */
+  error?: string;
+  durationMs: number;
+  createdAt: string;
+  /** The exact bytes POSTed (JSON of the envelope). */
+  body: string;
+  /** The `X-Smashsend-Signature` header sent with them: hex HMAC-SHA256 of `body` keyed with the webhook's token. */
+  signature: string;
+  /** `body`, parsed. */
+  payload: SandboxEnvelope;
+  /** When the next attempt is due, for a failed attempt that will be retried. */
+  nextRetryAt?: string;
+}
+
+export interface StartSandboxOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** The secret of the ready API key (8 to 256 characters without spaces); generated when absent. */
+  apiKey?: string;
+  /** The same settings as `mailroom sandbox --config`. */
+  config?: SandboxConfig;
+  /** A JSON file of those settings, read as `--config` reads it; fields of `config` override its. */
+  configFile?: string;
+  /** Where the sandbox's own log lines go (internal errors). Default: console.error. */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  /** Root of the API, e.g. `http://127.0.0.1:53817` (requests go to `${baseUrl}/v1/...`). */
+  readonly baseUrl: string;
+  /** A ready API key of the workspace (role API_USER). */
+  readonly apiKey: string;
+  readonly workspaceId: string;
+  /** Every email caught so far, oldest first. */
+  emails(): Promise<SandboxEmail[]>;
+  /** Every webhook delivery attempt so far, oldest first. */
+  deliveries(): Promise<SandboxDelivery[]>;
+  /**
+   * Resolves once at least `count` delivery attempts are recorded (deliveries run after the API
+   * call that caused them has answered); rejects after `timeoutMs` (default 5000).
+   */
+  waitForDeliveries(count: number, options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
+  /** Empties emails, contacts, deliveries, idempotency keys and rate limits; keys and webhooks stay. */
+  reset(): Promise<void>;
+  /** Fires an event to the subscribed webhooks, as `mailroom sandbox trigger` does; resolves to the envelope sent. */
+  trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;
+  /** Stops listening, frees the port and every timer, and drops pending deliveries. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SIGNATURE_HEADER, startSandbox, type Sandbox } from '../../src/sandbox/library.js';
+import { sign } from '../../src/webhook/signature.js';
+
+const open: (Sandbox | Server)[] = [];
+afterEach(async () => {
+  for (const x of open.splice(0)) await ('baseUrl' in x ? x.close() : new Promise((r) => x.close(r)));
+});
+
+async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
+  const sb = await startSandbox(options);
+  open.push(sb);
+  return sb;
+}
+
+async function send(sb: Sandbox, body: unknown, path = '/v1/emails') {
+  const res = await fetch(`${sb.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver answering `status`; `received` lists what it got. */
+async function receiver(status = 200): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = status;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  open.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/smashsend`, received };
+}
+
+const raw = { from: 'shop@example.com', to: 'ada@customer.test', subject: 'Your receipt', html: '<p>Caf&eacute; &amp; more</p>' };
+
+describe("startSandbox from 'mailroom-cli/sandbox'", () => {
+  test('starts on a free loopback port with a working key; emails() returns what was caught, typed', async () => {
+    const sb = await sandbox();
+    expect(sb.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(sb.baseUrl).port)).toBeGreaterThan(0);
+    const check = await fetch(`${sb.baseUrl}/v1/api-keys/check`, { headers: { authorization: `Bearer ${sb.apiKey}` } });
+    expect(check.status).toBe(200);
+    expect(sb.workspaceId).toMatch(/^wrk_/);
+
+    const sent = await send(sb, raw);
+    expect(sent.status).toBe(200);
+    const emails = await sb.emails();
+    expect(emails).toHaveLength(1);
+    expect(emails[0]).toMatchObject({ id: (sent.body.email as { id: string }).id, status: 'SENT', type: 'raw', to: 'ada@customer.test', from: 'shop@example.com', subject: 'Your receipt', html: raw.html, text: 'Café & more' });
+  });
+
+  test('two sandboxes at once each get their own port, key and workspace', async () => {
+    const [a, b] = await Promise.all([sandbox(), sandbox()]);
+    expect(a.baseUrl).not.toBe(b.baseUrl);
+    expect(a.apiKey).not.toBe(b.apiKey);
+    expect(a.workspaceId).not.toBe(b.workspaceId);
+  });
+
+  test('the config of `mailroom sandbox --config`: verified senders, templates, limits, faults; `config` overrides the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-sblib-'));
+    const file = join(dir, 'sandbox.json');
+    writeFileSync(file, JSON.stringify({ verifiedEmails: ['ops@acme.test'], verifiedDomains: ['acme.test'], monthlyLimit: 2, templates: { receipt: { from: 'billing@acme.test', subject: 'Receipt {{n}}', html: '<p>Total {{total}}</p>' } } }));
+    const sb = await sandbox({ configFile: file, config: { verifiedDomains: ['shop.test'] } });
+
+    const refused = await send(sb, { ...raw, from: 'x@example.com' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ allowedEmails: ['ops@acme.test'], allowedDomains: ['shop.test'] });
+    expect((await send(sb, { ...raw, from: 'ops@acme.test' })).status).toBe(200);
+    expect((await send(sb, { template: 'receipt', to: 'bo@customer.test', variables: { n: 7, total: '€5 <b>' } })).status).toBe(200);
+    const templated = (await sb.emails())[1]!;
+    expect(templated).toMatchObject({ type: 'templated', template: 'receipt', from: 'billing@acme.test', subject: 'Receipt 7', html: '<p>Total €5 &lt;b&gt;</p>', text: 'Total €5 <b>' });
+    expect((await send(sb, { ...raw, from: 'ops@acme.test' })).status).toBe(403);
+
+    const faulty = await sandbox({ config: { faults: { errorRate: 1 } } });
+    expect((await send(faulty, raw)).status).toBe(503);
+    const limited = await sandbox({ config: { rateLimit: 1 } });
+    expect((await send(limited, raw)).status).toBe(200);
+    const second = await fetch(`${limited.baseUrl}/v1/emails`, { method: 'POST', headers: { authorization: `Bearer ${limited.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(raw) });
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('1');
+  });
+
+  test('a bad config rejects with one line naming the field, and nothing listens', async () => {
+    await expect(startSandbox({ config: { rateLimit: -1 } })).rejects.toThrow(/^sandbox config: rateLimit /);
+    await expect(startSandbox({ config: { webhooks: [{ url: 'ftp://x.test', events: ['CONTACT_CREATED'] }] } })).rejects.toThrow(/^sandbox config: webhooks\.0\.url /);
+    await expect(startSandbox({ configFile: '/nonexistent/sandbox.json' })).rejects.toThrow('--config: cannot read /nonexistent/sandbox.json: no such file');
+  });
+
+  test("webhooks from the config get signed deliveries; deliveries() has the body, the signature header's value and the parsed payload", async () => {
+    const hook = await receiver();
+    const token = 'wht_test_secret_123';
+    const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'], token }] } });
+    await send(sb, raw);
+    const [delivery] = await sb.waitForDeliveries(1);
+    expect(delivery).toMatchObject({ event: 'CONTACT_CREATED', url: hook.url, attempt: 1, statusCode: 200 });
+    expect(delivery!.error).toBeUndefined();
+    expect(delivery!.signature).toBe(sign(token, delivery!.body));
+    expect(delivery!.payload).toEqual(JSON.parse(delivery!.body));
+    expect(delivery!.payload.data).toMatchObject({ contact: { email: 'ada@customer.test', workspaceId: sb.workspaceId } });
+    // What the receiver got is exactly that.
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.body).toBe(delivery!.body);
+    expect(hook.received[0]!.headers[SIGNATURE_HEADER]).toBe(delivery!.signature);
+  });
+
+  test('a failing receiver: every attempt is recorded, with its error and the time of the next', async () => {
+    const hook = await receiver(500);
+    const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_DELETED'] }], deliveries: { retryDelaysMs: [20] } } });
+    const envelope = await sb.trigger('CONTACT_DELETED', { email: 'gone@customer.test' });
+    expect(envelope).toMatchObject({ event: 'CONTACT_DELETED', data: { contact: { email: 'gone@customer.test' } } });
+    const attempts = await sb.waitForDeliveries(2);
+    expect(attempts.map((d) => [d.attempt, d.statusCode, d.error])).toEqual([
+      [1, 500, 'receiver answered 500'],
+      [2, 500, 'receiver answered 500'],
+    ]);
+    expect(attempts[0]!.nextRetryAt).toEqual(expect.any(String));
+    expect(attempts[1]!.nextRetryAt).toBeUndefined();
+    expect(attempts[0]!.payload).toEqual(envelope);
+  });
+
+  test('waitForDeliveries rejects after its time limit with what it waited for', async () => {
+    const sb = await sandbox();
+    await expect(sb.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 deliveries were not recorded within 50 ms');
+  });
+
+  test('reset() empties emails and deliveries; the key and webhooks stay', async () => {
+    const hook = await receiver();
+    const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'] }] } });
+    await send(sb, raw);
+    await sb.waitForDeliveries(1);
+    await sb.reset();
+    expect(await sb.emails()).toEqual([]);
+    expect(await sb.deliveries()).toEqual([]);
+    expect((await send(sb, raw)).status).toBe(200);
+    expect(await sb.waitForDeliveries(1)).toHaveLength(1);
+  });
+
+  test('close() frees the port and leaves no handle or timer behind, even with retries, schedules and slow answers pending', async () => {
+    // What keeps a test runner's process alive: listening and connected sockets, timers.
+    const count = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+    const handles = () => ({ servers: count('TCPServerWrap'), sockets: count('TCPSocketWrap') });
+    const before = handles();
+    const hook = await receiver(500);
+    const sb = await startSandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'] }], faults: { latencyMs: 10_000 } } });
+    const port = Number(new URL(sb.baseUrl).port);
+    const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+    // Scheduled an hour ahead, and answered after 10 s: still waiting when the sandbox closes.
+    const slow = fetch(`${sb.baseUrl}/v1/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...raw, sendAt }),
+    }).catch((err: Error) => err);
+    await sb.waitForDeliveries(1); // the delivery failed: its retry is pending
+    expect((await sb.emails())[0]!.status).toBe('SCHEDULED');
+    const timersWhileRunning = count('Timeout');
+    await sb.close();
+    // The slow answer's 10 s delay (the one timer that holds a process) is gone with the sandbox.
+    expect(count('Timeout')).toBeLessThan(timersWhileRunning);
+    expect(await slow).toBeInstanceOf(Error);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+    expect(answer).toBe('ECONNREFUSED');
+    const server = open.pop() as Server;
+    await new Promise((resolve) => server.close(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handles()).toEqual(before);
+  });
+});
