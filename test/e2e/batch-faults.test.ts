@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/context.js';
+import { runCli } from '../helpers/cli.js';
 import { withSandbox, type SandboxOptions } from '../helpers/sandbox.js';
 import { exactlyOnce, ndjsonInput, reportIndexes, sandboxEnv } from '../helpers/batch.js';
 
@@ -20,8 +20,9 @@ async function sendThrough(config: SandboxOptions['config'], count: number, extr
     const report = join(dir, `report-${Date.now()}.ndjson`);
     // A fifth of the attempts fail here: --max-retries is the whole budget of a request (1 + 8
     // attempts), so giving up on one (0.2^9 per request) would take far more than these 200 requests.
-    const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', report, '--json', '--max-retries', '8', ...extra], {
+    const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', report, '--json', '--max-retries', '8', ...extra], {
       env: sandboxEnv(sandbox, join(dir, 'state')),
+      timeoutMs: 55_000,
     });
     return { r, emails: await sandbox.emails(), report };
   } finally {
