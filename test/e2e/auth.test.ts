@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -18,65 +18,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const storeFile = () => join(dir, 'config.json');
 const stored = () => JSON.parse(readFileSync(storeFile(), 'utf8')) as { profiles: Record<string, Record<string, string>> };
 
+// A hidden prompt on a real terminal; every other login/logout/profiles case runs in-process in
+// test/cli/auth.test.ts.
 describe('mailroom login', () => {
-  it('reads the key from stdin, checks it, then saves it in a 0600 file and shows who it saved, masked', async () => {
-    const r = await runCli(['login', '--api-key-stdin', '--base-url', `${sandbox.baseUrl}/v1`, '--workspace', sandbox.workspaceId], { configDir: dir, input: `${sandbox.apiKey}\n` });
-    expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out).toEqual({
-      profile: 'default',
-      displayName: 'Sandbox key',
-      role: 'API_USER',
-      key: `sk_live_…${sandbox.apiKey.slice(-4)}`,
-      baseUrl: sandbox.baseUrl,
-      workspace: sandbox.workspaceId,
-      configFile: storeFile(),
-    });
-    expect(r.stdout + r.stderr).not.toContain(sandbox.apiKey);
-    expect(statSync(storeFile()).mode & 0o777).toBe(0o600);
-    expect(stored().profiles.default).toEqual({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId });
-
-    // The saved profile is what later commands use, with provenance "profile default".
-    const check = await runCli(['check', '--json'], { configDir: dir });
-    expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout)).toMatchObject({ keySource: 'profile', keyOrigin: 'profile default', baseUrl: sandbox.baseUrl });
-  });
-
-  it('says when a key in the environment will keep overriding the one it saved', async () => {
-    const r = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { SMASHSEND_API_KEY: 'sk_live_someotherkey0000000001' } });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe('note: SMASHSEND_API_KEY overrides the stored key while it is set\n');
-    expect(stored().profiles.default?.apiKey).toBe(sandbox.apiKey);
-    const quiet = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { MAILROOM_API_KEY: sandbox.apiKey } });
-    expect(quiet).toMatchObject({ code: 0, stderr: '' });
-  });
-
-  it('refuses a key the API rejects, exit 3, and saves nothing', async () => {
-    const r = await runCli(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: 'sk_live_notarealkeynotarealkey\n' });
-    expect(r.code).toBe(3);
-    expect(r.stdout).toBe('');
-    expect(r.stderr.split('\n')[0]).toBe(`mailroom: ${sandbox.baseUrl} rejected this key (401); nothing was saved`);
-    expect(r.stderr).not.toContain('sk_live_notarealkeynotarealkey');
-    expect(existsSync(storeFile())).toBe(false);
-  });
-
-  it('without a terminal or --api-key-stdin, exits 2 with a hint and sends nothing', async () => {
-    // Port 9 has no listener: had a request been made the exit code would be 6.
-    const r = await runCli(['login', '--base-url', 'http://127.0.0.1:9'], { configDir: dir });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`mailroom: no terminal to ask for the API key\n  pipe it instead: printf '%s' "$SMASHSEND_API_KEY" | mailroom login --api-key-stdin\n`);
-    expect(existsSync(storeFile())).toBe(false);
-  });
-
-  it('rejects an empty stdin and a bad workspace id with exit 2', async () => {
-    const empty = await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:9'], { configDir: dir, input: '\n' });
-    expect(empty.code).toBe(2);
-    expect(empty.stderr).toBe('mailroom: --api-key-stdin: stdin was empty\n');
-    const ws = await runCli(['login', '--api-key-stdin', '--workspace', 'ws_1', '--base-url', 'http://127.0.0.1:9'], { configDir: dir, input: 'sk_live_x\n' });
-    expect(ws.code).toBe(2);
-    expect(ws.stderr).toBe('mailroom: --workspace: "ws_1" is not a workspace id (expected wrk_...)\n');
-  });
-
   it('asks with a hidden prompt on a real terminal and never echoes the key', async () => {
     const r = await runCli(['login', '--profile', 'tty', '--base-url', sandbox.baseUrl, '--no-color'], {
       configDir: dir,
@@ -89,52 +33,5 @@ describe('mailroom login', () => {
     expect(r.stdout).toMatch(/^key\s+sk_live_…\w{4}$/m);
     expect(r.stdout).not.toContain(sandbox.apiKey);
     expect(stored().profiles.tty?.apiKey).toBe(sandbox.apiKey);
-  });
-});
-
-describe('mailroom logout and profiles', () => {
-  it('lists profiles with the active one marked, then logs out, removing only the key', async () => {
-    for (const [profile, extra] of [['default', []], ['ci', ['--workspace', sandbox.workspaceId]]] as const) {
-      const r = await runCli(['login', '--api-key-stdin', '--profile', profile, '--base-url', sandbox.baseUrl, ...extra], { configDir: dir, input: sandbox.apiKey });
-      expect(r.code).toBe(0);
-    }
-    const masked = `sk_live_…${sandbox.apiKey.slice(-4)}`;
-    const list = await runCli(['profiles'], { configDir: dir, env: { MAILROOM_PROFILE: 'ci' } });
-    expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout)).toEqual([
-      { name: 'ci', active: true, apiKey: masked, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId },
-      { name: 'default', active: false, apiKey: masked, baseUrl: sandbox.baseUrl },
-    ]);
-
-    const table = await runCli(['profiles', '--no-color'], { configDir: dir, tty: 'stdout' });
-    expect(table.stdout.split('\n').filter(Boolean).map((l) => l.trimEnd())).toEqual([
-      expect.stringMatching(/^\s+PROFILE\s+KEY\s+API\s+WORKSPACE$/),
-      expect.stringMatching(new RegExp(`^\\s+ci\\s+sk_live_…\\w{4}\\s+${sandbox.baseUrl.replace(/\./g, '\\.')}\\s+${sandbox.workspaceId}$`)),
-      expect.stringMatching(/^\*\s+default\s+sk_live_…\w{4}\s+http/),
-    ]);
-
-    const out = await runCli(['logout', '--profile', 'ci'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_fromtheenvironment' } });
-    expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toEqual({ profile: 'ci', removed: true });
-    expect(out.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment and will keep being used.\n');
-    expect(stored().profiles).toEqual({ ci: { baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId }, default: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
-    expect(statSync(storeFile()).mode & 0o777).toBe(0o600);
-
-    const again = await runCli(['logout', '--profile', 'ci'], { configDir: dir, tty: 'stdout' });
-    expect(again.code).toBe(0);
-    expect(again.stderr).toBe('Profile "ci" has no stored key; nothing to do.\n');
-
-    const check = await runCli(['check', '--profile', 'ci'], { configDir: dir });
-    expect(check.code).toBe(3);
-    expect(check.stderr).toContain('mailroom: profile "ci" has no API key');
-    expect(check.stderr).toContain('run `mailroom login --profile ci`');
-  });
-
-  it('says how to start when nothing is stored', async () => {
-    const r = await runCli(['profiles', '--no-color'], { configDir: dir, tty: 'stdout' });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe('no stored profiles: run `mailroom login` to create one\n');
-    const json = await runCli(['profiles'], { configDir: dir });
-    expect(json.stdout).toBe('[]\n');
   });
 });
