@@ -7,6 +7,16 @@ import { pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
+// The package's library entry points, one per subpath of package.json "exports": dist/<name>.js,
+// declarations in dist/types/ (writeDeclarations below). A new entry is one line here and one in
+// "exports".
+const LIBRARY_ENTRIES = {
+  // `import { Mailroom } from 'mailroom-cli'`
+  index: 'src/library/index.ts',
+  // `import { startSandbox } from 'mailroom-cli/sandbox'`
+  sandbox: 'src/sandbox/library.ts',
+};
+
 const common = {
   bundle: true,
   splitting: true,
@@ -29,8 +39,7 @@ if (!docsOnly) {
   const result = await build({
     ...common,
     // complete.js: `mailroom __complete profiles`, run by the shell completion scripts on TAB.
-    // sandbox.js: `import { startSandbox } from 'mailroom-cli/sandbox'` (package.json "exports").
-  entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts', sandbox: 'src/sandbox/library.ts' },
+    entryPoints: { main: 'src/main.ts', complete: 'src/complete.ts', ...LIBRARY_ENTRIES },
     outdir: 'dist',
     // Maps ship for stack traces under --verbose (bin/mailroom.js enables them then); their lines and
     // names are enough for that, the sources' text is not shipped.
@@ -67,7 +76,7 @@ if (!docsOnly) {
   }
 
   // The library entries' types, beside their code (package.json "exports" names them).
-await writeDeclarations(['src/sandbox/library.ts']);
+  await writeDeclarations(Object.values(LIBRARY_ENTRIES));
 
 // The bundled packages' licenses travel with their code (they are not installed next to it).
   await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
@@ -153,7 +162,8 @@ async function writeDeclarations(entries) {
     const problems = out.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' '));
     if (problems.length > 0) throw new Error(`declarations of ${file}: ${problems.join('; ')}`);
     for (const [, spec] of out.outputText.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)) {
-      if (!spec.startsWith('./')) throw new Error(`declarations of ${file} import ${spec}: public types must come from files beside it, importing nothing`);
+      if (spec.startsWith('node:')) continue;
+      if (!spec.startsWith('./') && !spec.startsWith('../')) throw new Error(`declarations of ${file} import ${spec}, which the package's users do not have (it is bundled): public types must come from mailroom's own files`);
       queue.push(join(dirname(file), spec.replace(/\.js$/, '.ts')));
     }
     await mkdir(dirname(declarationPath(file)), { recursive: true });

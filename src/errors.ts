@@ -1,4 +1,5 @@
 import { fsReason } from './files.js';
+import { redactText } from './secrets.js';
 
 /** Exit codes are a contract with users' scripts (docs/reference/exit-codes.md); never renumber them. */
 export const EXIT = {
@@ -46,10 +47,11 @@ export class CliError extends Error {
   readonly requestId: string | undefined;
 
   constructor(kind: ErrorKind, message: string, options: CliErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Masked here, not only when printed: the library hands errors to code that logs them as it likes.
+    super(redactText(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CliError';
     this.kind = kind;
-    this.hints = options.hints ?? [];
+    this.hints = (options.hints ?? []).map((hint) => redactText(hint));
     this.requestId = options.requestId;
   }
 

@@ -38,22 +38,30 @@ export async function listKeys(t: Transport, workspaceId: string, query: ListKey
 }
 
 /**
- * Follows `hasMore`/`startAt` until the last page or `max` keys. Stops if a server says there is
- * more but gives no cursor, or repeats one, rather than looping for ever.
+ * Every page from `query.startAt` on, following `hasMore`/`startAt`. Stops if a server says there
+ * is more but gives no cursor, or repeats one, rather than looping for ever.
  */
-export async function listAllKeys(t: Transport, workspaceId: string, query: ListKeysQuery & { max?: number } = {}, opts: CallOptions = {}): Promise<ApiKey[]> {
-  const all: ApiKey[] = [];
+export async function* keyPages(t: Transport, workspaceId: string, query: ListKeysQuery = {}, opts: CallOptions = {}): AsyncGenerator<KeyPage> {
   const seen = new Set<string>();
   let startAt = query.startAt;
-  const max = query.max ?? Number.POSITIVE_INFINITY;
   for (;;) {
     const page = await listKeys(t, workspaceId, { limit: query.limit, sort: query.sort, startAt }, opts);
-    all.push(...page.items);
-    if (all.length >= max) return all.slice(0, max);
-    if (!page.hasMore || !page.startAt || seen.has(page.startAt)) return all;
+    yield page;
+    if (!page.hasMore || !page.startAt || seen.has(page.startAt)) return;
     seen.add(page.startAt);
     startAt = page.startAt;
   }
+}
+
+/** Every key across the pages (see keyPages), at most `max`. */
+export async function listAllKeys(t: Transport, workspaceId: string, query: ListKeysQuery & { max?: number } = {}, opts: CallOptions = {}): Promise<ApiKey[]> {
+  const all: ApiKey[] = [];
+  const max = query.max ?? Number.POSITIVE_INFINITY;
+  for await (const page of keyPages(t, workspaceId, query, opts)) {
+    all.push(...page.items);
+    if (all.length >= max) return all.slice(0, max);
+  }
+  return all;
 }
 
 /** POST /v1/workspaces/{wrk}/api-keys: the answer holds the full secret, the only time it is shown. */

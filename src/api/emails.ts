@@ -1,7 +1,10 @@
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
+import { IdempotencyConflictError } from './errors.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
+
+export { IdempotencyConflictError } from './errors.js';
 
 export type { CallOptions } from './request.js';
 
@@ -64,4 +67,30 @@ function toFailure(entry: unknown): BatchFailureEntry {
     error: typeof e.error === 'string' ? e.error : undefined,
     message: typeof e.message === 'string' ? e.message : JSON.stringify(entry),
   };
+}
+
+/** Throws IdempotencyConflictError when the API's answer is another email than the one sent under its key. */
+export function checkSameEmail(sent: EmailRequest, got: EmailResult, hint: string): void {
+  const other = describeOtherEmail(sent, got);
+  if (other !== undefined) throw new IdempotencyConflictError(sent.idempotencyKey ?? '', got, other, hint);
+}
+
+/**
+ * An idempotency key the API saw before answers with the first email it was used for, whatever
+ * this request held: what tells them apart is the answer's recipient, subject or template.
+ */
+function describeOtherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
+  const differs = (a: string | undefined, b: string | null | undefined, norm = (v: string) => v) => a !== undefined && typeof b === 'string' && norm(a) !== norm(b);
+  const address = (v: string) => v.trim().toLowerCase();
+  const subject = 'subject' in sent ? sent.subject : undefined;
+  const template = 'template' in sent ? sent.template : undefined;
+  const kind = template === undefined ? 'raw' : 'templated';
+  const other =
+    differs(sent.to, got.to, address) ||
+    differs(subject, got.subject) ||
+    differs(template, got.template) ||
+    (got.type !== undefined && (got.type === 'raw' || got.type === 'templated') && got.type !== kind);
+  if (!other) return undefined;
+  const what = typeof got.template === 'string' ? `template ${got.template}` : typeof got.subject === 'string' ? `subject ${JSON.stringify(got.subject)}` : undefined;
+  return [got.id ?? got.messageId, `to ${got.to}`, what].filter(Boolean).join(', ');
 }

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import { CliError } from '../errors.js';
 import { describeIssues } from '../schema/index.js';
 import { ApiError } from '../transport/errors.js';
+import { UnexpectedResponseError } from './errors.js';
+
+export { UnexpectedResponseError } from './errors.js';
 import type { ApiResponse, RequestOptions, Transport } from '../transport/index.js';
 
 /** Per-call knobs every endpoint passes through to the transport. */
@@ -31,15 +33,6 @@ export function parseBody<S extends z.ZodType>(schema: S, res: ApiResponse, what
   const parsed = schema.safeParse(res.body);
   if (parsed.success) return parsed.data;
   throw new UnexpectedResponseError(`unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, res);
-}
-
-/** A 2xx whose body breaks the contract: the request itself went through. */
-export class UnexpectedResponseError extends CliError {
-  readonly status: number;
-  constructor(message: string, res: ApiResponse) {
-    super('unexpected', message, { requestId: res.requestId });
-    this.status = res.status;
-  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, isCliError, usageError } from '../errors.js';
-import { openSource, readInput, type InputFormat } from '../input/detect.js';
+import { openSource, readInput, type InputFormat, type InputSource } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
@@ -17,8 +17,14 @@ import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, type SendBatch } from './sender.js';
 
 export interface BatchRunOptions {
-  /** `<file|->`; undefined reads piped stdin. */
+  /** `<file|->`; undefined reads piped stdin (unless `entries` or `stream` is given). */
   input: string | undefined;
+  /** Entries as values, one email each (the library's emails.batch): read instead of `input`, like stdin. */
+  entries?: AsyncIterable<unknown>;
+  /** Bytes in any of the input formats (the library's emails.batch): read instead of `input`, like stdin. */
+  stream?: AsyncIterable<Buffer | string>;
+  /** How messages name `entries` or `stream`. */
+  label?: string;
   format?: InputFormat;
   defaults: EntryDefaults;
   size: number;
@@ -139,9 +145,10 @@ function checkPaths(ctx: Context, o: BatchRunOptions): OutputTargets {
   if (o.resume !== undefined) outputs.push({ flag: '--resume', path: o.resume });
   if (o.report !== undefined) outputs.push({ flag: '--report', path: o.report });
   if (o.failed !== undefined) outputs.push({ flag: '--failed', path: o.failed });
+  const inMemory = o.entries !== undefined || o.stream !== undefined;
   return checkOutputs({
     cwd: ctx.cwd,
-    inputs: [{ flag: 'input', path: o.input ?? '-' }, ...(o.otherInputs ?? [])],
+    inputs: [...(inMemory ? [] : [{ flag: 'input', path: o.input ?? '-' }]), ...(o.otherInputs ?? [])],
     outputs,
     stdoutAllowed: new Set(['--report', '--failed']),
     io: ctx.io,
@@ -156,7 +163,10 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     if (target === undefined) return undefined;
     return target === 'stdout' ? new NdjsonWriter('-', flag, ctx.io.out) : new NdjsonWriter(target.path, flag);
   };
-  const source = await openSource(o.input, ctx.cwd, ctx.io);
+  const source: InputSource =
+    o.entries !== undefined || o.stream !== undefined
+      ? { path: undefined, label: o.label ?? 'the input', size: undefined, chunks: o.stream ?? noChunks() }
+      : await openSource(o.input, ctx.cwd, ctx.io);
   const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
   const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
   const digest = defaultsDigest(o.defaults);
@@ -231,7 +241,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     }
     summary.journal = journal?.path ?? null;
 
-    const input = await readInput(source, o.format);
+    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 } } : await readInput(source, o.format);
     const keyFor = (index: number) => idempotencyKeyFor(runId, index);
     const progress: BatchProgress = {
       read: 0,
@@ -325,6 +335,14 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   summary.durationMs = Date.now() - startedAt;
   summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
   return summary;
+}
+
+async function* noChunks(): AsyncGenerator<Buffer> {}
+
+/** Values as input items; an entry's "line" is its position, from 1. */
+async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<InputItem> {
+  let line = 0;
+  for await (const value of entries) yield { value, line: ++line };
 }
 
 /** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import type { Context, Globals } from '../context.js';
 import type { SendFlags } from '../input/flags.js';
 import { repeatable } from './repeatable.js';
-import { CliError, isCliError } from '../errors.js';
-import type { EmailRequest, EmailResult } from '../schema/index.js';
+import { isCliError } from '../errors.js';
 import type { RetryInfo } from '../transport/index.js';
 
 export function register(parent: Command, ctx: Context): void {
@@ -81,7 +80,7 @@ export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd:
   const { transport } = await connect(ctx, globals);
   const key = email.idempotencyKey as string;
   try {
-    const [{ sendEmail }, { failedBeforeSending }] = await Promise.all([import('../api/emails.js'), import('../transport/errors.js')]);
+    const [{ sendEmail, checkSameEmail }, { failedBeforeSending }] = await Promise.all([import('../api/emails.js'), import('../transport/errors.js')]);
     // Whether an attempt before the last one may have reached the API (its answer was a 5xx or lost).
     let reachedApi = false;
     const onRetry = (info: RetryInfo) => {
@@ -98,12 +97,7 @@ export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd:
       }
       throw err;
     });
-    const other = describeOtherEmail(email, result);
-    if (other !== undefined) {
-      throw new CliError('rejected', `idempotency key ${key} was already used for another email (${other}): the API returned that one and sent nothing new`, {
-        hints: ['send this email with a new key (or without --idempotency-key: each send gets its own)'],
-      });
-    }
+    checkSameEmail(email, result, 'send this email with a new key (or without --idempotency-key: each send gets its own)');
     const out = await import('../output/index.js');
     const mode = out.outputMode(ctx, globals);
     if (mode.quiet) return;
@@ -144,24 +138,4 @@ async function mayHaveBeenSent(err: unknown, reachedBefore: boolean): Promise<st
     (err instanceof errors.ApiError && err.status >= 500) ||
     (err instanceof errors.ConnectionError && !errors.failedBeforeSending(err.code));
   return reached || reachedBefore ? 'the email may have been sent' : undefined;
-}
-
-/**
- * An idempotency key the API saw before answers with the first email it was used for, whatever
- * this request held: what tells them apart is the answer's recipient, subject or template.
- */
-function describeOtherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
-  const differs = (a: string | undefined, b: string | null | undefined, norm = (v: string) => v) => a !== undefined && typeof b === 'string' && norm(a) !== norm(b);
-  const address = (v: string) => v.trim().toLowerCase();
-  const subject = 'subject' in sent ? sent.subject : undefined;
-  const template = 'template' in sent ? sent.template : undefined;
-  const kind = template === undefined ? 'raw' : 'templated';
-  const other =
-    differs(sent.to, got.to, address) ||
-    differs(subject, got.subject) ||
-    differs(template, got.template) ||
-    (got.type !== undefined && (got.type === 'raw' || got.type === 'templated') && got.type !== kind);
-  if (!other) return undefined;
-  const what = typeof got.template === 'string' ? `template ${got.template}` : typeof got.subject === 'string' ? `subject ${JSON.stringify(got.subject)}` : undefined;
-  return [got.id ?? got.messageId, `to ${got.to}`, what].filter(Boolean).join(', ');
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin, build as esbuildBuild } from 'esbuild';
+import type { render as renderEmail } from '@react-email/render';
 import { CliError, usageError } from '../errors.js';
 
 export interface RenderedEmail {
@@ -23,15 +24,15 @@ export interface RenderedEmail {
  * next to mailroom (never a mix: two Reacts in one render break it). esbuild likewise comes from the
  * project first. Anything else the component imports resolves from its project first, then mailroom's.
  */
-export async function renderReactEmail(file: string, props: Record<string, unknown>, cwd: string): Promise<RenderedEmail> {
+export async function renderReactEmail(file: string, props: Record<string, unknown>, cwd: string, label = '--react'): Promise<RenderedEmail> {
   const entry = resolve(cwd, file);
-  if (!/\.(tsx|jsx|ts|js|mjs)$/.test(entry)) throw usageError(`--react: ${file} must be a .tsx or .jsx file`);
+  if (!/\.(tsx|jsx|ts|js|mjs)$/.test(entry)) throw usageError(`${label}: ${file} must be a .tsx or .jsx file`);
   try {
     await access(entry);
   } catch {
-    throw usageError(`--react: cannot read ${file}: no such file`);
+    throw usageError(`${label}: cannot read ${file}: no such file`);
   }
-  const stack = findRenderStack(entry);
+  const stack = findRenderStack(entry, label);
   const { build } = (await import(pathToFileURL(stack.esbuild).href)) as { build: typeof esbuildBuild };
   const shim = `
 import * as mod from ${JSON.stringify('./' + basename(entry))};
@@ -65,7 +66,7 @@ export default async function renderEmail(props) {
   } catch (err) {
     const first = (err as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }).errors?.[0];
     const where = first?.location ? ` (${first.location.file}:${first.location.line})` : '';
-    throw usageError(`--react: cannot build ${file}: ${first?.text ?? String(err)}${where}`);
+    throw usageError(`${label}: cannot build ${file}: ${first?.text ?? String(err)}${where}`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'mailroom-react-'));
   try {
@@ -76,7 +77,7 @@ export default async function renderEmail(props) {
   } catch (err) {
     if (err instanceof CliError) throw err;
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw usageError(`--react: rendering ${file} failed: ${message}`);
+    throw usageError(`${label}: rendering ${file} failed: ${message}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -102,7 +103,7 @@ function resolvable(from: string, name: string): string | undefined {
 }
 
 /** Where each part of the stack comes from, or a usage error naming what is missing and how to install it. */
-function findRenderStack(entry: string): RenderStack {
+function findRenderStack(entry: string, label: string): RenderStack {
   const own = import.meta.url;
   const esbuild = resolvable(entry, 'esbuild') ?? resolvable(own, 'esbuild');
   const renderFrom = (from: string) => ['@react-email/render', 'react', 'react-dom/server'].every((name) => resolvable(from, name));
@@ -111,7 +112,7 @@ function findRenderStack(entry: string): RenderStack {
   if (esbuild && (projectHas || ownHas)) return { esbuild, reactDir: ownHas ? dirname(createRequire(own).resolve('react/package.json')) : undefined };
 
   const missing = REACT_PEERS.filter((name) => !(name === 'esbuild' ? esbuild : (resolvable(entry, name) ?? resolvable(own, name))));
-  const needs = `--react needs ${listed(REACT_PEERS)}`;
+  const needs = `${label} needs ${listed(REACT_PEERS)}`;
   const what = missing.length === REACT_PEERS.length ? `${needs}, which are not installed` : `${needs}: ${listed(missing.length ? missing : RENDER_NAMES)} ${missing.length === 1 ? 'is' : 'are'} not installed`;
   throw usageError(what, [`in the component's project: npm install --save-dev ${REACT_PEERS.join(' ')}`, `or next to mailroom: ${installNextToMailroom()} ${REACT_PEERS.join(' ')}`]);
 }
@@ -156,4 +157,24 @@ function renderStackFrom(reactDir: string): Plugin {
       });
     },
   };
+}
+
+/**
+ * Renders a React element the caller built (the library's `emails.send({ react })`) with the
+ * caller's own @react-email/render, so element and renderer share the caller's React.
+ */
+export async function renderReactElement(element: unknown, label: string): Promise<RenderedEmail> {
+  let render: typeof renderEmail;
+  try {
+    ({ render } = await import('@react-email/render'));
+  } catch {
+    throw usageError(`${label} needs ${listed(RENDER_NAMES)}, which are not installed`, [`npm install ${RENDER_NAMES.join(' ')}`]);
+  }
+  try {
+    const node = element as Parameters<typeof render>[0];
+    return { html: await render(node), text: await render(node, { plainText: true }) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw usageError(`${label}: rendering the element failed: ${message}`);
+  }
 }

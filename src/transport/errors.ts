@@ -1,4 +1,5 @@
 import { CliError, type ErrorKind } from '../errors.js';
+import { redactText, redactValue } from '../secrets.js';
 
 /** The public API's error body, read by hand: error pages from proxies are often not JSON at all. */
 export interface ApiErrorBody {
@@ -31,9 +32,36 @@ export class ApiError extends CliError {
     const { kind, hints } = classify(init.status, detail, init);
     super(kind, describe(init.status, detail), { hints, requestId: init.requestId });
     this.status = init.status;
-    this.body = init.body;
+    this.body = redactValue(init.body);
     this.detail = detail;
     this.retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The HTTP status (the API's `statusCode`). */
+  get statusCode(): number {
+    return this.status;
+  }
+
+  /** The API's `error` (e.g. "Bad Request"), when it sent one. */
+  get error(): string | undefined {
+    return this.detail.error;
+  }
+
+  /** The API's own `message`, whole (`message` is this line: status, reason and that text). */
+  get apiMessage(): string | undefined {
+    return this.detail.message;
+  }
+
+  get allowedEmails(): string[] | undefined {
+    return this.detail.allowedEmails;
+  }
+
+  get allowedDomains(): string[] | undefined {
+    return this.detail.allowedDomains;
+  }
+
+  get docsUrl(): string | undefined {
+    return this.detail.docsUrl;
   }
 }
 
@@ -101,14 +129,14 @@ function messageOf(b: Record<string, unknown>): string | undefined {
 }
 
 export function readErrorBody(body: unknown): ApiErrorBody {
-  if (typeof body === 'string') return body.trim() ? { message: oneLine(body) } : {};
+  if (typeof body === 'string') return body.trim() ? { message: redactText(oneLine(body)) } : {};
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
   const out: ApiErrorBody = {};
   if (typeof b.statusCode === 'number') out.statusCode = b.statusCode;
   if (typeof b.error === 'string') out.error = b.error;
   const message = messageOf(b);
-  if (message) out.message = message;
+  if (message) out.message = redactText(message);
   const emails = strings(b.allowedEmails);
   if (emails) out.allowedEmails = emails;
   const domains = strings(b.allowedDomains);

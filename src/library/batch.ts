@@ -1,0 +1,149 @@
+import { Readable, Writable } from 'node:stream';
+import { keyFingerprint } from '../batch/fingerprint.js';
+import { batchOver } from '../batch/http.js';
+import { batchJournalDir, privateStateDir } from '../batch/paths.js';
+import { runBatch, type BatchRunOptions } from '../batch/run.js';
+import type { Context } from '../context.js';
+import type { EntryDefaults } from '../input/entries.js';
+import { parseSendAt } from '../input/time.js';
+import type { BatchOptions, BatchSource, BatchSummary } from '../types.js';
+import { BatchError, ValidationError } from './errors.js';
+import type { Connection } from './connection.js';
+
+/** What the library names as the API profile in a journal: resumes compare host and key, not this. */
+const PROFILE = '(library)';
+
+/**
+ * emails.batch: the `mailroom batch` engine (src/batch/run.ts) with the source and options of a
+ * program instead of argv. A file path is read as the CLI reads it (fingerprinted for resumes);
+ * values and byte streams are read as piped stdin is (each entry's hash checked on resume).
+ */
+export async function runLibraryBatch(c: Connection, source: BatchSource, opts: BatchOptions): Promise<BatchSummary> {
+  const size = opts.size ?? 50;
+  const concurrency = opts.concurrency ?? 4;
+  if (!Number.isInteger(size) || size < 1 || size > 50) throw new ValidationError(`emails.batch: size must be an integer from 1 to 50, got ${String(size)}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new ValidationError(`emails.batch: concurrency must be an integer from 1 to 64, got ${String(concurrency)}`);
+
+  const input = await inputOf(source);
+  const dryRun = opts.dryRun === true;
+  const transport = dryRun ? undefined : await c.transport();
+  const ctx = libraryContext(c.env, opts.signal);
+  const run: BatchRunOptions = {
+    ...input,
+    defaults: defaultsOf(opts.defaults),
+    size,
+    concurrency,
+    dryRun,
+    // Made (0700) only when a run will write its journal there, as the CLI does.
+    journalDir: opts.journal === undefined && !dryRun ? privateStateDir(c.env) : batchJournalDir(c.env),
+    ...(opts.format ? { format: opts.format } : {}),
+    ...(opts.report !== undefined ? { report: opts.report } : {}),
+    ...(opts.failed !== undefined ? { failed: opts.failed } : {}),
+    ...(opts.journal !== undefined ? { resume: opts.journal } : {}),
+    ...(opts.allowOtherHost ? { allowOtherHost: true } : {}),
+    ...(opts.allowOtherKey ? { allowOtherKey: true } : {}),
+    ...(transport
+      ? {
+          send: batchOver(transport),
+          // One retry budget: one attempt per request at the transport, the sender retries.
+          retry: { maxAttempts: 1 + c.maxRetries },
+          api: { baseUrl: c.baseUrl, key: keyFingerprint(c.apiKey), profile: PROFILE },
+        }
+      : {}),
+    ...(opts.onProgress ? { onProgress: (p) => opts.onProgress!({ read: p.read, sent: p.sent, failed: p.failed, skipped: p.skipped, concurrency: p.concurrency }) } : {}),
+  };
+  const { fatal, resumeArgs: _resumeArgs, ...summary } = await runBatch(ctx, run);
+  if (fatal) throw new BatchError(fatal, summary);
+  return summary;
+}
+
+type InputOptions = Pick<BatchRunOptions, 'input' | 'entries' | 'stream' | 'label'>;
+
+const isBytes = (v: unknown) => typeof v === 'string' || v instanceof Uint8Array;
+
+/** A path, values, or bytes: decided by the source's type, then by its first element. */
+async function inputOf(source: BatchSource): Promise<InputOptions> {
+  if (typeof source === 'string') {
+    if (source === '' || source === '-') throw new ValidationError('emails.batch: give a file path, or the emails themselves (an array, an iterable or a stream)');
+    return { input: source };
+  }
+  if (source instanceof Readable && !source.readableObjectMode) return { input: undefined, stream: source as AsyncIterable<Buffer | string>, label: 'the stream' };
+  const iterator = iteratorOf(source);
+  if (!iterator) throw new ValidationError(`emails.batch: the source must be a path, an iterable or an async iterable, got ${source === null ? 'null' : typeof source}`);
+  const first = await iterator.next();
+  const rest = withFirst(first, iterator);
+  if (!first.done && isBytes(first.value)) {
+    return { input: undefined, stream: mapValues(rest, (v) => (typeof v === 'string' ? v : Buffer.from(v as Uint8Array))), label: 'the stream' };
+  }
+  return { input: undefined, entries: mapValues(rest, plainEntry), label: 'the entries' };
+}
+
+function iteratorOf(source: unknown): AsyncIterator<unknown> | Iterator<unknown> | undefined {
+  if (source === null || typeof source !== 'object') return undefined;
+  const s = source as Partial<AsyncIterable<unknown> & Iterable<unknown>>;
+  const asyncIterator = s[Symbol.asyncIterator];
+  if (typeof asyncIterator === 'function') return asyncIterator.call(s);
+  const iterator = s[Symbol.iterator];
+  if (typeof iterator === 'function') return iterator.call(s);
+  return undefined;
+}
+
+async function* withFirst(first: IteratorResult<unknown>, rest: AsyncIterator<unknown> | Iterator<unknown>): AsyncGenerator<unknown> {
+  if (first.done) return;
+  yield first.value;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+async function* mapValues<T>(values: AsyncIterable<unknown>, f: (v: unknown) => T): AsyncGenerator<T> {
+  for await (const value of values) yield f(value);
+}
+
+/** A Date `sendAt` as the ISO string it means; the entry is otherwise the object given (read like a JSON line). */
+function plainEntry(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !((value as { sendAt?: unknown }).sendAt instanceof Date)) return value;
+  const { sendAt, ...rest } = value as { sendAt: Date };
+  return { ...rest, sendAt: Number.isNaN(sendAt.getTime()) ? 'Invalid Date' : sendAt.toISOString() };
+}
+
+function defaultsOf(d: BatchOptions['defaults'] = {}): EntryDefaults {
+  const out: EntryDefaults = {};
+  if (d.from !== undefined) out.from = d.from;
+  if (d.subject !== undefined) out.subject = d.subject;
+  if (d.template !== undefined) out.template = d.template;
+  if (d.html !== undefined) out.html = d.html;
+  if (d.groupBy !== undefined) out.groupBy = d.groupBy;
+  if (d.sendAt !== undefined) {
+    const iso = d.sendAt instanceof Date ? d.sendAt.toISOString() : d.sendAt;
+    try {
+      out.sendAt = parseSendAt(iso, new Date(), 'defaults.sendAt');
+    } catch (err) {
+      throw new ValidationError(`emails.batch: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** What the engine needs of a command's context: no terminal, no stdin; notes go nowhere. */
+function libraryContext(env: Connection['env'], signal: AbortSignal | undefined): Context {
+  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+  return {
+    io: {
+      get out() {
+        return process.stdout;
+      },
+      err: sink,
+      in: Readable.from([]),
+      isStdoutTTY: false,
+      isStderrTTY: false,
+      isStdinTTY: true,
+      color: false,
+    },
+    env,
+    cwd: process.cwd(),
+    signal: signal ?? new AbortController().signal,
+  };
+}

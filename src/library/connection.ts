@@ -1,0 +1,87 @@
+import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
+import type { Transport } from '../transport/index.js';
+import { ValidationError } from './errors.js';
+
+export interface MailroomOptions {
+  /** The API key. Default: MAILROOM_API_KEY, else SMASHSEND_API_KEY. */
+  apiKey?: string;
+  /** The API host root (with or without /v1). Default: MAILROOM_BASE_URL, else https://api.smashsend.com. */
+  baseUrl?: string;
+  /** The workspace of apiKeys.* (wrk_…). Default: MAILROOM_WORKSPACE. */
+  workspaceId?: string;
+  /** The whole answer must arrive within this, ms; a request given up on has its connection closed. Default 30000. */
+  timeoutMs?: number;
+  /** Retries of a failed request (5xx, 429, timeouts, lost connections; never a 4xx). Default 3. */
+  maxRetries?: number;
+  /** Environment read for the defaults above and for HTTPS_PROXY/NO_PROXY. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Where a client sends, with what: what a batch journal records and a resume checks. */
+export interface Connection {
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string | undefined;
+  maxRetries: number;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The transport, created on first use. */
+  transport(): Promise<Transport>;
+  /** A transport with another key on the same settings (checking a new key while rotating). */
+  transportWith(apiKey: string): Promise<Transport>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 3;
+
+export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
+  const env = options.env ?? process.env;
+  const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
+  if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ValidationError(`new Mailroom(): timeoutMs must be a positive integer, got ${String(timeoutMs)}`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) throw new ValidationError(`new Mailroom(): maxRetries must be an integer from 0 to 10, got ${String(maxRetries)}`);
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.MAILROOM_BASE_URL || DEFAULT_BASE_URL), 'baseUrl');
+  let opened: Promise<{ transport: Transport }> | undefined;
+  const extra = new Set<Transport>();
+  const connection: Connection = {
+    baseUrl,
+    apiKey,
+    workspaceId: options.workspaceId ?? (env.MAILROOM_WORKSPACE || undefined),
+    maxRetries,
+    env,
+    transport: async () => (await (opened ??= openTransport(connection, timeoutMs))).transport,
+    transportWith: async (key) => {
+      const { transport } = await openTransport({ ...connection, apiKey: key }, timeoutMs);
+      extra.add(transport);
+      return transport;
+    },
+  };
+  const close = async () => {
+    const pending = opened;
+    opened = undefined;
+    await Promise.all([...[...extra].map((t) => t.close()), pending?.then(({ transport }) => transport.close(), () => undefined)]);
+    extra.clear();
+  };
+  return { connection, close };
+}
+
+export async function openTransport(c: Connection, timeoutMs: number): Promise<{ transport: Transport }> {
+  const [{ createDispatcher }, { createHttpTransport }, { VERSION }] = await Promise.all([
+    import('../transport/agent.js'),
+    import('../transport/http.js'),
+    import('../version.js'),
+  ]);
+  const { baseUrl } = c;
+  const transport = createHttpTransport({
+    baseUrl,
+    apiKey: c.apiKey,
+    dispatcher: await createDispatcher(baseUrl, c.env),
+    userAgent: `mailroom-cli/${VERSION} (library)`,
+    timeoutMs,
+    maxRetries: c.maxRetries,
+    authHint: 'check the apiKey given to new Mailroom() (or MAILROOM_API_KEY)',
+  });
+  return { transport };
+}
+

@@ -1,0 +1,216 @@
+import type { Transport } from '../transport/index.js';
+import type * as T from '../types.js';
+import { connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
+import { ValidationError } from './errors.js';
+
+export type { MailroomOptions } from './connection.js';
+
+/**
+ * The typed client of the SMASHSEND API (docs/library.md). It loads the HTTP stack on its first
+ * request; `close()` ends its keep-alive connections.
+ */
+export class Mailroom {
+  readonly emails: Emails;
+  readonly apiKeys: ApiKeys;
+  readonly webhooks: Webhooks;
+  readonly #connection: Connection;
+  readonly #close: () => Promise<void>;
+
+  constructor(options: MailroomOptions = {}) {
+    const made = connectionFrom(options);
+    this.#connection = made.connection;
+    this.#close = made.close;
+    this.emails = new Emails(this.#connection);
+    this.apiKeys = new ApiKeys(this.#connection);
+    this.webhooks = new Webhooks(this.#connection);
+  }
+
+  /** The API host this client sends to. */
+  get baseUrl(): string {
+    return this.#connection.baseUrl;
+  }
+
+  /** Closes the keep-alive connections (and any a timed-out request left open). */
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** @internal The CLI's way in: a client over a transport the command's context owns (and closes). */
+export function clientOver(transport: Transport, settings: { baseUrl: string; apiKey: string; workspaceId: string | undefined; maxRetries: number; env: Connection['env'] }): Mailroom {
+  const client = Object.create(Mailroom.prototype) as Mailroom;
+  const connection: Connection = {
+    ...settings,
+    transport: () => Promise.resolve(transport),
+    transportWith: (apiKey) => openTransport({ ...connection, apiKey }, DEFAULT_TIMEOUT_MS).then((t) => t.transport),
+  };
+  return Object.assign(client, { emails: new Emails(connection), apiKeys: new ApiKeys(connection), webhooks: new Webhooks(connection) });
+}
+
+const callOptions = (opts: T.RequestOptions = {}) => opts;
+
+/** POST /v1/emails and /v1/emails/batch, and batches of any size with a journal (docs/library.md). */
+export class Emails {
+  readonly #c: Connection;
+  constructor(connection: Connection) {
+    this.#c = connection;
+  }
+
+  /**
+   * Sends one email under an idempotency key (yours, or a new UUID): retries after a lost answer
+   * reuse it, so the email is sent once. React elements and component files are rendered locally.
+   */
+  async send(email: T.EmailInput, opts?: T.RequestOptions): Promise<T.SendResult> {
+    const [{ prepareEmail }, { sendEmail, checkSameEmail }] = await Promise.all([import('./prepare.js'), import('../api/emails.js')]);
+    const request = await prepareEmail(email, 'emails.send');
+    const { email: result, requestId } = await sendEmail(await this.#c.transport(), request, callOptions(opts));
+    checkSameEmail(request, result, 'send this email with another idempotencyKey (or none: each send gets its own)');
+    return { email: result, idempotencyKey: request.idempotencyKey!, requestId };
+  }
+
+  /** Sends 1 to 50 emails in one request, each under its own idempotency key; the answer says which failed. */
+  async sendBatch(emails: readonly T.EmailInput[], opts?: T.RequestOptions): Promise<T.SendBatchResult> {
+    if (!Array.isArray(emails) || emails.length < 1 || emails.length > 50) {
+      throw new ValidationError(`emails.sendBatch: give 1 to 50 emails, got ${Array.isArray(emails) ? emails.length : typeof emails}; emails.batch() sends any number`);
+    }
+    const [{ prepareEmail }, { sendBatch }] = await Promise.all([import('./prepare.js'), import('../api/emails.js')]);
+    const requests = [];
+    for (const [i, email] of emails.entries()) requests.push(await prepareEmail(email, `emails.sendBatch: email ${i}`));
+    const result = await sendBatch(await this.#c.transport(), requests, callOptions(opts));
+    return { ...result, idempotencyKeys: requests.map((r) => r.idempotencyKey!) };
+  }
+
+  /**
+   * Sends any number of emails the way `mailroom batch` does, with the same engine: in requests of
+   * `size`, `concurrency` at a time, paced by the API's 429s, each entry exactly once under a key
+   * fixed by the journal, so an interrupted run resumes where it stopped (same `journal`).
+   * Resolves with the summary even when entries failed; rejects with BatchError when the run stopped early.
+   */
+  async batch(source: T.BatchSource, opts: T.BatchOptions = {}): Promise<T.BatchSummary> {
+    const { runLibraryBatch } = await import('./batch.js');
+    return runLibraryBatch(this.#c, source, opts);
+  }
+}
+
+/** The workspace's API keys (GET/POST/DELETE /v1/workspaces/{wrk}/api-keys) and the key check. */
+export class ApiKeys {
+  readonly #c: Connection;
+  constructor(connection: Connection) {
+    this.#c = connection;
+  }
+
+  #workspace(): string {
+    const id = this.#c.workspaceId;
+    if (!id) throw new ValidationError('apiKeys: no workspace: pass { workspaceId } to new Mailroom(), or set MAILROOM_WORKSPACE');
+    return id;
+  }
+
+  /** `await` it for one page, or `for await` it for every key across the pages. */
+  list(query: T.ListKeysQuery = {}, opts?: T.RequestOptions): T.KeyList {
+    const pages = async function* (this: ApiKeys): AsyncGenerator<T.KeyPage> {
+      const { keyPages } = await import('../api/apiKeys.js');
+      yield* keyPages(await this.#c.transport(), this.#workspace(), query, callOptions(opts));
+    }.bind(this);
+    const first = async (): Promise<T.KeyPage> => {
+      const { listKeys } = await import('../api/apiKeys.js');
+      return listKeys(await this.#c.transport(), this.#workspace(), query, callOptions(opts));
+    };
+    return {
+      then: (onfulfilled, onrejected) => first().then(onfulfilled, onrejected),
+      pages,
+      async *[Symbol.asyncIterator]() {
+        for await (const page of pages()) yield* page.items;
+      },
+    };
+  }
+
+  /** Creates a key; its `secretKey` is in this answer only. */
+  async create(body: { displayName: string; role: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
+    const { createKey } = await import('../api/apiKeys.js');
+    return createKey(await this.#c.transport(), this.#workspace(), body, callOptions(opts));
+  }
+
+  /** Renames a key or changes its role; the secret never changes. */
+  async update(id: string, body: { displayName?: string; role?: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
+    const { updateKey } = await import('../api/apiKeys.js');
+    return updateKey(await this.#c.transport(), this.#workspace(), id, body, callOptions(opts));
+  }
+
+  /** Deletes a key: it stops working at once. `'gone'` when an answer was lost and the retry found it already deleted. */
+  async delete(id: string, opts?: T.RequestOptions): Promise<T.ApiKey | 'gone'> {
+    const { deleteKey } = await import('../api/apiKeys.js');
+    return deleteKey(await this.#c.transport(), this.#workspace(), id, callOptions(opts));
+  }
+
+  /** Checks the client's own key (GET /v1/api-keys/check): resolves when it is valid, rejects with ApiError (401) when not. */
+  async check(opts?: T.RequestOptions): Promise<T.KeyCheckResult> {
+    const { checkKey } = await import('../api/apiKeys.js');
+    return checkKey(await this.#c.transport(), callOptions(opts));
+  }
+
+  /**
+   * Replaces a key safely: creates one with the same name and role, checks it with its own secret,
+   * calls `save`, and only then deletes the old key. A failure leaves the old key working and
+   * removes a half-made new one; RotateIncompleteError carries the new key if only the delete failed.
+   */
+  async rotate(id: string, opts: T.RotateOptions = {}): Promise<{ oldKey: T.ApiKey; newKey: T.ApiKey }> {
+    const [{ rotateKey }, { checkKey }] = await Promise.all([import('../api/rotate.js'), import('../api/apiKeys.js')]);
+    const connection = this.#c;
+    return rotateKey(
+      {
+        transport: await connection.transport(),
+        workspaceId: this.#workspace(),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.save ? { save: opts.save } : {}),
+        async checkWith(secret) {
+          const probe = await connection.transportWith(secret);
+          try {
+            return await checkKey(probe);
+          } finally {
+            await probe.close();
+          }
+        },
+      },
+      id,
+    );
+  }
+}
+
+/** Webhook subscriptions (GET/POST/DELETE /v1/webhooks). Receiving deliveries: createWebhookHandler. */
+export class Webhooks {
+  readonly #c: Connection;
+  constructor(connection: Connection) {
+    this.#c = connection;
+  }
+
+  async list(opts?: T.RequestOptions): Promise<T.WebhookPage> {
+    const { listWebhookPage } = await import('../api/webhooks.js');
+    return listWebhookPage(await this.#c.transport(), callOptions(opts));
+  }
+
+  async get(id: string, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const { getWebhook } = await import('../api/webhooks.js');
+    return getWebhook(await this.#c.transport(), id, callOptions(opts));
+  }
+
+  /** Subscribes a URL; the answer holds the signing token in full, this once. */
+  async create(body: T.CreateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const { createWebhook } = await import('../api/webhooks.js');
+    return createWebhook(await this.#c.transport(), body, callOptions(opts));
+  }
+
+  async update(id: string, body: T.UpdateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const { updateWebhook } = await import('../api/webhooks.js');
+    return updateWebhook(await this.#c.transport(), id, body, callOptions(opts));
+  }
+
+  /** `'gone'` when an answer was lost and the retry found it already deleted. */
+  async delete(id: string, opts?: T.RequestOptions): Promise<T.Webhook | 'gone'> {
+    const { deleteWebhook } = await import('../api/webhooks.js');
+    return deleteWebhook(await this.#c.transport(), id, callOptions(opts));
+  }
+}
