@@ -43,7 +43,6 @@ export function connectionFrom(options: MailroomOptions): { connection: Connecti
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) throw new ValidationError(`new Mailroom(): maxRetries must be an integer from 0 to 10, got ${String(maxRetries)}`);
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.MAILROOM_BASE_URL || DEFAULT_BASE_URL), 'baseUrl');
   let opened: Promise<{ transport: Transport }> | undefined;
-  const extra = new Set<Transport>();
   const connection: Connection = {
     baseUrl,
     apiKey,
@@ -51,17 +50,13 @@ export function connectionFrom(options: MailroomOptions): { connection: Connecti
     maxRetries,
     env,
     transport: async () => (await (opened ??= openTransport(connection, timeoutMs))).transport,
-    transportWith: async (key) => {
-      const { transport } = await openTransport({ ...connection, apiKey: key }, timeoutMs);
-      extra.add(transport);
-      return transport;
-    },
+    // The caller closes it.
+    transportWith: async (key) => (await openTransport({ ...connection, apiKey: key }, timeoutMs)).transport,
   };
   const close = async () => {
     const pending = opened;
     opened = undefined;
-    await Promise.all([...[...extra].map((t) => t.close()), pending?.then(({ transport }) => transport.close(), () => undefined)]);
-    extra.clear();
+    await pending?.then(({ transport }) => transport.close(), () => undefined);
   };
   return { connection, close };
 }

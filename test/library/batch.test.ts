@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BatchError, Mailroom, ValidationError, type BatchSummary } from '../../src/library/index.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+const entries = (n: number, subject = 'Hello') => Array.from({ length: n }, (_, i) => ({ to: `user${i}@example.com`, subject, html: `<p>${i}</p>` }));
+
+describe('emails.batch: the `mailroom batch` engine through the library', () => {
+  let sandbox: TestSandbox;
+  let mailroom: Mailroom;
+  let dir: string;
+  beforeAll(async () => {
+    sandbox = await withSandbox();
+    mailroom = new Mailroom({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, workspaceId: sandbox.workspaceId, env: { MAILROOM_STATE_DIR: mkdtempSync(join(tmpdir(), 'mailroom-lib-state-')) } });
+  });
+  afterAll(async () => {
+    await mailroom.close();
+    await sandbox.close();
+  });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mailroom-lib-batch-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => sandbox.reset());
+
+  it('sends every entry of an array exactly once, in requests of `size`, with a journal, a report and defaults', async () => {
+    const journal = join(dir, 'all.journal');
+    const report = join(dir, 'all.report.ndjson');
+    const summary = await mailroom.emails.batch(entries(120), { journal, report, size: 25, concurrency: 3, defaults: { from: 'ops@example.com' } });
+    expect(summary).toMatchObject({ total: 120, sent: 120, failed: 0, skipped: 0, journal, interrupted: false, resumed: false });
+    const caught = await sandbox.emails();
+    expect(caught).toHaveLength(120);
+    expect(new Set(caught.map((e) => e.to)).size).toBe(120);
+    expect(caught.every((e) => e.from === 'ops@example.com' && e.idempotencyKey === `mr-${summary.runId}-${e.to.replace(/\D/g, '')}`)).toBe(true);
+    expect(readFileSync(report, 'utf8').trim().split('\n')).toHaveLength(120);
+  });
+
+  it('interrupted by its signal, then resumed with the same journal, a fifth of answers lost: every email sent once, none twice', async () => {
+    const lossy = await withSandbox({ config: { faults: { lostRate: 0.2 } } });
+    const client = new Mailroom({ apiKey: lossy.apiKey, baseUrl: lossy.baseUrl, maxRetries: 10, env: {} });
+    try {
+      const journal = join(dir, 'resume.journal');
+      const stop = new AbortController();
+      const first = await client.emails.batch(entries(200), {
+        journal,
+        size: 10,
+        concurrency: 2,
+        defaults: { from: 'ops@example.com' },
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.sent >= 40) stop.abort();
+        },
+      });
+      expect(first.interrupted).toBe(true);
+      expect(first.sent).toBeGreaterThanOrEqual(40);
+      expect(first.sent).toBeLessThan(200);
+      const second = await client.emails.batch(entries(200), { journal, size: 10, concurrency: 2, defaults: { from: 'ops@example.com' } });
+      expect(second).toMatchObject({ resumed: true, interrupted: false, runId: first.runId, failed: 0 });
+      expect(second.skipped).toBe(first.sent);
+      expect(second.skipped + second.sent).toBe(200);
+      const caught = await lossy.emails();
+      expect(caught).toHaveLength(200);
+      expect(new Set(caught.map((e) => e.to)).size).toBe(200);
+    } finally {
+      await client.close();
+      await lossy.close();
+    }
+  });
+
+  it('a resume refuses other entries than its run read, before a key is reused for them', async () => {
+    const journal = join(dir, 'changed.journal');
+    const stop = new AbortController();
+    const first = await mailroom.emails.batch(entries(60), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 20 && stop.abort() });
+    expect(first.interrupted).toBe(true);
+    const before = (await sandbox.emails()).length;
+    const changed = entries(60);
+    changed[3] = { ...changed[3]!, subject: 'Changed' };
+    const err = (await mailroom.emails.batch(changed, { journal, size: 10, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e)) as BatchError;
+    expect(err).toBeInstanceOf(BatchError);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toMatch(/the input differs from the run being resumed \((at or before )?entry 3\b/);
+    expect(err.summary.sent).toBe(0);
+    expect(await sandbox.emails()).toHaveLength(before);
+  });
+
+  it('a resume refuses another API host and another key unless told (allowOtherKey)', async () => {
+    const journal = join(dir, 'api.journal');
+    const stop = new AbortController();
+    await mailroom.emails.batch(entries(40), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 10 && stop.abort() });
+    const sent = (await sandbox.emails()).length;
+
+    const elsewhere = await withSandbox();
+    const other = new Mailroom({ apiKey: elsewhere.apiKey, baseUrl: elsewhere.baseUrl, env: {} });
+    try {
+      const err = await other.emails.batch(entries(40), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toContain(`the run of this journal was sent to ${sandbox.baseUrl}, but this run would send to ${elsewhere.baseUrl}`);
+      expect(await elsewhere.emails()).toHaveLength(0);
+    } finally {
+      await other.close();
+      await elsewhere.close();
+    }
+
+    const key = await mailroom.apiKeys.create({ displayName: 'rotated', role: 'API_USER' });
+    const rotated = new Mailroom({ apiKey: key.secretKey!, baseUrl: sandbox.baseUrl, env: {} });
+    try {
+      const err = await rotated.emails.batch(entries(40), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toMatch(/another API key than the journal's run used/);
+      expect((err as Error).message).not.toContain(key.secretKey!);
+      expect(await sandbox.emails()).toHaveLength(sent);
+      const done: BatchSummary = await rotated.emails.batch(entries(40), { journal, allowOtherKey: true, defaults: { from: 'ops@example.com' } });
+      expect(done.skipped + done.sent).toBe(40);
+      expect(await sandbox.emails()).toHaveLength(40);
+    } finally {
+      await rotated.close();
+    }
+  });
+
+  it('reads a byte stream of NDJSON and a file path as `mailroom batch` reads them; invalid entries fail alone', async () => {
+    const lines = entries(5).map((e) => JSON.stringify(e));
+    lines.splice(2, 0, '{"to":"broken"');
+    const streamed = await mailroom.emails.batch(Readable.from([`${lines.join('\n')}\n`]), { defaults: { from: 'ops@example.com' } });
+    expect(streamed).toMatchObject({ total: 6, sent: 5, failed: 1, invalid: 1 });
+    expect(streamed.errors[0]).toMatchObject({ index: 2, line: 3 });
+    expect(streamed.journal).toMatch(/\.journal$/);
+
+    const file = join(dir, 'emails.csv');
+    writeFileSync(file, 'to,subject,html\nann@example.com,Hi,<p>a</p>\nbob@example.com,Hi,<p>b</p>\n');
+    const fromFile = await mailroom.emails.batch(file, { journal: join(dir, 'csv.journal'), defaults: { from: 'ops@example.com' } });
+    expect(fromFile).toMatchObject({ total: 2, sent: 2 });
+    expect((await sandbox.emails()).map((e) => e.to)).toEqual(expect.arrayContaining(['ann@example.com', 'bob@example.com']));
+  });
+
+  it('refuses bad options before reading anything', async () => {
+    await expect(mailroom.emails.batch(entries(1), { size: 51 })).rejects.toThrow(/size must be an integer from 1 to 50, got 51/);
+    await expect(mailroom.emails.batch(entries(1), { concurrency: 0 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(mailroom.emails.batch(42 as never)).rejects.toThrow(/the source must be a path, an iterable or an async iterable/);
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+});
