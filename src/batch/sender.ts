@@ -2,7 +2,7 @@ import type { BatchFailureEntry, BatchResult } from '../api/emails.js';
 import { CliError, isCliError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
-import { ApiError } from '../transport/errors.js';
+import { AbortedError, ApiError } from '../transport/errors.js';
 import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry.js';
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
@@ -144,6 +144,12 @@ export class BatchSender {
       try {
         answer = await this.opts.send(pending.map((e) => e.email));
       } catch (err) {
+        // Ctrl-C while the request waited for its pacing slot: it was never sent (batch requests in
+        // flight get no signal, so this is the only AbortedError here).
+        if (err instanceof AbortedError && this.opts.signal.aborted) {
+          for (const e of pending) events.unsent(e);
+          return;
+        }
         const verdict = classify(err);
         const message = err instanceof Error ? err.message : String(err);
         if (verdict === 'fatal') {

@@ -79,13 +79,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   installFaults(app, config.faults);
 
   const limiter = config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
     // Before the body is read: an unauthenticated caller learns nothing about its payload.
     const key = authenticate(state, request.headers.authorization, scope);
     request.apiKey = key;
-    limiter?.take(key.id);
+    if (limiter) reply.headers(limiter.take(key.id));
     authorize(key, scope, request.method);
   });
 

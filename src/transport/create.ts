@@ -29,6 +29,8 @@ export async function createTransport(ctx: Pick<Context, 'env' | 'io'>, settings
     timeoutMs: settings.timeoutMs.value,
     maxRetries: settings.maxRetries.value,
     authHint: authHint(settings),
+    // Pacing to the API's rate limit is on unless switched off (docs/batch.md, "Rate limits: pacing").
+    pacing: ctx.env.MAILROOM_PACING !== 'off',
     ...(settings.verbose ? { log: (line: string) => void ctx.io.err.write(`${line}\n`) } : {}),
   });
 }

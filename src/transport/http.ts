@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
 import { AbortedError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
+import { Pacer } from './pacer.js';
 import { holdSecret, redactText } from '../secrets.js';
 import { backoffMs, MAX_RETRY_AFTER_MS, mayRetry, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry.js';
 
@@ -21,6 +22,9 @@ export interface HttpTransportOptions {
   wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Close the dispatcher with the transport (false when a test shares one MockAgent). */
   ownsDispatcher?: boolean;
+  /** Space requests to the API's rate limit (transport/pacer.ts); false sends each as soon as asked. */
+  pacing?: boolean;
+  now?: () => number;
 }
 
 const BODY_LOG_LIMIT = 4_000;
@@ -28,6 +32,8 @@ const BODY_LOG_LIMIT = 4_000;
 export function createHttpTransport(options: HttpTransportOptions): Transport {
   const wait = options.wait ?? sleep;
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const pacer = options.pacing === false ? undefined : new Pacer({ now, wait });
   holdSecret(options.apiKey);
   const log = options.log ? (line: string) => options.log?.(redactText(line)) : undefined;
   // Redacted before clipping: a secret cut in half at the limit no longer looks like one.
@@ -49,13 +55,23 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
 
     for (let n = 0; ; n++) {
+      if (pacer) {
+        let paced: number;
+        try {
+          paced = await pacer.acquire(opts.pacingSignal ?? opts.signal);
+        } catch (err) {
+          throw new AbortedError(err);
+        }
+        if (paced > 0) log?.(`  paced ${paced} ms to stay within the API's rate limit`);
+      }
       log?.(`→ ${opts.method} ${url.href}${n > 0 ? ` (retry ${n})` : ''}`);
       if (body !== undefined) logBody('request body', body);
-      const started = Date.now();
+      const started = now();
       let raw: RawResponse;
       try {
         raw = await attempt({ dispatcher: options.dispatcher, url, method: opts.method, headers, body, timeoutMs, signal: opts.signal });
       } catch (err) {
+        pacer?.failed();
         if (err instanceof TimeoutError || err instanceof AbortedError) abandoned = true;
         const transient = err instanceof ConnectionError || err instanceof TimeoutError;
         log?.(`← ${transient ? err.message : String(err)}`);
@@ -63,8 +79,9 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error', undefined, err instanceof ConnectionError ? err.code : undefined);
         continue;
       }
+      pacer?.observe(raw.status, raw.headers, started);
       const requestId = header(raw.headers, 'x-request-id');
-      log?.(`← ${raw.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+      log?.(`← ${raw.status} in ${now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
       if (raw.text) logBody('response body', raw.text);
       const parsed = parseBody(raw.text);
       if (raw.status >= 200 && raw.status < 300) {

@@ -14,6 +14,11 @@ export interface RequestOptions {
   maxRetries?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Aborts only the wait for a pacing slot (the request is then never sent), not an attempt in
+   * flight; `signal` by default. The batch sender lets requests in flight settle after Ctrl-C.
+   */
+  pacingSignal?: AbortSignal;
   onRetry?: (info: RetryInfo) => void;
 }
 

@@ -272,8 +272,16 @@ describe('limits', () => {
       expect(limitedAnswer).toBeDefined();
       expect(limitedAnswer!.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringContaining('Rate limit') });
       expect(Number(limitedAnswer!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // The IETF draft's fields on every limited answer, 200 or 429; not the older ones.
+      for (const a of answers) {
+        expect(a.headers.get('ratelimit-policy')).toBe('"default";q=1;w=1');
+        expect(a.headers.get('ratelimit')).toMatch(/^"default";r=0;t=1$/);
+        for (const old of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(a.headers.get(old)).toBeNull();
+      }
       // Inspection endpoints are never limited.
-      expect((await call2('GET', '/_sandbox/emails')).status).toBe(200);
+      const inspection = await call2('GET', '/_sandbox/emails');
+      expect(inspection.status).toBe(200);
+      expect(inspection.headers.get('ratelimit')).toBeNull();
     } finally {
       await limited.close();
     }

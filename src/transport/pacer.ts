@@ -1,0 +1,201 @@
+import { MAX_RETRY_AFTER_MS } from './retry.js';
+import { readRateHeaders, type RateSignals } from './rate-headers.js';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export interface PacerOptions {
+  now?: () => number;
+  /** Waits `ms`, rejecting when `signal` aborts (transport/retry.ts `sleep`). */
+  wait: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A slot further away than this is not waited for: the request goes and the API's answer decides. */
+  maxWaitMs?: number;
+}
+
+/** One quota the client mirrors: a token bucket refilled at `quota` per window, holding at most `quota`. */
+interface Bucket {
+  capacity: number;
+  perMs: number;
+  tokens: number;
+  at: number;
+  /** Announced by the service, or guessed from 429s that came with nothing but Retry-After. */
+  source: 'announced' | 'estimated';
+  /** When this bucket's quota was set. */
+  since: number;
+}
+
+/**
+ * Quota kept in hand, in time: the service counts a request when it arrives, which may be later
+ * than it left (a busy network, a busy server), so requests spaced exactly can arrive bunched.
+ * Keeping this much of a bucket unspent absorbs that, at the cost of this much time once per run.
+ */
+const JITTER_MS = 250;
+/** Send times of answered requests kept for estimating a quota from Retry-After alone. */
+const HISTORY_MS = 5 * 60_000;
+
+/**
+ * Spaces the requests of one transport so they stay within the API's rate limit, shared by every
+ * request in flight (a batch runs several at once). It learns the limit from the answers: the
+ * quota the service announces (RateLimit-Policy, RateLimit-Limit with a window), what remains
+ * (RateLimit, X-RateLimit-Remaining/-Reset), and Retry-After on a 429, which holds every request
+ * until then. Until the first answer comes back only one request is in flight, so a limit the
+ * service announces is known before a burst can exceed it. Pacing only delays a request: what is
+ * sent, its idempotency key and the retry rules stay the transport's (docs/batch.md, "Rate limits").
+ */
+export class Pacer {
+  private readonly now: () => number;
+  private readonly maxWaitMs: number;
+  private readonly buckets = new Map<string, Bucket>();
+  private holdUntil = 0;
+  private heard = false;
+  private probing = false;
+  private firstAnswer: Promise<void>;
+  private release: () => void = () => undefined;
+  private readonly answeredAt: number[] = [];
+
+  constructor(private readonly opts: PacerOptions) {
+    this.now = opts.now ?? Date.now;
+    this.maxWaitMs = opts.maxWaitMs ?? MAX_RETRY_AFTER_MS;
+    this.firstAnswer = new Promise((resolve) => (this.release = resolve));
+  }
+
+  /** Waits for this request's slot; returns how long it waited (ms). */
+  async acquire(signal?: AbortSignal): Promise<number> {
+    let waited = 0;
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      if (!this.heard) {
+        if (!this.probing) {
+          this.probing = true;
+          return waited;
+        }
+        const started = this.now();
+        await abortable(this.firstAnswer, signal);
+        waited += this.now() - started;
+        continue;
+      }
+      const now = this.now();
+      let start = Math.max(now, this.holdUntil);
+      for (const b of this.buckets.values()) {
+        refill(b, now);
+        const need = 1 + Math.min(b.capacity - 1, b.perMs * JITTER_MS);
+        if (b.tokens < need) start = Math.max(start, now + (need - b.tokens) / b.perMs);
+      }
+      const delay = Math.ceil(start - now);
+      if (delay <= 0 || delay > this.maxWaitMs) {
+        for (const b of this.buckets.values()) b.tokens -= 1;
+        return waited;
+      }
+      // Reserve the slot now, so requests arriving meanwhile queue behind it.
+      for (const b of this.buckets.values()) b.tokens -= 1;
+      const hold = this.holdUntil;
+      await this.opts.wait(delay, signal);
+      waited += delay;
+      // A 429 that came while waiting moved the hold: give the slot back and queue again.
+      if (this.holdUntil > hold && this.holdUntil > this.now()) {
+        for (const b of this.buckets.values()) b.tokens += 1;
+        continue;
+      }
+      return waited;
+    }
+  }
+
+  /** Learns from an answer to a request that `acquire` let go at `sentAt`. */
+  observe(status: number, headers: Headers, sentAt: number): void {
+    const now = this.now();
+    this.heard = true;
+    this.release();
+    const signals = readRateHeaders(headers, now);
+    this.learnPolicies(signals, now);
+    this.learnStates(signals, now);
+    if (status === 429) this.limited(signals, sentAt, now);
+    else this.remember(sentAt, now);
+  }
+
+  /** An attempt that got no answer (connection error, timeout): the next requests need not wait for it. */
+  failed(): void {
+    this.heard = true;
+    this.release();
+  }
+
+  private learnPolicies(signals: RateSignals, now: number): void {
+    for (const p of signals.policies) {
+      if (p.quota <= 0) continue;
+      const perMs = p.quota / p.windowMs;
+      const b = this.buckets.get(p.name);
+      if (b && b.source === 'announced' && b.capacity === p.quota && b.perMs === perMs) continue;
+      if (b) {
+        refill(b, now);
+        Object.assign(b, { capacity: p.quota, perMs, tokens: Math.min(b.tokens, p.quota), source: 'announced', since: now });
+      } else {
+        // What remains after this request, as the service counts it; else this request took one.
+        const state = signals.states.find((s) => s.name === p.name) ?? (signals.states.length === 1 ? signals.states[0] : undefined);
+        const tokens = Math.min(p.quota, state?.remaining ?? p.quota - 1);
+        this.buckets.set(p.name, { capacity: p.quota, perMs, tokens, at: now, source: 'announced', since: now });
+      }
+      // A guess made before the service announced its policy is superseded by it.
+      for (const [name, other] of this.buckets) if (other.source === 'estimated') this.buckets.delete(name);
+    }
+  }
+
+  private learnStates(signals: RateSignals, now: number): void {
+    for (const s of signals.states) {
+      const b = this.buckets.get(s.name) ?? (this.buckets.size === 1 ? [...this.buckets.values()][0] : undefined);
+      if (b?.source === 'announced') {
+        refill(b, now);
+        // The service's count trails ours by the requests still on their way, so it only ever
+        // lowers our estimate, and by whole requests: another client may be spending the quota.
+        b.tokens = Math.min(b.tokens, s.remaining + 1);
+      } else if (s.remaining === 0 && s.resetMs !== undefined && s.resetMs <= this.maxWaitMs) {
+        // No rate to pace by: nothing left means nothing until the reset.
+        this.holdUntil = Math.max(this.holdUntil, now + s.resetMs);
+      }
+    }
+  }
+
+  private limited(signals: RateSignals, sentAt: number, now: number): void {
+    for (const b of this.buckets.values()) {
+      refill(b, now);
+      b.tokens = Math.min(b.tokens, 0);
+    }
+    // A bare 429 says nothing of when: the transport's backoff decides the retry.
+    const holdMs = signals.retryAfterMs;
+    if (holdMs === undefined || holdMs > this.maxWaitMs) return;
+    this.holdUntil = Math.max(this.holdUntil, now + holdMs);
+    if ([...this.buckets.values()].some((b) => b.source === 'announced')) return;
+    // Only Retry-After to go by: what got through in that much time before is the quota.
+    const windowMs = Math.max(holdMs, 1);
+    const through = this.answeredAt.filter((t) => t > now - windowMs).length;
+    let perMs = Math.max(1, through) / windowMs;
+    const old = this.buckets.get('');
+    // A request sent before the last guess is no news about it.
+    if (old && sentAt < old.since) return;
+    // A request sent under the last guess still drew a 429: the guess was too generous.
+    if (old) perMs = Math.min(perMs, old.perMs * 0.8);
+    this.buckets.set('', { capacity: Math.max(1, Math.floor(perMs * windowMs)), perMs, tokens: 0, at: now, source: 'estimated', since: now });
+  }
+
+  private remember(sentAt: number, now: number): void {
+    this.answeredAt.push(sentAt);
+    while (this.answeredAt.length > 0 && this.answeredAt[0]! < now - HISTORY_MS) this.answeredAt.shift();
+    if (this.answeredAt.length > 100_000) this.answeredAt.splice(0, this.answeredAt.length - 100_000);
+  }
+}
+
+function refill(b: Bucket, now: number): void {
+  if (now > b.at) {
+    b.tokens = Math.min(b.capacity, b.tokens + (now - b.at) * b.perMs);
+    b.at = now;
+  }
+}
+
+function abortable(p: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return p;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
