@@ -10,8 +10,8 @@ import type { SendBatch } from './sender.js';
  * zod pass per request on the hot path. Here each result is read on its own: what cannot be read
  * is simply not matched, and the matcher resends those entries under their keys.
  */
-export function batchOver(transport: Transport, pacingSignal?: AbortSignal): SendBatch {
-  return async (emails) => {
+export function batchOver(transport: Transport): SendBatch {
+  return async (emails, pacingSignal) => {
     // No retries here: the batch sender owns them (one budget, --max-retries), and every entry
     // carries an idempotency key (see input/entries.ts), so its retries of the POST are safe.
     const res = await transport.request({ method: 'POST', path: '/v1/emails/batch', body: { emails }, idempotent: true, maxRetries: 0, ...(pacingSignal ? { pacingSignal } : {}) });

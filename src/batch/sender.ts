@@ -7,8 +7,11 @@ import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
 
-/** One POST /v1/emails/batch, one HTTP attempt (over the shared transport, or a fake in tests). */
-export type SendBatch = (emails: EmailRequest[]) => Promise<Pick<BatchResult, 'successful' | 'failed'>>;
+/**
+ * One POST /v1/emails/batch, one HTTP attempt (over the shared transport, or a fake in tests).
+ * `stopped` aborts only a request still waiting for its pacing slot (it is then never sent).
+ */
+export type SendBatch = (emails: EmailRequest[], stopped?: AbortSignal) => Promise<Pick<BatchResult, 'successful' | 'failed'>>;
 
 /** Where each entry ends up. Every entry handed to the sender reaches exactly one of these. */
 export interface SenderEvents {
@@ -60,7 +63,10 @@ type Verdict = 'fatal' | 'split' | 'rate' | 'transient';
 export class BatchSender {
   private readonly window: ConcurrencyWindow;
   private pausedUntil = 0;
-  private fatal: CliError | undefined;
+  private stopReason: CliError | undefined;
+  private readonly halt = new AbortController();
+  /** Ctrl-C or a fatal error: requests not yet sent (waiting for a pacing slot) are not sent. */
+  private readonly stopSending: AbortSignal;
   private consecutiveFailures = 0;
   private lastSuccessAt = Date.now();
   private anySuccess = false;
@@ -78,6 +84,16 @@ export class BatchSender {
     this.random = opts.random ?? Math.random;
     // Many requests failing in a row with nothing getting through: the API is down, stop.
     this.breakerLimit = Math.max(8, 3 * opts.concurrency);
+    this.stopSending = AbortSignal.any([opts.signal, this.halt.signal]);
+  }
+
+  private get fatal(): CliError | undefined {
+    return this.stopReason;
+  }
+
+  private set fatal(reason: CliError | undefined) {
+    this.stopReason = reason;
+    if (reason) this.halt.abort(reason);
   }
 
   get concurrency(): number {
@@ -142,11 +158,11 @@ export class BatchSender {
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
       try {
-        answer = await this.opts.send(pending.map((e) => e.email));
+        answer = await this.opts.send(pending.map((e) => e.email), this.stopSending);
       } catch (err) {
-        // Ctrl-C while the request waited for its pacing slot: it was never sent (batch requests in
-        // flight get no signal, so this is the only AbortedError here).
-        if (err instanceof AbortedError && this.opts.signal.aborted) {
+        // The run stopped while the request waited for its pacing slot: it was never sent (a request
+        // in flight gets no signal, so this is the only AbortedError here).
+        if (err instanceof AbortedError && this.stopped()) {
           for (const e of pending) events.unsent(e);
           return;
         }

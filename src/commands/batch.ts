@@ -176,9 +176,8 @@ async function openSending(ctx: Context, globals: Globals): Promise<Sending> {
   const [{ connect }, { batchOver }, { keyFingerprint }] = await Promise.all([import('../client.js'), import('../batch/http.js'), import('../batch/fingerprint.js')]);
   const { transport, settings } = await connect(ctx, globals);
   const api: ApiIdentity = { baseUrl: settings.baseUrl.value, key: keyFingerprint(settings.apiKey?.value ?? ''), profile: settings.profile.value };
-  // No abort signal for requests in flight: on Ctrl-C they settle and are journaled. One still
-  // waiting for its pacing slot is not sent (its entries stay unsent, for a resume).
-  return { transport, send: batchOver(transport, ctx.signal), maxRetries: settings.maxRetries.value, api, settings };
+  // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
+  return { transport, send: batchOver(transport), maxRetries: settings.maxRetries.value, api, settings };
 }
 
 /**

@@ -111,10 +111,16 @@ export class Pacer {
     else this.remember(sentAt, now);
   }
 
-  /** An attempt that got no answer (connection error, timeout): the next requests need not wait for it. */
+  /**
+   * An attempt that got no answer (connection error, timeout): the requests waiting for the first
+   * answer go, after its caller has seen the error (a batch that stops on it sends them not at all).
+   */
   failed(): void {
-    this.heard = true;
-    this.release();
+    if (this.heard) return;
+    setImmediate(() => {
+      this.heard = true;
+      this.release();
+    });
   }
 
   private learnPolicies(signals: RateSignals, now: number): void {

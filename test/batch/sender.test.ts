@@ -154,6 +154,37 @@ describe('batch sender', () => {
     expect(api.calls).toBeLessThanOrEqual(8);
   });
 
+  it('requests still waiting for a pacing slot when the run stops (a fatal 401, or Ctrl-C) are never sent: their entries stay unsent', async () => {
+    for (const stop of ['fatal', 'ctrl-c'] as const) {
+      const { AbortedError, ApiError } = await import('../../src/transport/index.js');
+      const controller = new AbortController();
+      const sent: EmailRequest[][] = [];
+      let calls = 0;
+      // The first request is answered; the others wait for their slot, as a paced transport does,
+      // until the signal handed to send() aborts.
+      const send = async (emails: EmailRequest[], stopped?: AbortSignal) => {
+        calls += 1;
+        if (calls === 1) {
+          await new Promise((r) => setTimeout(r, 5));
+          if (stop === 'ctrl-c') {
+            controller.abort();
+            sent.push(emails);
+            return { successful: emails.map((e, i) => ({ id: `trs_${i}`, messageId: `m${i}`, status: 'SENT', to: e.to, type: 'raw' })), failed: [] };
+          }
+          throw new ApiError({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'bad key' } });
+        }
+        await new Promise((_resolve, reject) => stopped!.addEventListener('abort', () => reject(new AbortedError(stopped!.reason)), { once: true }));
+        throw new Error('not reached');
+      };
+      const { outcome, events } = recorder();
+      const r = await new BatchSender({ ...opts, send, events, signal: controller.signal }).run(chunks(entries(40), 10));
+      expect(calls, stop).toBe(4);
+      expect([...outcome.values()].filter((v) => v === 'unsent'), stop).toHaveLength(stop === 'fatal' ? 40 : 30);
+      if (stop === 'fatal') expect(r.fatal?.exitCode).toBe(3);
+      else expect(sent.flat()).toHaveLength(10);
+    }
+  });
+
   it('stops with exit 5 when the API asks to wait longer than five minutes', async () => {
     const { ApiError } = await import('../../src/transport/index.js');
     const { events } = recorder();
