@@ -7,7 +7,10 @@
 // answers in the --verbose log and takes the run's own duration from the --json summary (input
 // read to summary; the spawned process's start-up is in the wall time beside it).
 // Ideal: the sandbox's bucket holds one second of requests (at least one), so the first `burst`
-// pass at once and the rest at the rate: (requests - burst) / rate seconds.
+// pass at once and the rest at the rate: (requests - burst) / rate seconds. The same batch against
+// a sandbox with no limit shows what the machine allows at all: when that takes longer than the
+// rate's ideal (a loaded machine at 50/s), the run cannot beat it, and the ratio is also given
+// against it.
 // Targets: 429s at most 10% of the requests, duration at most 1.1x the ideal.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +45,8 @@ function run(args, env) {
 }
 
 async function startSandbox(rate) {
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet', '--rate-limit', String(rate)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const limit = rate === undefined ? [] : ['--rate-limit', String(rate)];
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--quiet', ...limit], { stdio: ['ignore', 'pipe', 'inherit'] });
   let line = '';
   for await (const chunk of child.stdout) {
     line += chunk;
@@ -53,6 +57,7 @@ async function startSandbox(rate) {
 
 const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-pacing-'));
 const rows = [];
+const unlimited = await startSandbox(undefined);
 try {
   console.log(`mailroom batch against the sandbox's rate limit: --concurrency ${CONCURRENCY}, batches sized to take about ${seconds} s at the rate`);
   for (const rate of rates) {
@@ -66,29 +71,38 @@ try {
     for (let i = 0; i < emails; i++) lines.push(JSON.stringify({ to: `user${i}@customer.test`, html: `<p>Order ${i} shipped</p>` }));
     writeFileSync(input, `${lines.join('\n')}\n`);
     const sandbox = await startSandbox(rate);
+    let floorS = 0;
     try {
-      for (const mode of modes) {
-        const res = await fetch(`${sandbox.baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      for (const mode of ['none', ...modes]) {
+        const target = mode === 'none' ? unlimited : sandbox;
+        const res = await fetch(`${target.baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
         if (!res.ok) throw new Error(`reset answered ${res.status}`);
         const env = {
           ...process.env,
-          MAILROOM_BASE_URL: sandbox.baseUrl,
-          MAILROOM_API_KEY: sandbox.apiKey,
+          MAILROOM_BASE_URL: target.baseUrl,
+          MAILROOM_API_KEY: target.apiKey,
           MAILROOM_CONFIG_DIR: join(dir, 'cfg'),
           MAILROOM_STATE_DIR: join(dir, `state-${rate}-${mode}`),
-          MAILROOM_PACING: mode,
+          MAILROOM_PACING: mode === 'none' ? 'on' : mode,
         };
         const r = await run(['batch', input, '--from', 'Bench <bench@example.com>', '--subject', 'Order shipped', '--size', String(size), '--concurrency', String(CONCURRENCY), '--verbose', '--json'], env);
         const summary = JSON.parse(r.stdout.split('\n')[0] || '{}');
         const count = (status) => r.stderr.split('\n').filter((l) => l.startsWith(`← ${status} `)).length;
-        const inbox = (await (await fetch(`${sandbox.baseUrl}/_sandbox/emails`)).json()).items.length;
+        const inbox = (await (await fetch(`${target.baseUrl}/_sandbox/emails`)).json()).items.length;
         if (r.code !== 0 || summary.sent !== emails || inbox !== emails) throw new Error(`run failed (${rate}/s, pacing ${mode}): exit ${r.code}, sent ${summary.sent}, inbox ${inbox} of ${emails}\n${r.stderr.slice(-800)}`);
-        const row = { rate, mode, requests, emails, size, ok: count(200), limited: count(429), runS: summary.durationMs / 1000, wallS: r.seconds, idealS };
+        const runS = summary.durationMs / 1000;
+        if (mode === 'none') {
+          floorS = runS;
+          console.log(`  ${String(rate).padStart(3)}/s: the same batch with no rate limit takes ${runS.toFixed(1)} s (wall ${r.seconds.toFixed(1)} s); the rate's ideal is ${idealS.toFixed(1)} s`);
+          continue;
+        }
+        const row = { rate, mode, requests, emails, size, ok: count(200), limited: count(429), runS, wallS: r.seconds, idealS };
         rows.push(row);
+        const bound = floorS > idealS ? `, ${(runS / floorS).toFixed(2)}x the no-limit run` : '';
         console.log(
           `  ${String(rate).padStart(3)}/s pacing ${mode.padEnd(3)}: ${requests} requests of ${size} (${emails} emails): ` +
             `${row.limited} x 429 (${((100 * row.limited) / row.ok).toFixed(1)}% of ${row.ok}), ` +
-            `${row.runS.toFixed(1)} s vs ideal ${idealS.toFixed(1)} s = ${(row.runS / idealS).toFixed(2)}x (wall ${row.wallS.toFixed(1)} s)`,
+            `${row.runS.toFixed(1)} s vs ideal ${idealS.toFixed(1)} s = ${(row.runS / idealS).toFixed(2)}x${bound} (wall ${row.wallS.toFixed(1)} s)`,
         );
       }
     } finally {
@@ -97,5 +111,6 @@ try {
   }
   console.log(`  (load average at the end: ${loadavg()[0].toFixed(2)}; targets: 429s <= 10% of requests, time <= 1.10x ideal)`);
 } finally {
+  unlimited.child.kill();
   rmSync(dir, { recursive: true, force: true });
 }

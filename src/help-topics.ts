@@ -44,6 +44,7 @@ export const ENVIRONMENT = {
         ['NO_COLOR', 'no colour (as --no-color); FORCE_COLOR forces it'],
         ['HTTPS_PROXY, HTTP_PROXY', 'proxy for API requests (lower-case names too); loopback addresses are never proxied'],
         ['NO_PROXY', 'hosts that bypass the proxy'],
+        ['MAILROOM_PACING=off', "send each request as soon as asked, not paced to the API's rate limit (for comparison; see docs/batch.md)"],
         ['BROWSER', 'command that sandbox open --browser runs (default: the system\'s opener)'],
       ],
     },

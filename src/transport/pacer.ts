@@ -27,6 +27,9 @@ interface Bucket {
  * Quota kept in hand, in time: the service counts a request when it arrives, which may be later
  * than it left (a busy network, a busy server), so requests spaced exactly can arrive bunched.
  * Keeping this much of a bucket unspent absorbs that, at the cost of this much time once per run.
+ * A bucket too small to keep it in hand (one request a second holds one) instead counts each
+ * request as taken when its answer came, up to this much later than it left: the next one then
+ * cannot arrive too soon after it, at the cost of a round trip per request.
  */
 const JITTER_MS = 250;
 /** Send times of answered requests kept for estimating a quota from Retry-After alone. */
@@ -51,6 +54,9 @@ export class Pacer {
   private firstAnswer: Promise<void>;
   private release: () => void = () => undefined;
   private readonly answeredAt: number[] = [];
+  private readonly queue: Waiter[] = [];
+  private pumping = false;
+  private nap: AbortController | undefined;
 
   constructor(private readonly opts: PacerOptions) {
     this.now = opts.now ?? Date.now;
@@ -58,45 +64,67 @@ export class Pacer {
     this.firstAnswer = new Promise((resolve) => (this.release = resolve));
   }
 
-  /** Waits for this request's slot; returns how long it waited (ms). */
-  async acquire(signal?: AbortSignal): Promise<number> {
-    let waited = 0;
-    for (;;) {
-      if (signal?.aborted) throw signal.reason;
-      if (!this.heard) {
-        if (!this.probing) {
+  /** Waits for this request's slot; returns how long it waited (ms). Requests go in the order they asked. */
+  acquire(signal?: AbortSignal): Promise<number> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, since: this.now(), signal };
+      waiter.onAbort = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i !== -1) this.queue.splice(i, 1);
+        if (this.queue.length === 0) this.nap?.abort();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      this.queue.push(waiter);
+      if (!this.pumping) void this.pump();
+    });
+  }
+
+  /**
+   * Lets the queue's head go when its slot comes, one at a time. A request is counted when it
+   * really goes, not when it was queued: a timer that fires late (a busy machine) must not let the
+   * next one follow too closely, as the service counts from when each arrives.
+   */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0) {
+        if (!this.heard) {
+          if (this.probing) {
+            await this.firstAnswer;
+            continue;
+          }
           this.probing = true;
-          return waited;
+          this.go();
+          continue;
         }
-        const started = this.now();
-        await abortable(this.firstAnswer, signal);
-        waited += this.now() - started;
-        continue;
-      }
-      const now = this.now();
-      let start = Math.max(now, this.holdUntil);
-      for (const b of this.buckets.values()) {
-        refill(b, now);
-        const need = 1 + Math.min(b.capacity - 1, b.perMs * JITTER_MS);
-        if (b.tokens < need) start = Math.max(start, now + (need - b.tokens) / b.perMs);
-      }
-      const delay = Math.ceil(start - now);
-      if (delay <= 0 || delay > this.maxWaitMs) {
+        const now = this.now();
+        let start = Math.max(now, this.holdUntil);
+        for (const b of this.buckets.values()) {
+          refill(b, now);
+          const need = 1 + Math.min(b.capacity - 1, b.perMs * JITTER_MS);
+          if (b.tokens < need) start = Math.max(start, now + (need - b.tokens) / b.perMs);
+        }
+        const delay = Math.ceil(start - now);
+        if (delay > 0 && delay <= this.maxWaitMs) {
+          this.nap = new AbortController();
+          // Woken early when the queue empties (every waiter gave up): nothing is left to pace.
+          await this.opts.wait(delay, this.nap.signal).catch(() => undefined);
+          continue;
+        }
         for (const b of this.buckets.values()) b.tokens -= 1;
-        return waited;
+        this.go();
       }
-      // Reserve the slot now, so requests arriving meanwhile queue behind it.
-      for (const b of this.buckets.values()) b.tokens -= 1;
-      const hold = this.holdUntil;
-      await this.opts.wait(delay, signal);
-      waited += delay;
-      // A 429 that came while waiting moved the hold: give the slot back and queue again.
-      if (this.holdUntil > hold && this.holdUntil > this.now()) {
-        for (const b of this.buckets.values()) b.tokens += 1;
-        continue;
-      }
-      return waited;
+    } finally {
+      this.pumping = false;
     }
+  }
+
+  private go(): void {
+    const w = this.queue.shift()!;
+    if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
+    w.resolve(Math.max(0, this.now() - w.since));
   }
 
   /** Learns from an answer to a request that `acquire` let go at `sentAt`. */
@@ -107,8 +135,18 @@ export class Pacer {
     const signals = readRateHeaders(headers, now);
     this.learnPolicies(signals, now);
     this.learnStates(signals, now);
-    if (status === 429) this.limited(signals, sentAt, now);
-    else this.remember(sentAt, now);
+    if (status === 429) {
+      this.limited(signals, sentAt, now);
+      return;
+    }
+    this.remember(sentAt, now);
+    for (const b of this.buckets.values()) {
+      const uncovered = JITTER_MS - (b.capacity - 1) / b.perMs;
+      if (uncovered > 0) {
+        refill(b, now);
+        b.tokens -= Math.min(now - sentAt, uncovered) * b.perMs;
+      }
+    }
   }
 
   /**
@@ -194,14 +232,10 @@ function refill(b: Bucket, now: number): void {
   }
 }
 
-function abortable(p: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return p;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
+interface Waiter {
+  resolve: (waitedMs: number) => void;
+  reject: (reason: unknown) => void;
+  since: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
 }

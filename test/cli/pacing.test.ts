@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpTransport } from '../../src/transport/http.js';
 import { runInProcess } from '../helpers/context.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput } from '../e2e/batch-helpers.js';
+import { exactlyOnce, ndjsonInput } from '../helpers/batch.js';
 
 /** Pacing under the sandbox's rate limit, through the whole CLI and through the transport alone. */
 let dir: string;

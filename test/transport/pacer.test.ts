@@ -4,7 +4,7 @@ import { RateLimiter } from '../../src/sandbox/limits.js';
 import type { HttpError } from '../../src/sandbox/errors.js';
 
 /** Virtual time: `wait` registers a timer; `run()` moves the clock from timer to timer until all settle. */
-function virtualTime() {
+function virtualTime(opts: { late?: (n: number) => number } = {}) {
   let now = 0;
   const timers: { at: number; seq: number; fire: () => void }[] = [];
   let seq = 0;
@@ -14,7 +14,8 @@ function virtualTime() {
     wait(ms: number, signal?: AbortSignal): Promise<void> {
       return new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
-        const timer = { at: now + ms, seq: seq++, fire: resolve };
+        // A busy machine fires some timers late.
+        const timer = { at: now + ms + (opts.late?.(seq) ?? 0), seq: seq++, fire: resolve };
         timers.push(timer);
         signal?.addEventListener('abort', () => {
           timers.splice(timers.indexOf(timer), 1);
@@ -168,11 +169,12 @@ describe('Pacer', () => {
  * `requests` requests, each answered after `latencyMs`; a 429 is retried after its Retry-After,
  * as the transport and the batch sender do.
  */
-async function simulate(opts: { perSecond: number; requests: number; concurrency: number; latencyMs: number; headers: boolean; pacing?: boolean }) {
-  const vt = virtualTime();
+async function simulate(opts: { perSecond: number; requests: number; concurrency: number; latencyMs: number; headers: boolean; pacing?: boolean; late?: (n: number) => number; arrival?: (n: number) => number }) {
+  const vt = virtualTime({ late: opts.late });
   const pacer = opts.pacing === false ? { acquire: async () => 0, observe: () => undefined } : new Pacer({ now: vt.now, wait: vt.wait });
   const limiter = new RateLimiter(opts.perSecond);
   let next = 0;
+  let sends = 0;
   let limited = 0;
   const answer = (): { status: number; headers: Record<string, string> } => {
     try {
@@ -188,6 +190,9 @@ async function simulate(opts: { perSecond: number; requests: number; concurrency
       for (;;) {
         await pacer.acquire();
         const sentAt = vt.now();
+        // The service counts the request when it arrives, some time after it left.
+        const arrival = opts.arrival?.(sends++) ?? 0;
+        if (arrival > 0) await vt.wait(arrival);
         const a = answer();
         await vt.wait(opts.latencyMs);
         pacer.observe(a.status, strip(a.headers), sentAt);
@@ -211,6 +216,23 @@ describe('Pacer against the sandbox limiter (virtual time)', () => {
       expect(r.ms).toBeLessThanOrEqual(r.idealMs * 1.1 + 50);
     });
   }
+
+  it('timers that fire late (a busy machine) do not let the next request follow too closely', async () => {
+    // Every third timer fires 70 ms late: each request is counted from when it really went.
+    for (const [perSecond, requests] of [[1, 20], [5, 50], [50, 550]] as const) {
+      const r = await simulate({ perSecond, requests, concurrency: 4, latencyMs: 5, headers: true, late: (n) => (n % 3 === 0 ? 70 : 0) });
+      expect(r.limited, `${perSecond}/s`).toBeLessThanOrEqual(requests * 0.1);
+    }
+  });
+
+  it('requests that arrive late (a busy service) do not make the next one arrive too soon', async () => {
+    // Every other request takes 80 ms to reach the limiter, the others none.
+    for (const [perSecond, requests] of [[1, 20], [5, 50], [50, 550]] as const) {
+      const r = await simulate({ perSecond, requests, concurrency: 4, latencyMs: 5, headers: true, arrival: (n) => (n % 2 === 0 ? 80 : 0) });
+      expect(r.limited, `${perSecond}/s`).toBeLessThanOrEqual(requests * 0.1);
+      expect(r.ms, `${perSecond}/s`).toBeLessThanOrEqual(r.idealMs * 1.1 + 100);
+    }
+  });
 
   it('without the pacer the same runs draw a 429 or more per request', async () => {
     for (const [perSecond, requests] of [[1, 20], [5, 50]] as const) {
