@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import type { Globals } from '../context.js';
 import type { Settings } from '../config/settings.js';
 import { count } from '../count.js';
+import { oneLine } from '../output/one-line.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -228,8 +229,8 @@ export async function runDoctor(ctx: Context, globals: Globals): Promise<number>
   const paint = { ok: c.green, warn: c.yellow, fail: c.red };
   const width = Math.max(...d.checks.map((k) => k.name.length));
   for (const check of d.checks) {
-    ctx.io.out.write(`${paint[check.status](check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${check.detail}\n`);
-    if (check.fix && check.status !== 'ok') ctx.io.out.write(`      fix: ${check.fix}\n`);
+    ctx.io.out.write(`${paint[check.status](check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${oneLine(check.detail)}\n`);
+    if (check.fix && check.status !== 'ok') ctx.io.out.write(`      fix: ${oneLine(check.fix)}\n`);
   }
   return d.exitCode;
 }
@@ -260,7 +261,7 @@ export async function runWhoami(ctx: Context, globals: Globals): Promise<number>
     ]);
   }
   for (const check of d.checks.filter((k) => k.status === 'fail')) {
-    ctx.io.err.write(`mailroom: ${check.name}: ${check.detail}\n${check.fix ? `  ${check.fix}\n` : ''}`);
+    ctx.io.err.write(`mailroom: ${check.name}: ${oneLine(check.detail)}\n${check.fix ? `  ${oneLine(check.fix)}\n` : ''}`);
   }
   return d.exitCode;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, interruptedError, usageError } from '../errors.js';
 import type { Globals } from '../context.js';
+import { oneLine } from '../output/one-line.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
@@ -89,7 +90,7 @@ export async function run(ctx: Context, globals: Globals, opts: LoginOptions): P
     configFile: store.path,
   };
   if (mode.format === 'json') return printJson(ctx, view);
-  ctx.io.err.write(`Logged in to profile "${profile}" as ${view.displayName ?? 'an unnamed key'}.\n`);
+  ctx.io.err.write(`Logged in to profile "${profile}" as ${view.displayName ? oneLine(view.displayName) : 'an unnamed key'}.\n`);
   await printKeyValues(ctx, [
     ['profile', view.profile],
     ['name', view.displayName],

@@ -3,6 +3,7 @@ import type { Context, Globals } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
 import { choiceParser } from '../input/choice.js';
+import { terminalText } from '../output/one-line.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
 
@@ -183,9 +184,9 @@ export async function runEmails(flags: EmailsFlags, globals: Globals, ctx: Conte
     [
       { header: 'ID', value: (e) => e.id },
       { header: 'STATUS', value: (e) => e.status },
-      { header: 'TO', value: (e) => e.to },
-      { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})` },
-      { header: 'CREATED', value: (e) => e.createdAt },
+      { header: 'TO', value: (e) => e.to, kind: 'text' },
+      { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})`, kind: 'text' },
+      { header: 'CREATED', value: (e) => e.createdAt, kind: 'date' },
     ],
     'no emails',
   );
@@ -218,7 +219,8 @@ export async function runEmail(id: string, flags: { html?: boolean; text?: boole
     ['send at', email.sendAt],
     ['inbox', `${root}/inbox/${encodeURIComponent(email.id)}`],
   ]);
-  ctx.io.out.write(`\n${email.text.endsWith('\n') ? email.text : `${email.text}\n`}`);
+  const text = terminalText(email.text);
+  ctx.io.out.write(`\n${text.endsWith('\n') ? text : `${text}\n`}`);
 }
 
 export async function runDeliveries(flags: { last?: number }, globals: Globals, ctx: Context): Promise<void> {
@@ -234,12 +236,12 @@ export async function runDeliveries(flags: { last?: number }, globals: Globals, 
     ctx,
     items,
     [
-      { header: 'WHEN', value: (d) => d.createdAt },
+      { header: 'WHEN', value: (d) => d.createdAt, kind: 'date' },
       { header: 'EVENT', value: (d) => d.event },
-      { header: 'URL', value: (d) => d.url },
+      { header: 'URL', value: (d) => d.url, kind: 'text' },
       { header: 'ATTEMPT', value: (d) => d.attempt },
-      { header: 'RESULT', value: (d) => (d.error === undefined ? d.statusCode : `${d.error}`) },
-      { header: 'NEXT RETRY', value: (d) => d.nextRetryAt },
+      { header: 'RESULT', value: (d) => (d.error === undefined ? d.statusCode : `${d.error}`), kind: 'text' },
+      { header: 'NEXT RETRY', value: (d) => d.nextRetryAt, kind: 'date' },
     ],
     'no deliveries',
   );

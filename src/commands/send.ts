@@ -4,6 +4,7 @@ import type { SendFlags } from '../input/flags.js';
 import { repeatable } from './repeatable.js';
 import { isCliError } from '../errors.js';
 import type { RetryInfo } from '../transport/index.js';
+import { oneLine } from '../output/one-line.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -104,7 +105,7 @@ export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd:
     if (mode.format === 'json') {
       // The key rides next to the API's answer: with it, a script can retry this exact send safely.
       out.printJson(ctx, { ...result, idempotencyKey: key });
-      if (result.warning) ctx.io.err.write(`warning: ${result.warning}\n`);
+      if (result.warning) ctx.io.err.write(`warning: ${oneLine(result.warning)}\n`);
     } else {
       await out.printKeyValues(ctx, [
         ['id', result.id ?? result.messageId],

@@ -4,6 +4,7 @@ import { palette } from './color.js';
 import { selectFields } from './fields.js';
 import { relativeTime } from './relative-time.js';
 import { redactValue } from '../secrets.js';
+import { oneLine } from './one-line.js';
 
 /**
  * JSON on stdout, one document, two-space indented (readable, and jq takes it as is), with only the
@@ -105,9 +106,10 @@ function shown<R>(col: Column<R>, v: unknown): string {
   return col.kind === 'date' && typeof v === 'string' && v !== '' ? relativeTime(v) : cell(v);
 }
 
+/** A value as table or key/value text: one line, a server's control characters escaped. */
 function cell(v: unknown): string {
   if (v === undefined || v === null || v === '') return '-';
-  if (Array.isArray(v)) return v.join(', ');
+  if (Array.isArray(v)) return oneLine(v.join(', '));
   if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  return oneLine(String(v));
 }

@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { NormalizedEvent } from '../schema/index.js';
 import type { ForwardResult } from './forward.js';
+import { oneLine } from '../output/one-line.js';
 
 /**
  * How `listen` and `replay` show each delivery: one readable line on a terminal, one NDJSON record
@@ -32,18 +33,19 @@ export function deliveryRecord(d: ShownDelivery): Record<string, unknown> {
 /** `c` is the command's palette (output/color.ts), so --no-color and NO_COLOR are honoured. */
 export function deliveryLine(d: ShownDelivery, c: ChalkInstance): string {
   const time = c.dim(localTime(d.receivedAt));
-  if (d.status !== 200) return `${time}  ${c.red(`${d.status} ✗`)} ${d.reason ?? ''}  ${c.dim(`(${d.path})`)}`;
-  const parts = [time, c.bold(d.event?.event ?? '?')];
+  // What arrived over the network (path, event, addresses) is escaped: it must not drive the terminal.
+  if (d.status !== 200) return `${time}  ${c.red(`${d.status} ✗`)} ${oneLine(d.reason ?? '')}  ${c.dim(`(${oneLine(d.path)})`)}`;
+  const parts = [time, c.bold(oneLine(d.event?.event ?? '?'))];
   const who = d.event ? subject(d.event) : undefined;
-  if (who) parts.push(who);
+  if (who) parts.push(oneLine(who));
   parts.push(c.green('verified ✓'));
   if (d.forward) parts.push(forwardText(d.forward, c));
-  if (d.note) parts.push(c.dim(`(${d.note})`));
+  if (d.note) parts.push(c.dim(`(${oneLine(d.note)})`));
   return parts.join('  ');
 }
 
 function forwardText(f: ForwardResult, c: ChalkInstance): string {
-  if (f.error !== undefined && f.status === undefined) return c.red(`→ failed: ${f.error}`);
+  if (f.error !== undefined && f.status === undefined) return c.red(`→ failed: ${oneLine(f.error)}`);
   const status = f.status ?? 0;
   const text = `→ ${status} (${f.durationMs} ms)`;
   return status >= 200 && status < 300 ? c.green(text) : c.red(text);

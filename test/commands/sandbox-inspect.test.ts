@@ -84,7 +84,7 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     expect(d).toMatchObject({ event: 'CONTACT_CREATED', url: 'http://127.0.0.1:9/unreachable', attempt: 1, error: 'ECONNREFUSED', body: expect.stringContaining('"CONTACT_CREATED"'), signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const table = await mailroom(['deliveries'], { tty: true });
     expect(table.stdout.split('\n')[0]).toMatch(/^WHEN\s+EVENT\s+URL\s+ATTEMPT\s+RESULT\s+NEXT RETRY$/);
-    expect(table.stdout).toMatch(/CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:9\/unreachable\s+1\s+ECONNREFUSED\s+20\d\d-/);
+    expect(table.stdout).toMatch(/CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:9\/unreachable\s+1\s+ECONNREFUSED\s+(just now|in a moment|in \d+ seconds?)\n/);
     for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
   });
 
@@ -105,5 +105,34 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     const nobody = await mailroom(['open', '--base-url', 'http://127.0.0.1:9']);
     expect(nobody.error).toMatchObject({ kind: 'network', exitCode: 6, message: 'cannot reach a sandbox at http://127.0.0.1:9: ECONNREFUSED' });
     expect(nobody.stdout).toBe('');
+  });
+});
+
+describe('sandbox emails / deliveries tables on a terminal use the table column kinds', () => {
+  it('fit the terminal width (free text shortened with …) and show dates relative', async () => {
+    const { runInProcess } = await import('../helpers/context.js');
+    const call = client(sb);
+    await call('POST', '/v1/emails', raw({ subject: `A very long subject line ${'that keeps going '.repeat(6)}end` }));
+    const r = await runInProcess(['sandbox', 'emails', '--no-color'], { env: { MAILROOM_BASE_URL: sb.baseUrl }, tty: 'stdout', columns: 80 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TO\s+SUBJECT\s+CREATED$/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines[1]).toContain('…');
+    expect(lines[1]).toMatch(/(just now|seconds? ago|minutes? ago)$/);
+    expect(lines[1]).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('deliveries: WHEN relative, URL shortened to fit', async () => {
+    const { runInProcess } = await import('../helpers/context.js');
+    const call = client(sb);
+    await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:9/${'very-long-path-segment/'.repeat(6)}hook`, events: ['CONTACT_CREATED'], token: 'wht_testtesttest' });
+    await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+    const r = await runInProcess(['sandbox', 'deliveries', '--no-color'], { env: { MAILROOM_BASE_URL: sb.baseUrl }, tty: 'stdout', columns: 80 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^WHEN\s+EVENT\s+URL\s+/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines[1]).toMatch(/^(just now|\d+ seconds? ago)\s+CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:[^ ]*…\s+1\s+ECONNREFUSED/);
   });
 });

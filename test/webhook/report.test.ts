@@ -37,3 +37,16 @@ describe('delivery lines', () => {
     });
   });
 });
+
+describe('delivery lines show what came over the network escaped', () => {
+  it('an ESC sequence in the path, the contact address or the reason never reaches the terminal raw', () => {
+    const evil = '\u001b]0;pwned\u0007\u001b[2J';
+    const refused = deliveryLine({ ...base, status: 401, reason: `bad signature${evil}`, path: `/hooks${evil}`, event: undefined }, plain);
+    expect(refused).toContain('bad signature\\u001b]0;pwned\\u0007\\u001b[2J');
+    expect(refused).toContain('(/hooks\\u001b]0;pwned');
+    const accepted = deliveryLine({ ...base, event: { ...base.event!, data: { contact: { email: `ada@example.com${evil}\r\nfake line` } } } }, plain);
+    expect(accepted).toContain('ada@example.com\\u001b]0;pwned\\u0007\\u001b[2J\\r\\nfake line');
+    // eslint-disable-next-line no-control-regex
+    for (const line of [refused, accepted]) expect(line).not.toMatch(/[\u0000-\u001f]/);
+  });
+});

@@ -2,6 +2,7 @@ import { listAllKeys, listKeys } from '../../api/apiKeys.js';
 import type { CommandContext } from '../../client.js';
 import { printKeys } from '../../output/resources.js';
 import { workspaceOf } from './workspace.js';
+import { oneLine } from '../../output/one-line.js';
 
 export interface KeysListOptions {
   limit?: number;
@@ -21,5 +22,5 @@ export async function run(opts: KeysListOptions, ctx: CommandContext): Promise<v
   }
   const page = await listKeys(api, workspaceId, query, { signal: ctx.signal });
   await printKeys(ctx, ctx.globals, page);
-  if (page.hasMore && !ctx.globals.quiet) ctx.io.err.write(`More keys exist: use --all, or --start-at ${page.startAt} for the next page.\n`);
+  if (page.hasMore && !ctx.globals.quiet) ctx.io.err.write(`More keys exist: use --all, or --start-at ${oneLine(String(page.startAt))} for the next page.\n`);
 }

@@ -5,6 +5,7 @@ import { printKey } from '../../output/resources.js';
 import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from './new-key.js';
 import { rotateKey, RotateIncompleteError, usedTheOldKey, type RotateDeps } from './rotate-key.js';
 import { workspaceOf } from './workspace.js';
+import { oneLine } from '../../output/one-line.js';
 
 export interface KeysRotateOptions {
   id: string;
@@ -43,7 +44,7 @@ export async function run(opts: KeysRotateOptions, ctx: CommandContext): Promise
     const { oldKey, newKey } = await rotateKey(deps, keyId);
     await printKey(ctx, globals, newKey, 'new');
     if (!globals.quiet) {
-      ctx.io.err.write(`Rotated ${oldKey.id} → ${newKey.id} ("${newKey.displayName}", ${newKey.role}); ${oldKey.id} no longer works.\n`);
+      ctx.io.err.write(oneLine(`Rotated ${oldKey.id} → ${newKey.id} ("${newKey.displayName}", ${newKey.role}); ${oldKey.id} no longer works.`) + '\n');
       ctx.io.err.write(opts.saveAs ? `Saved in profile "${opts.saveAs}".\n` : `${ONCE_WARNING}\n`);
       const used = settings.apiKey;
       // Saving into the active profile replaces only a key that came from that profile, not a flag or variable.

@@ -8,6 +8,7 @@ import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';
 import type { Delivery } from '../../webhook/listener.js';
 import { count } from '../../count.js';
+import { oneLine } from '../../output/one-line.js';
 
 export interface WebhooksListenOptions {
   port: number;
@@ -230,7 +231,7 @@ export async function run(flags: WebhooksListenOptions, globals: Globals, ctx: C
   if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
-    if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${webhook.url}, ${mismatch}; deliveries will not reach this listener\n`);
+    if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
   }
   if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}) })}\n`);
 

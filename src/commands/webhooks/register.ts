@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Globals } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import type { EventName } from '../../schema/index.js';
+import { oneLine } from '../../output/one-line.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -51,7 +52,7 @@ export async function registerWebhook(url: string, token: string, events: readon
         await api.deleteWebhook(transport, hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
         if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
       } catch (err) {
-        ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${(err as Error).message}; delete it with: mailroom webhooks delete ${hook.id}\n`);
+        ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);
       } finally {
         await transport.close();
       }
