@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { Globals } from '../context.js';
 import type { Settings } from '../config/settings.js';
+import { QuietExit } from '../errors.js';
 import { count } from '../count.js';
 import { oneLine } from '../output/one-line.js';
 
@@ -22,7 +23,9 @@ Examples:
 Exit codes: 0 nothing needed failed, 3 no key or a rejected one, 6 API unreachable, 2 bad config.`,
     )
     .action(async (_opts: unknown, cmd: Command) => {
-      process.exitCode = await runDoctor(ctx, cmd.optsWithGlobals<Globals>());
+      const code = await runDoctor(ctx, cmd.optsWithGlobals<Globals>());
+      // The report is printed; the code goes back through run() (main exits with what run returns).
+      if (code !== 0) throw new QuietExit(code);
     });
 }
 
