@@ -24,6 +24,9 @@ export class Deliverer {
   private readonly waiting: (() => void)[] = [];
   private running = 0;
   private closed = false;
+  /** Publishes queued and attempts begun (waiting for a turn included) that have not ended yet. */
+  private busy = 0;
+  private idleWaiters: (() => void)[] = [];
   /** Bumped by `cancelPending`: attempts begun before it are neither recorded nor retried. */
   private generation = 0;
   private readonly agent: Agent;
@@ -40,6 +43,32 @@ export class Deliverer {
     const out: StoredWebhook[] = [];
     for (const hook of this.state.webhooks.values()) if (hook.events.includes(event)) out.push(hook);
     return out;
+  }
+
+  /** Publishes after the current request's answer is on its way (the event follows from it). */
+  publishSoon(env: Envelope): void {
+    this.busy += 1;
+    setImmediate(() => {
+      try {
+        this.publish(env);
+      } finally {
+        this.done();
+      }
+    });
+  }
+
+  /**
+   * Resolves once no delivery is queued or in flight: every attempt begun so far has reached its
+   * receiver (or failed) and been recorded. Retries waiting for their delay do not count.
+   */
+  idle(): Promise<void> {
+    if (this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private done(): void {
+    this.busy -= 1;
+    if (this.busy === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   publish(env: Envelope): number {
@@ -64,6 +93,7 @@ export class Deliverer {
 
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): Promise<void> {
     const generation = this.generation;
+    this.busy += 1;
     await this.turn();
     try {
       // A webhook deleted, or no longer subscribed to the event, while a retry waits gets no more deliveries.
@@ -85,6 +115,7 @@ export class Deliverer {
       }
     } finally {
       this.endTurn();
+      this.done();
     }
   }
 

@@ -40,6 +40,8 @@ export interface RunningSandbox {
   workspaceId: string;
   /** One call to the sandbox's own routes in-process (no socket): the library's inspection and control. */
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Resolves once no webhook delivery is queued or in flight (retries waiting for their delay aside). */
+  deliveriesSettled(): Promise<void>;
   /** Calls `listener` after each delivery attempt is recorded (and after a reset); returns the unsubscribe. */
   onDelivery(listener: () => void): () => void;
   close(): Promise<void>;
@@ -110,7 +112,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     contactChanged: (change, now) => {
       if (deliverer.subscribers(change.kind).length === 0) return;
       const env = envelope(change.kind, contactPayload(change.contact, state.workspace.id), now);
-      setImmediate(() => deliverer.publish(env));
+      deliverer.publishSoon(env);
     },
     scheduled: (email) => scheduler.add(email),
   });
@@ -141,6 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const res = await app.inject({ method, url: path, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }) });
       return { status: res.statusCode, body: res.json() };
     },
+    deliveriesSettled: () => deliverer.idle(),
     onDelivery(listener) {
       deliveryListeners.add(listener);
       return () => deliveryListeners.delete(listener);

@@ -72,6 +72,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       });
     },
     reset: async () => {
+      // Deliveries already on their way arrive first: a receiver in the same test process has
+      // seen them before reset() resolves, so none lands in the next test.
+      await running.deliveriesSettled();
       await call('POST', '/_sandbox/reset', {});
     },
     trigger: async (event, { email } = {}) =>

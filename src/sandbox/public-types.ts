@@ -164,7 +164,11 @@ export interface Sandbox {
    * call that caused them has answered); rejects after `timeoutMs` (default 5000).
    */
   waitForDeliveries(count: number, options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
-  /** Empties emails, contacts, deliveries, idempotency keys and rate limits; keys and webhooks stay. */
+  /**
+   * Lets the deliveries already on their way reach their receivers (each within the delivery
+   * timeout), then empties emails, contacts, deliveries, idempotency keys and rate limits and drops
+   * pending retries; keys and webhooks stay.
+   */
   reset(): Promise<void>;
   /** Fires an event to the subscribed webhooks, as `mailroom sandbox trigger` does; resolves to the envelope sent. */
   trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;

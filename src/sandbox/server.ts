@@ -185,7 +185,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.post('/_sandbox/events', inspect, async (request) => {
     const { event, email } = parseEventRequest(request.body);
     const envelope = triggerEvent(state, event, email, new Date().toISOString());
-    setImmediate(() => deliverer.publish(envelope));
+    deliverer.publishSoon(envelope);
     return { event: envelope };
   });
   app.post('/_sandbox/reset', inspect, async () => {

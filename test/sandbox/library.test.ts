@@ -149,6 +149,17 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     expect(await sb.waitForDeliveries(1)).toHaveLength(1);
   });
 
+  test('reset() lets a delivery already on its way reach the receiver first; none is recorded after it', async () => {
+    const hook = await receiver();
+    const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'] }] } });
+    expect((await send(sb, raw)).status).toBe(200);
+    // No wait for the delivery: the next test's reset comes straight after the send.
+    await sb.reset();
+    expect(hook.received.map((r) => JSON.parse(r.body).event)).toEqual(['CONTACT_CREATED']);
+    expect(await sb.deliveries()).toEqual([]);
+    expect(await sb.emails()).toEqual([]);
+  });
+
   test('close() frees the port and leaves no handle or timer behind, even with retries, schedules and slow answers pending', async () => {
     // What keeps a test runner's process alive: listening and connected sockets, timers.
     const count = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { codeBlocks } from '../helpers/doc-examples.js';
+
+/**
+ * The vitest and jest examples of docs/testing-with-the-sandbox.md, run as a user runs them: each
+ * in its own project whose node_modules holds this package as npm installs it (package.json, bin/
+ * and the built dist/, copied: a link out of node_modules would make vitest compile the bundle as
+ * the project's own source) and the test runner, nothing else. The files are
+ * taken from the page itself, so the page cannot drift from what was run.
+ */
+const PAGE = 'docs/testing-with-the-sandbox.md';
+const THIS = 'test/e2e/sandbox-library-examples.test.ts';
+
+const blocks = codeBlocks(readFileSync(join(ROOT, PAGE), 'utf8')).filter((b) => b.marker.kind === 'tested-by' && b.marker.path === THIS);
+/** The page's files by the path on their first line (`// src/mailer.js`). */
+const files = new Map(blocks.flatMap((b) => (/^\/\/ (\S+)\n/.exec(b.body) ? [[/^\/\/ (\S+)\n/.exec(b.body)![1]!, b.body] as const] : [])));
+const jestCommand = blocks.find((b) => b.lang === 'sh')?.body.trim();
+
+const work = mkdtempSync(join(tmpdir(), 'mailroom-sandbox-examples-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A project with the page's `paths`, `package.json` type module, and these packages linked in node_modules. */
+function project(name: string, paths: string[], packages: string[]): string {
+  const dir = join(work, name);
+  for (const path of paths) {
+    const text = files.get(path);
+    if (text === undefined) throw new Error(`${PAGE} has no block for ${path}`);
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  const installed = join(dir, 'node_modules', 'mailroom-cli');
+  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(ROOT, part), join(installed, part), { recursive: true });
+  for (const pkg of packages) {
+    const link = join(dir, 'node_modules', pkg);
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', pkg), link);
+  }
+  return dir;
+}
+
+function run(cwd: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    // Nothing of this test run's environment (VITEST_*, NODE_OPTIONS) reaches the user's runner.
+    const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, CI: '1', NO_COLOR: '1' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    // A runner kept alive by a handle the sandbox left open would never exit: that fails here.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe(`the examples of ${PAGE}`, () => {
+  test('the page shows the app, both tests, the jest config and its command', () => {
+    expect([...files.keys()].sort()).toEqual(['jest.config.js', 'src/mailer.js', 'src/webhooks.js', 'test/receipts.test.js', 'test/receipts.test.ts']);
+    expect(jestCommand).toBe('node --experimental-vm-modules node_modules/jest/bin/jest.js');
+  });
+
+  test('vitest: the example type-checks against the shipped .d.ts and passes', { timeout: 200_000 }, async () => {
+    const dir = project('vitest-example', ['src/mailer.js', 'src/webhooks.js', 'test/receipts.test.ts'], ['vitest', 'typescript', '@types/node']);
+    // As a TypeScript user's project checks it (their usual skipLibCheck), and the shipped
+    // declarations on their own, fully (fast: they import nothing).
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, allowJs: true, skipLibCheck: true }, include: ['test', 'src'] }));
+    const declarations = ['library.d.ts', 'public-types.d.ts'].map((f) => `node_modules/mailroom-cli/dist/types/sandbox/${f}`);
+    writeFileSync(join(dir, 'tsconfig.types.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: [], skipDefaultLibCheck: true }, files: declarations }));
+    const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+    const typeChecks = (async () => [await run(dir, [tsc, '-p', 'tsconfig.json']), await run(dir, [tsc, '-p', 'tsconfig.types.json'])])();
+    const [checks, tests] = await Promise.all([typeChecks, run(dir, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run'])]);
+    for (const check of checks) expect(check, check.output).toMatchObject({ code: 0 });
+    expect(tests.code, tests.output).toBe(0);
+    expect(tests.output).toMatch(/Tests\s+3 passed \(3\)/);
+  });
+
+  test('jest (ES modules): the example passes and jest finds no open handle', { timeout: 200_000 }, async () => {
+    const dir = project('jest-example', ['src/mailer.js', 'src/webhooks.js', 'test/receipts.test.js', 'jest.config.js'], ['jest']);
+    const [node, ...args] = jestCommand!.split(' ');
+    expect(node).toBe('node');
+    const result = await run(dir, [...args, '--detectOpenHandles']);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Tests:\s+2 passed, 2 total/);
+    expect(result.output).not.toMatch(/open handle|did not exit/i);
+  });
+});
