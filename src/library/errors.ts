@@ -16,11 +16,10 @@ export class ValidationError extends CliError {
   constructor(message: string, hints?: string[]) {
     super('usage', message, { hints });
   }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return isCliError(value) && value.kind === 'usage';
-  }
 }
+// Defined here rather than in the class body: TypeScript's isolated declaration emit writes a
+// computed static method twice, and the declarations would not compile.
+Object.defineProperty(ValidationError, Symbol.hasInstance, { value: (value: unknown): boolean => isCliError(value) && value.kind === 'usage' });
 
 export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'too-old' | 'not-an-event';
 

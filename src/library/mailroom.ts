@@ -34,10 +34,6 @@ export class Mailroom {
   close(): Promise<void> {
     return this.#close();
   }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
 }
 
 /** @internal The CLI's way in: a client over a transport the command's context owns (and closes). */

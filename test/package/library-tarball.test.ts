@@ -1,0 +1,81 @@
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** A user's program: both entry points, strictly typed, run against a sandbox it is told about. */
+const PROGRAM = `
+import { ApiError, Mailroom, ValidationError, verifySignature, type EmailResult, type SendResult, type WebhookEvent } from 'mailroom-cli';
+import { startSandbox } from 'mailroom-cli/sandbox';
+import { createHmac } from 'node:crypto';
+
+const mailroom = new Mailroom({ apiKey: process.env.KEY!, baseUrl: process.env.BASE_URL! });
+const sent: SendResult = await mailroom.emails.send({ from: 'ops@example.com', to: 'ada@example.com', subject: 'Hi', html: '<p>Hi</p>' });
+const email: EmailResult = sent.email;
+let refused = '';
+try {
+  await mailroom.emails.send({ from: 'ops@example.com', to: 'nobody', subject: 'Hi', html: '<p>x</p>' });
+} catch (err) {
+  if (err instanceof ValidationError) refused = err.kind;
+  else if (err instanceof ApiError) refused = String(err.statusCode);
+}
+const pages: string[] = [];
+const first = await mailroom.webhooks.list();
+pages.push(String(first.items.length));
+await mailroom.close();
+const sandbox = await startSandbox();
+await sandbox.close();
+const signature = createHmac('sha256', 'wht_tokentoken').update('{}').digest('hex');
+const handled: WebhookEvent['known'] = false;
+console.log(JSON.stringify({ id: email.id, key: sent.idempotencyKey, refused, verified: verifySignature('{}', signature, 'wht_tokentoken'), handled, sandbox: typeof sandbox.baseUrl }));
+`;
+
+describe('the packed tarball, installed into a project of its own', () => {
+  let dir: string;
+  let sandbox: TestSandbox;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mailroom-tarball-'));
+    sandbox = await withSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('type-checks (strict, node16 and bundler resolution, no skipLibCheck) and runs a TypeScript program importing both entry points', async () => {
+    // The checkout's dist/ as built (npm run build first): packing rebuilds nothing here.
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string }>;
+    const project = join(dir, 'app');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    // No registry: the tarball has no dependencies (its optional peers are not needed here).
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=peer', join(dir, packed!.filename)], { cwd: project, encoding: 'utf8' });
+    expect(readdirSync(join(project, 'node_modules'))).toEqual(['.bin', '.package-lock.json', 'mailroom-cli']);
+    writeFileSync(join(project, 'main.ts'), PROGRAM);
+    const types = join(ROOT, 'node_modules', '@types');
+    for (const [name, resolution] of [['node16.json', { module: 'node16', moduleResolution: 'node16' }], ['bundler.json', { module: 'esnext', moduleResolution: 'bundler' }]] as const) {
+      writeFileSync(
+        join(project, name),
+        JSON.stringify({
+          compilerOptions: { ...resolution, target: 'es2022', strict: true, skipLibCheck: false, noEmit: name === 'bundler.json', outDir: 'out', typeRoots: [types], types: ['node'] },
+          files: ['main.ts'],
+        }),
+      );
+      const tsc = spawnSync(process.execPath, [TSC, '-p', name], { cwd: project, encoding: 'utf8' });
+      expect(tsc.stdout + tsc.stderr, name).toBe('');
+      expect(tsc.status, name).toBe(0);
+    }
+    // Not spawnSync: the sandbox answers from this process's event loop.
+    const run = await promisify(execFile)(process.execPath, [join(project, 'out', 'main.js')], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, KEY: sandbox.apiKey, BASE_URL: sandbox.baseUrl } });
+    expect(run.stderr).toBe('');
+    const out = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ refused: 'usage', verified: true, handled: false, sandbox: 'string' });
+    expect(out.id).toMatch(/\S/);
+  }, 180_000);
+});
