@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv } from '../helpers/cli.js';
+import { cleanEnv, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { exactlyOnce, ndjsonInput, reset, sandboxEnv } from '../helpers/batch.js';
 
@@ -30,7 +29,7 @@ interface Proc {
 }
 
 function start(args: string[]): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnCli(args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { BIN, cleanEnv, runCli, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { exactlyOnce, ndjsonInput } from '../helpers/batch.js';
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
   // The interrupted run: sent to host A with --base-url and --profile, Ctrl-C part-way.
   const args = ['--profile', 'work', '--base-url', hostA.baseUrl, 'batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal, '--report', report];
   printed = await new Promise<string>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnCli(args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const poll = setInterval(() => {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { cleanEnv, runCli, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
 
@@ -33,7 +32,7 @@ const journalRecords = (path: string) => (existsSync(path) ? readFileSync(path, 
 /** Starts a batch and SIGKILLs it once its journal holds `after` records (or when it ends by itself). */
 function runAndKill(args: string[], journal: string, after: number): Promise<{ killed: boolean; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawnCli(args, { env, stdio: ['ignore', 'ignore', 'ignore'] });
     let killed = false;
     const poll = setInterval(() => {
       if (journalRecords(journal) >= after) {
@@ -104,7 +103,7 @@ describe('mailroom batch: kill -9 and resume', () => {
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi'];
     const journals = join(dir, 'state', 'batches');
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnCli(args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const poll = setInterval(() => {

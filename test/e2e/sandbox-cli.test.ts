@@ -1,14 +1,12 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-
-const BIN = resolve(import.meta.dirname, '../../bin/mailroom.js');
+import { runCli, spawnCli } from '../helpers/cli.js';
 
 interface Ready {
   baseUrl: string;
@@ -26,7 +24,7 @@ interface Running {
 
 /** Spawns `mailroom sandbox ... --json` and resolves with the one JSON line it prints when ready. */
 function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  const child = spawnCli(['sandbox', '--port', '0', '--json', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
@@ -46,7 +44,7 @@ function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Running>
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', MAILROOM_BASE_URL: '', ...env } });
+    const child = spawnCli(args, { env: { ...process.env, NO_COLOR: '1', MAILROOM_BASE_URL: '', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
 
 interface Running {
   child: ChildProcess;
@@ -16,7 +16,7 @@ interface Running {
 const API_KEY = 'sk_live_crash_test_key';
 
 function start(dataFile: string): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', '--quiet', '--data', dataFile, '--api-key', API_KEY], {
+  const child = spawnCli(['sandbox', '--port', '0', '--json', '--quiet', '--data', dataFile, '--api-key', API_KEY], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });

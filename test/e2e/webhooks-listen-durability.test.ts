@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
-import { cliEnv } from '../webhook/helpers/cli-process.js';
+import { cliEnv, runCli, spawnCli } from '../helpers/cli.js';
 import { startApp } from '../webhook/helpers/test-app.js';
 
 const token = 'wht_e2eDurableToken4Rt7';
@@ -55,7 +54,7 @@ afterEach(() => {
 });
 
 async function listen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
-  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', '--json', ...args], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token, ...env }), stdio: 'pipe' });
+  const child = spawnCli(['webhooks', 'listen', '--port', '0', '--json', ...args], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token, ...env }), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -1,15 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliEnv, startCli, type CliProcess } from '../webhook/helpers/cli-process.js';
 import { startApp, type TestApp } from '../webhook/helpers/test-app.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { cliEnv, type CliProcess, runCli, spawnCli, startCli } from '../helpers/cli.js';
 
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'] as const;
 
@@ -258,7 +256,7 @@ describe('webhooks listen: stopping', () => {
   const signature = createHmac('sha256', token).update(body).digest('hex');
 
   function start(args: string[]) {
-    const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', '--json', ...args], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
+    const child = spawnCli(['webhooks', 'listen', '--port', '0', '--json', ...args], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliEnv, startCli } from '../webhook/helpers/cli-process.js';
 import { startApp } from '../webhook/helpers/test-app.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { cliEnv, runCli, spawnCli, startCli } from '../helpers/cli.js';
 
 const token = 'wht_e2eReplayToken5Vb1';
 const FIRED = ['CONTACT_CREATED', 'CONTACT_UNSUBSCRIBED', 'WORKSPACE_TEAM_MEMBER_JOINED', 'CONTACT_DELETED'] as const;
@@ -104,7 +102,7 @@ describe('webhooks replay', () => {
   it('keeps replaying, without a stack trace, when stdout is closed (replay | head -1)', async () => {
     const app = await startApp(token);
     try {
-      const child = spawn(process.execPath, [BIN, 'webhooks', 'replay', '--journal', journal, '--forward-to', app.url], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
+      const child = spawnCli(['webhooks', 'replay', '--journal', journal, '--forward-to', app.url], { env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: token }), stdio: 'pipe' });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.stdout.once('data', () => child.stdout.destroy());

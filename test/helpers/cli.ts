@@ -1,4 +1,15 @@
-import { spawn } from 'node:child_process';
+import {
+  spawn,
+  type ChildProcess,
+  type ChildProcessByStdio,
+  type ChildProcessWithoutNullStreams,
+  type SpawnOptions,
+  type SpawnOptionsWithoutStdio,
+  type SpawnOptionsWithStdioTuple,
+  type StdioNull,
+  type StdioPipe,
+} from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,3 +150,95 @@ function run(command: string, argv: string[], env: Record<string, string>, opts:
     });
   });
 }
+
+/**
+ * The real binary as a child the test drives itself (a signal at a chosen moment, stdio of its own
+ * choosing): `node bin/mailroom.js ...args` with the options given, env included.
+ */
+export function spawnCli(args: string[], opts?: SpawnOptionsWithoutStdio): ChildProcessWithoutNullStreams;
+export function spawnCli<I extends StdioNull | StdioPipe, O extends StdioNull | StdioPipe, E extends StdioNull | StdioPipe>(
+  args: string[],
+  opts: SpawnOptionsWithStdioTuple<I, O, E>,
+): ChildProcessByStdio<I extends StdioPipe ? Writable : null, O extends StdioPipe ? Readable : null, E extends StdioPipe ? Readable : null>;
+export function spawnCli(args: string[], opts: SpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], opts);
+}
+
+/** runCli's clean environment with a fresh config store, for a process the test starts itself. */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return cleanEnv(tempConfigDir(), extra);
+}
+
+/**
+ * A long-running `mailroom` process (webhooks listen) for e2e tests: stdout split into lines as
+ * they arrive, a wait for the line a test expects, and a Ctrl-C (SIGINT) stop that returns the exit
+ * code and everything printed. Short commands use runCli.
+ */
+export interface CliProcess {
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line the predicate accepts. */
+  waitForLine(predicate: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** `tty`: run under a pseudo-terminal (util-linux `script`), stderr merged into the lines. */
+export function startCli(args: string[], env: Record<string, string>, opts: { tty?: boolean } = {}): CliProcess {
+  const child = opts.tty
+    ? spawn('script', ['-qfec', [process.execPath, BIN, ...args].map(shellQuote).join(' '), '/dev/null'], { env: { TERM: 'xterm-256color', ...env }, stdio: 'pipe' })
+    : spawnCli(args, { env, stdio: 'pipe' });
+  const lines: string[] = [];
+  let stdout = '';
+  let partial = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    partial += chunk.toString();
+    const parts = partial.split('\n').map((l, i, all) => (i < all.length - 1 ? l.replace(/\r$/, '') : l));
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+    for (const w of waiters) w();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  child.on('exit', () => {
+    for (const w of waiters) w();
+  });
+
+  const waitFor = <T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
+    new Promise((resolvePromise, reject) => {
+      const poll = () => {
+        const value = check();
+        if (value !== undefined) {
+          waiters.delete(poll);
+          clearTimeout(timer);
+          resolvePromise(value);
+        } else if (child.exitCode !== null) {
+          waiters.delete(poll);
+          clearTimeout(timer);
+          reject(new Error(`mailroom exited (${child.exitCode}) before ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(poll);
+        reject(new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      waiters.add(poll);
+      poll();
+    });
+
+  return {
+    lines,
+    stderr: () => stderr,
+    waitForLine: (predicate, timeoutMs = 10_000) => waitFor(() => lines.find(predicate), timeoutMs, 'the expected line'),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      const code = await exited;
+      return { code, stdout, stderr };
+    },
+  };
+}
+
