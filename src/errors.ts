@@ -30,7 +30,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   partial: 'batch finished with some entries failed',
   signature: 'webhook signature mismatch (`verify`), or a delivery older than `verify --max-age`',
   storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
-  interrupted: 'interrupted by Ctrl-C: the command stopped (a batch first settles its requests in flight)',
+  interrupted: 'interrupted by Ctrl-C: the command stopped (a batch first settles its requests in flight; sandbox and webhooks listen stop cleanly, and exit 0 on SIGTERM)',
 };
 
 export interface CliErrorOptions {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context, Globals } from '../context.js';
 import { exposedHostWarning } from '../config/url.js';
-import { CliError, usageError } from '../errors.js';
+import { CliError, QuietExit, usageError } from '../errors.js';
 import { parseIntegerOption } from './options.js';
 import { register as registerInspect, SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from './sandbox-inspect.js';
 import { untilStopped } from './until-stopped.js';
@@ -141,9 +141,11 @@ export async function runSandbox(opts: SandboxFlags & Globals, ctx: Context): Pr
     // Last, so a script that waits for this line finds the sandbox ready and its banner written.
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
 
-    await stopped;
+    const why = await stopped;
     await sandbox.close();
     say(opts.data ? `sandbox stopped; state saved to ${opts.data}` : 'sandbox stopped');
+    // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) exits 0.
+    if (why === 'interrupted') throw new QuietExit(130);
   } catch (err) {
     if (isSetupError(err)) throw usageError(err.message);
     const code = (err as NodeJS.ErrnoException).code;

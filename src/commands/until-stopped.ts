@@ -1,22 +1,29 @@
 import type { Context } from '../context.js';
 
+/** What stopped a serving command: Ctrl-C (exit 130), SIGTERM (a supervisor: exit 0), or stdout's reader leaving. */
+export type StopReason = 'interrupted' | 'terminated' | 'output closed';
+
 /**
  * For commands that serve until told to stop (sandbox, webhooks listen): resolves on Ctrl-C (the
  * context's signal), on SIGTERM (`kill`, a supervisor), and, with `orOutputClosed`, when stdout's
- * reader goes away (`listen | head`), so each ends cleanly instead of being killed mid-write.
- * Listens from the call on, so call it before printing anything.
+ * reader goes away (`listen | head`), so each ends cleanly instead of being killed mid-write. The
+ * reason decides the exit code: 130 after Ctrl-C, as for every command; 0 after SIGTERM, the
+ * ordinary way to stop a service. Listens from the call on, so call it before printing anything.
  */
-export function untilStopped(ctx: Context, opts: { orOutputClosed?: boolean } = {}): Promise<void> {
+export function untilStopped(ctx: Context, opts: { orOutputClosed?: boolean } = {}): Promise<StopReason> {
   return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGTERM', stop);
-      ctx.signal.removeEventListener('abort', stop);
-      if (opts.orOutputClosed) ctx.io.out.off('error', stop);
-      resolve();
+    const stopBy = (reason: StopReason) => () => {
+      process.off('SIGTERM', onTerm);
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (opts.orOutputClosed) ctx.io.out.off('error', onClosed);
+      resolve(reason);
     };
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener('abort', stop);
-    process.on('SIGTERM', stop);
-    if (opts.orOutputClosed) ctx.io.out.on('error', stop);
+    const onAbort = stopBy('interrupted');
+    const onTerm = stopBy('terminated');
+    const onClosed = stopBy('output closed');
+    if (ctx.signal.aborted) return resolve('interrupted');
+    ctx.signal.addEventListener('abort', onAbort);
+    process.on('SIGTERM', onTerm);
+    if (opts.orOutputClosed) ctx.io.out.on('error', onClosed);
   });
 }

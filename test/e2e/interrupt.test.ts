@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runCli } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -95,5 +98,76 @@ describe('Ctrl-C while a request is in flight', () => {
     const r = await runCli(['check', '--no-color'], { env: slowEnv(), tty: true, input: [{ after: wait, send: CTRL_C }, HOLD], timeoutMs: 15_000 });
     expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
     expect(r.code).toBe(130);
+  });
+});
+
+/** `^C`, as the terminal echoes it, on a line of its own: never sharing one with what follows. */
+const echoAlone = (out: string) => {
+  for (const line of out.split('\n')) if (line.includes('^C')) expect(line.replace(/\r/g, '')).toBe('^C');
+};
+
+describe('Ctrl-C stops the serving commands with 130 (SIGTERM stays 0, see their own tests)', () => {
+  it('sandbox: saves, says it stopped, exits 130', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-int-'));
+    try {
+      const data = join(dir, 'state.json');
+      const r = await runCli(['sandbox', '--port', '0', '--data', data, '--no-color'], { tty: true, input: [{ after: 'Press Ctrl-C to stop.', send: CTRL_C }, { after: /sandbox stopped/, send: '' }], timeoutMs: 20_000 });
+      expect(r.code).toBe(130);
+      expect(plain(r.stdout)).toMatch(/^sandbox stopped; state saved to /m);
+      echoAlone(plain(r.stdout));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('webhooks listen: prints its summary, exits 130', async () => {
+    const r = await runCli(['webhooks', 'listen', '--port', '0', '--token', 'wht_testtesttesttesttest', '--no-color'], { tty: true, input: [{ after: 'Ctrl-C to stop', send: CTRL_C }, { after: /Stopped: /, send: '' }], timeoutMs: 20_000 });
+    expect(r.code).toBe(130);
+    expect(plain(r.stdout)).toMatch(/^Stopped: 0 requests received$/m);
+    echoAlone(plain(r.stdout));
+  });
+
+  it('webhooks replay: lets the delivery under way finish, exits 130 saying where to pick up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-int-'));
+    let arrived!: () => void;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
+    // An app that takes half a second per delivery: Ctrl-C lands while the first one is under way.
+    const app = createServer((req, res) => {
+      req.resume();
+      arrived();
+      setTimeout(() => res.end('ok'), 500);
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const journal = join(dir, 'deliveries.ndjson');
+      const at = (i: number) => `2026-11-22T08:00:0${i}.000Z`;
+      const line = (i: number) => JSON.stringify({ receivedAt: at(i), method: 'POST', path: '/in', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'CONTACT_CREATED', createdAt: at(i), data: { contact: { email: `r${i}@example.com` } } }), status: 200, verified: true, event: 'CONTACT_CREATED' });
+      writeFileSync(journal, `${[1, 2, 3, 4].map(line).join('\n')}\n`);
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/in`;
+      const r = await runCli(['webhooks', 'replay', '--journal', journal, '--forward-to', url, '--token', 'wht_testtesttesttesttest', '--no-color'], {
+        tty: true,
+        input: [{ after: first, send: CTRL_C }, HOLD],
+        timeoutMs: 20_000,
+      });
+      const out = plain(r.stdout);
+      expect(r.code).toBe(130);
+      expect(out).toMatch(/^Replayed 1 of 4 deliveries to /m);
+      expect(out).toMatch(/^mailroom: interrupted: replayed 1 of 4 deliveries$/m);
+      expect(out).toContain(`  to replay the rest, run the same command with --since ${at(2)}`);
+      echoAlone(out);
+    } finally {
+      app.closeAllConnections();
+      await new Promise((resolve) => app.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the ^C echo never shares a line with what follows', () => {
+  it('stdin readers and requests in flight: "^C" alone, then "mailroom: interrupted"', async () => {
+    const r = await runCli(['send', '--file', '-', '--dry-run', '--no-color'], { env, tty: true, input: [{ after: 'end with Ctrl-D', send: CTRL_C }, HOLD], timeoutMs: 15_000 });
+    expect(r.code).toBe(130);
+    echoAlone(plain(r.stdout));
+    expect(plain(r.stdout)).toMatch(/^mailroom: interrupted/m);
   });
 });

@@ -78,7 +78,8 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     expect(deliveries.map((d) => [d.event, d.statusCode])).toEqual(EVENTS.map((e) => [e, 200]));
 
     const stopped = await listen.stop();
-    expect(stopped.code).toBe(0);
+    // Stopped by Ctrl-C (SIGINT): 130, as every command; SIGTERM exits 0 (below).
+    expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('Stopped: 6 requests received');
     expect(stopped.stderr).not.toContain('warning');
     const text = readFileSync(journal, 'utf8');
@@ -189,7 +190,7 @@ describe('webhooks listen: refusals, filters and forwarding failures', () => {
     expect(line.forward.status).toBeUndefined();
     expect(line.forward.error).toMatch(/^connection refused by 127\.0\.0\.1:\d+ \(is your app running\?\)$/);
     const stopped = await listen.stop();
-    expect(stopped.code).toBe(0);
+    expect(stopped.code).toBe(130);
     expect(stopped.stdout + stopped.stderr).not.toContain(token);
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Context, Globals } from '../../context.js';
-import { CliError, usageError } from '../../errors.js';
+import { CliError, QuietExit, usageError } from '../../errors.js';
 import { parseIntegerOption } from '../options.js';
 import { untilStopped } from '../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
@@ -235,7 +235,7 @@ export async function run(flags: WebhooksListenOptions, globals: Globals, ctx: C
   }
   if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}) })}\n`);
 
-  await stopped;
+  const why = await stopped;
   await registration?.remove();
   await listener.close();
   // A forward under way may finish until the deadline; nothing new starts.
@@ -244,7 +244,14 @@ export async function run(flags: WebhooksListenOptions, globals: Globals, ctx: C
   await worker;
   clearTimeout(deadline);
   await journal?.close();
-  if (globals.quiet) return;
+  if (!globals.quiet) await printStopped(ctx, { received, waiting, journal: journal?.path, forwardTo, webhookId: webhook?.id });
+  // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) and a closed stdout exit 0.
+  if (why === 'interrupted') throw new QuietExit(130);
+}
+
+/** The last line: what was received, and what was left unforwarded (lost, or in the journal with the command that forwards it). */
+async function printStopped(ctx: Context, s: { received: number; waiting: readonly Delivery[]; journal: string | undefined; forwardTo: string | undefined; webhookId: string | undefined }): Promise<void> {
+  const { received, waiting, journal, forwardTo } = s;
   const left = waiting.length;
   const requests = `${count(received, 'request')} received`;
   if (left === 0) {
@@ -257,7 +264,7 @@ export async function run(flags: WebhooksListenOptions, globals: Globals, ctx: C
   }
   const { shellQuote } = await import('../command-line.js');
   const since = (waiting[0] as Delivery).receivedAt;
-  const replay = ['mailroom webhooks replay --journal', shellQuote(journal.path), '--since', since, '--forward-to', shellQuote(forwardTo as string), ...(webhook ? ['--webhook', webhook.id] : [])];
+  const replay = ['mailroom webhooks replay --journal', shellQuote(journal), '--since', since, '--forward-to', shellQuote(forwardTo as string), ...(s.webhookId ? ['--webhook', s.webhookId] : [])];
   ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded, still in the journal\n  to forward them: ${replay.join(' ')}\n`);
 }
 

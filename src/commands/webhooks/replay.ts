@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context, Globals } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, interruptedError } from '../../errors.js';
 import { count, noun } from '../../count.js';
 
 export interface WebhooksReplayOptions {
@@ -33,7 +33,8 @@ Examples:
 
 Replays the deliveries the listener accepted (refused requests and connection tests are skipped), with
 their exact body bytes and headers and a fresh signature over the body. Exit 0 when your app answered
-2xx to every one; 7 when any failed (non-2xx answer or no connection), after trying them all.`,
+2xx to every one; 7 when any failed (non-2xx answer or no connection), after trying them all;
+130 on Ctrl-C (the delivery under way finishes; the message gives the --since for the rest).`,
     )
     .action(async (flags: WebhooksReplayOptions, cmd: Command) => {
       await run(flags, cmd.optsWithGlobals<Globals>(), ctx);
@@ -84,6 +85,10 @@ export async function run(flags: WebhooksReplayOptions, globals: Globals, ctx: C
     ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
   }
   if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${count(entries.length, 'delivery')} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
+  if (sent < entries.length) {
+    // Ctrl-C: the delivery under way was let finish; exit 130 like every command, saying where to pick up.
+    const next = (entries[sent] as { receivedAt: string }).receivedAt;
+    throw interruptedError(`replayed ${sent} of ${count(entries.length, 'delivery')}${failed > 0 ? ` (${failed} failed)` : ''}`, [`to replay the rest, run the same command with --since ${next}`]);
+  }
   if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered'] });
-  if (sent < entries.length) throw new CliError('partial', `interrupted after ${sent} of ${count(entries.length, 'delivery')}`);
 }
