@@ -14,7 +14,7 @@ const FEATURES = '^src/(batch|webhook|api|sandbox)/';
 const TRANSPORT = '^src/(transport/|client\\.ts)';
 const MIDDLE = '^src/(config|output|input)/';
 const LIBRARY = '^src/library/';
-const BASE = '^src/(schema/|count\.ts|errors\.ts|files\.ts|context\.ts|secrets\.ts|types\.ts|version\.ts)';
+const BASE = '^src/(schema/|count\\.ts|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|types\\.ts|version\\.ts)';
 
 const below = (name, from, to) => ({ name, severity: 'error', comment: `${name}: imports go down the layers only`, from: { path: from }, to: { path: to } });
 
