@@ -2,7 +2,6 @@ import type { CommandContext } from '../client.js';
 import { requireApiKey, requireNamedProfile } from '../config/settings.js';
 import { confirmOrRefuse } from '../input/confirm.js';
 import { printDeletedWithoutAnswer } from '../output/resources.js';
-import type { Transport } from '../transport/index.js';
 
 export interface Deletion<T extends { id: string }> {
   id: string;
@@ -12,7 +11,7 @@ export interface Deletion<T extends { id: string }> {
   question: string;
   yes: boolean | undefined;
   /** The DELETE; `'gone'` when its answer was lost and a retry found the resource already deleted. */
-  remove(api: Transport): Promise<T | 'gone'>;
+  remove(): Promise<T | 'gone'>;
   print(deleted: T): Promise<void>;
 }
 
@@ -26,7 +25,7 @@ export async function confirmedDelete<T extends { id: string }>(ctx: CommandCont
   requireNamedProfile(settings);
   requireApiKey(settings);
   await confirmOrRefuse(ctx, d.question, `delete ${d.id}`, d.yes);
-  const deleted = await d.remove(await ctx.api());
+  const deleted = await d.remove();
   if (deleted === 'gone') {
     await printDeletedWithoutAnswer(ctx, ctx.globals, d.id, d.noun);
     return;

@@ -78,16 +78,26 @@ export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd:
     return;
   }
   const { connect } = await import('../client.js');
-  const { transport } = await connect(ctx, globals);
+  const { transport, settings } = await connect(ctx, globals);
   const key = email.idempotencyKey as string;
   try {
-    const [{ sendEmail, checkSameEmail }, { failedBeforeSending }] = await Promise.all([import('../api/emails.js'), import('../transport/errors.js')]);
+    const [{ clientOver }, { IdempotencyConflictError }, { failedBeforeSending }] = await Promise.all([
+      import('../library/mailroom.js'),
+      import('../api/errors.js'),
+      import('../transport/errors.js'),
+    ]);
+    // The library's send (one implementation): the key above, the one retry policy, the same-email check.
+    const client = clientOver(transport, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value ?? '', workspaceId: undefined, maxRetries: settings.maxRetries.value, env: ctx.env });
     // Whether an attempt before the last one may have reached the API (its answer was a 5xx or lost).
     let reachedApi = false;
     const onRetry = (info: RetryInfo) => {
       reachedApi ||= info.status !== undefined ? info.status >= 500 : !failedBeforeSending(info.code);
     };
-    const { email: result } = await sendEmail(transport, email, { signal: ctx.signal, onRetry }).catch(async (err: unknown) => {
+    const { email: result } = await client.emails.send(email, { signal: ctx.signal, onRetry }).catch(async (err: unknown) => {
+      if (err instanceof IdempotencyConflictError) {
+        err.hints.splice(0, err.hints.length, 'send this email with a new key (or without --idempotency-key: each send gets its own)');
+        throw err;
+      }
       const why = await mayHaveBeenSent(err, reachedApi);
       if (why !== undefined && isCliError(err)) {
         const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
@@ -98,7 +108,6 @@ export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd:
       }
       throw err;
     });
-    checkSameEmail(email, result, 'send this email with a new key (or without --idempotency-key: each send gets its own)');
     const out = await import('../output/index.js');
     const mode = out.outputMode(ctx, globals);
     if (mode.quiet) return;

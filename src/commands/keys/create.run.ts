@@ -1,5 +1,5 @@
-import { createKey } from '../../api/apiKeys.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { CliError } from '../../errors.js';
 import { printKey } from '../../output/resources.js';
 import { createKeyRequestSchema } from '../../schema/index.js';
@@ -19,7 +19,7 @@ export async function run(opts: KeysCreateOptions, ctx: CommandContext): Promise
   const body = keyRequestBody(createKeyRequestSchema, { displayName: opts.name, role: opts.role }, 'key');
   checkProfileName(opts.saveAs);
   const workspaceId = workspaceOf(ctx.settings());
-  const key = await createKey(await ctx.api(), workspaceId, body, { signal: ctx.signal });
+  const key = await (await apiClient(ctx, workspaceId)).apiKeys.create(body, { signal: ctx.signal });
   let saveError: unknown;
   if (opts.saveAs && key.secretKey) {
     try {

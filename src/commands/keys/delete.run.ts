@@ -1,5 +1,5 @@
-import { deleteKey } from '../../api/apiKeys.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { printKey } from '../../output/resources.js';
 import { confirmedDelete } from '../confirmed-delete.js';
 import { workspaceOf } from './workspace.js';
@@ -16,7 +16,7 @@ export async function run(opts: KeysDeleteOptions, ctx: CommandContext): Promise
     noun: 'API key',
     question: `Delete API key ${opts.id}? Anything using it stops working at once.`,
     yes: opts.yes,
-    remove: (api) => deleteKey(api, workspaceId, opts.id, { signal: ctx.signal }),
+    remove: async () => (await apiClient(ctx, workspaceId)).apiKeys.delete(opts.id, { signal: ctx.signal }),
     print: (key) => printKey(ctx, ctx.globals, key),
   });
 }

@@ -1,5 +1,5 @@
-import { updateKey } from '../../api/apiKeys.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { printKey } from '../../output/resources.js';
 import { updateKeyRequestSchema } from '../../schema/index.js';
 import { keyRequestBody } from './request-body.js';
@@ -14,5 +14,5 @@ export interface KeysUpdateOptions {
 export async function run(opts: KeysUpdateOptions, ctx: CommandContext): Promise<void> {
   const body = keyRequestBody(updateKeyRequestSchema, { displayName: opts.name, role: opts.role }, 'update');
   const workspaceId = workspaceOf(ctx.settings());
-  await printKey(ctx, ctx.globals, await updateKey(await ctx.api(), workspaceId, opts.id, body, { signal: ctx.signal }));
+  await printKey(ctx, ctx.globals, await (await apiClient(ctx, workspaceId)).apiKeys.update(opts.id, body, { signal: ctx.signal }));
 }

@@ -1,5 +1,5 @@
-import { createWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { printWebhook } from '../../output/resources.js';
@@ -29,7 +29,7 @@ export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Pro
     throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
   }
   if (opts.token === undefined) refuseQuietDiscard(globals.quiet, 'webhook token', 'give your own with --token, or drop -q');
-  const hook = await createWebhook(await ctx.api(), body.data, { signal: ctx.signal });
+  const hook = await (await apiClient(ctx)).webhooks.create(body.data, { signal: ctx.signal });
   await printWebhook(ctx, globals, hook, 'new');
   if (!globals.quiet && hook.token) ctx.io.err.write('This is the only time the token is shown in full: keep it with your receiver to verify deliveries.\n');
 }

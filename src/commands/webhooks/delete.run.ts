@@ -1,5 +1,5 @@
-import { deleteWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { printWebhook } from '../../output/resources.js';
 import { confirmedDelete } from '../confirmed-delete.js';
 
@@ -14,7 +14,7 @@ export async function run(opts: WebhooksDeleteOptions, ctx: CommandContext): Pro
     noun: 'webhook',
     question: `Delete webhook ${opts.id}? Deliveries to it stop.`,
     yes: opts.yes,
-    remove: (api) => deleteWebhook(api, opts.id, { signal: ctx.signal }),
+    remove: async () => (await apiClient(ctx)).webhooks.delete(opts.id, { signal: ctx.signal }),
     print: (hook) => printWebhook(ctx, ctx.globals, hook),
   });
 }

@@ -1,5 +1,5 @@
-import { getWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { printWebhook } from '../../output/resources.js';
 
 export interface WebhooksGetOptions {
@@ -7,5 +7,5 @@ export interface WebhooksGetOptions {
 }
 
 export async function run(opts: WebhooksGetOptions, ctx: CommandContext): Promise<void> {
-  await printWebhook(ctx, ctx.globals, await getWebhook(await ctx.api(), opts.id, { signal: ctx.signal }));
+  await printWebhook(ctx, ctx.globals, await (await apiClient(ctx)).webhooks.get(opts.id, { signal: ctx.signal }));
 }

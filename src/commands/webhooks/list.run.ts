@@ -1,9 +1,9 @@
-import { listWebhookPage } from '../../api/webhooks.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { printWebhooks } from '../../output/resources.js';
 
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
-  const page = await listWebhookPage(await ctx.api(), { signal: ctx.signal });
+  const page = await (await apiClient(ctx)).webhooks.list({ signal: ctx.signal });
   await printWebhooks(ctx, ctx.globals, page.items);
   if (page.hasMore && !ctx.globals.quiet) ctx.io.err.write(`The API says more webhooks exist than the ${page.items.length} listed; it offers no way to fetch them.\n`);
 }

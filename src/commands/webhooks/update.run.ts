@@ -1,5 +1,5 @@
-import { updateWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../../client.js';
+import { apiClient } from '../api-client.js';
 import { parseEvents } from '../../input/events.js';
 import { printWebhook } from '../../output/resources.js';
 
@@ -10,5 +10,5 @@ export interface WebhooksUpdateOptions {
 
 export async function run(opts: WebhooksUpdateOptions, ctx: CommandContext): Promise<void> {
   const events = parseEvents(opts.event);
-  await printWebhook(ctx, ctx.globals, await updateWebhook(await ctx.api(), opts.id, { events }, { signal: ctx.signal }));
+  await printWebhook(ctx, ctx.globals, await (await apiClient(ctx)).webhooks.update(opts.id, { events }, { signal: ctx.signal }));
 }
