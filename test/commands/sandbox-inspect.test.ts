@@ -2,27 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import type { Context } from '../../src/context.js';
 import { buildProgram } from '../../src/program.js';
+import { fakeContext } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 
 /** Runs `mailroom sandbox …` in-process against the test sandbox; what it printed, or what it threw. */
 async function mailroom(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}) {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const ctx: Context = {
-    io: { out, err, in: Readable.from([]), isStdoutTTY: opts.tty ?? false, isStderrTTY: false, isStdinTTY: false, color: false },
-    env: { MAILROOM_BASE_URL: sb.baseUrl, ...opts.env },
-    cwd: process.cwd(),
-    signal: new AbortController().signal,
-  };
+  const { ctx, stdout, stderr } = fakeContext({ tty: { stdout: opts.tty ?? false }, env: { MAILROOM_BASE_URL: sb.baseUrl, ...opts.env } });
   const args = ['sandbox', ...argv];
   let error: (Error & { kind?: string; exitCode?: number }) | undefined;
   try {
@@ -30,7 +18,8 @@ async function mailroom(argv: string[], opts: { tty?: boolean; env?: Record<stri
   } catch (e) {
     error = e as Error;
   }
-  return { stdout, stderr, error };
+  await new Promise((resolve) => setImmediate(resolve));
+  return { stdout: stdout(), stderr: stderr(), error };
 }
 
 const raw = (over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: 'ada@customer.test', subject: 'Hello', html: '<p>Hi <b>Ada</b></p>', ...over });

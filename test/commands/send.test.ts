@@ -1,28 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
-import { PassThrough, Readable } from 'node:stream';
-import type { Context } from '../../src/context.js';
 import { register } from '../../src/commands/send.js';
+import { fakeContext } from '../helpers/context.js';
 
 /** Parses a `send` command line with a fake context; returns what it wrote. No HTTP: --dry-run only. */
 async function send(argv: string[], stdin = '') {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const ctx: Context = {
-    io: { out, err, in: Readable.from([Buffer.from(stdin)]), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: false, color: false },
-    env: {},
-    cwd: process.cwd(),
-    signal: new AbortController().signal,
-  };
+  const { ctx, stdout, stderr } = fakeContext({ input: stdin });
   const program = new Command('mailroom').exitOverride().option('--json').option('-q, --quiet');
   register(program, ctx);
   program.commands.forEach((c) => c.exitOverride());
   await program.parseAsync(['node', 'mailroom', 'send', ...argv, '--dry-run']);
-  return { stdout, stderr };
+  await new Promise((resolve) => setImmediate(resolve));
+  return { stdout: stdout(), stderr: stderr() };
 }
 
 describe('send: argv to request body (--dry-run, fake context)', () => {

@@ -1,40 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough, Readable } from 'node:stream';
-import type { Context } from '../../src/context.js';
+import type { PassThrough } from 'node:stream';
 import { buildProgram } from '../../src/program.js';
+import { fakeContext } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 
 /** Starts `mailroom webhooks listen …` in-process; `stop()` is its Ctrl-C. */
 function listen(args: string[], env: Record<string, string> = {}) {
-  const out = new PassThrough();
-  const err = new PassThrough();
+  const abort = new AbortController();
+  const { ctx, stderr } = fakeContext({ env: { MAILROOM_BASE_URL: sb.baseUrl, MAILROOM_API_KEY: sb.apiKey, ...env }, signal: abort.signal });
   const lines: string[] = [];
-  let stderr = '';
   let partial = '';
-  out.on('data', (d: Buffer) => {
+  (ctx.io.out as PassThrough).on('data', (d: Buffer) => {
     partial += d.toString();
     const parts = partial.split('\n');
     partial = parts.pop()!;
     lines.push(...parts);
   });
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const abort = new AbortController();
-  const ctx: Context = {
-    io: { out, err, in: Readable.from([]), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: false, color: false },
-    env: { MAILROOM_BASE_URL: sb.baseUrl, MAILROOM_API_KEY: sb.apiKey, ...env },
-    cwd: process.cwd(),
-    signal: abort.signal,
-  };
   const argv = ['webhooks', 'listen', '--port', '0', '--json', ...args];
   const done = buildProgram(ctx, argv).parseAsync(['node', 'mailroom', ...argv]).then(
     () => undefined,
     (e: Error) => e,
   );
-  return { lines, stderr: () => stderr, done, stop: () => abort.abort() };
+  return { lines, stderr, done, stop: () => abort.abort() };
 }
 
 beforeAll(async () => {
