@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Context } from '../../src/context.js';
-import { diagnose, runDoctor, runWhoami } from '../../src/commands/doctor.js';
+import { commandContext, type CommandContext } from '../../src/client.js';
+import type { Context, Globals } from '../../src/context.js';
+import { diagnose as diagnoseIn } from '../../src/commands/diagnose.js';
+import { runDoctor as doctorIn } from '../../src/commands/doctor.run.js';
+import { runWhoami as whoamiIn } from '../../src/commands/whoami.run.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -34,6 +37,19 @@ function context(env: Record<string, string>): { ctx: Context; out: () => string
   };
   return { ctx, out: () => out };
 }
+
+/** The command context run() would give the command, its transport closed afterwards as run() does. */
+async function inCommandContext<T>(ctx: Context, globals: Globals, fn: (c: CommandContext) => Promise<T>): Promise<T> {
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    return await fn(commandContext({ ...ctx, cleanups }, globals));
+  } finally {
+    await Promise.all(cleanups.map((close) => close()));
+  }
+}
+const runDoctor = (ctx: Context, globals: Globals) => inCommandContext(ctx, globals, doctorIn);
+const runWhoami = (ctx: Context, globals: Globals) => inCommandContext(ctx, globals, whoamiIn);
+const diagnose = (ctx: Context, globals: Globals) => inCommandContext(ctx, globals, (c) => diagnoseIn(c));
 
 const sandboxEnv = () => ({ MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl, MAILROOM_WORKSPACE: sandbox.workspaceId });
 

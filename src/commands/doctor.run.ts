@@ -1,0 +1,30 @@
+import type { CommandContext } from '../client.js';
+import { QuietExit } from '../errors.js';
+import { outputMode, palette, printJson } from '../output/index.js';
+import { oneLine } from '../output/one-line.js';
+import { diagnose } from './diagnose.js';
+
+/** Exits with the code of the first needed check that failed; what failed is already printed. */
+export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
+  const code = await runDoctor(ctx);
+  if (code !== 0) throw new QuietExit(code);
+}
+
+export async function runDoctor(ctx: CommandContext): Promise<number> {
+  const { globals } = ctx;
+  const d = await diagnose(ctx);
+  if (globals.quiet) return d.exitCode;
+  const mode = outputMode(ctx, globals);
+  if (mode.format === 'json') {
+    printJson(ctx, { ok: d.exitCode === 0, checks: d.checks.map(({ exitCode: _code, ...c }) => c) });
+    return d.exitCode;
+  }
+  const c = await palette(mode.color);
+  const paint = { ok: c.green, warn: c.yellow, fail: c.red };
+  const width = Math.max(...d.checks.map((k) => k.name.length));
+  for (const check of d.checks) {
+    ctx.io.out.write(`${paint[check.status](check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${oneLine(check.detail)}\n`);
+    if (check.fix && check.status !== 'ok') ctx.io.out.write(`      fix: ${oneLine(check.fix)}\n`);
+  }
+  return d.exitCode;
+}

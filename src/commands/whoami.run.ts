@@ -1,0 +1,43 @@
+import type { CommandContext } from '../client.js';
+import { describeSource } from '../config/settings.js';
+import { QuietExit } from '../errors.js';
+import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
+import { oneLine } from '../output/one-line.js';
+import { diagnose } from './diagnose.js';
+
+/** Exits 3 without a valid key, 6 when the API is unreachable; what failed is already printed. */
+export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
+  const code = await runWhoami(ctx);
+  if (code !== 0) throw new QuietExit(code);
+}
+
+/** `whoami`: doctor's short form, the identity the API sees and where its parts came from. */
+export async function runWhoami(ctx: CommandContext): Promise<number> {
+  const { globals } = ctx;
+  const d = await diagnose(ctx, { identityOnly: true });
+  if (globals.quiet) return d.exitCode;
+  const s = d.settings;
+  const key = s?.apiKey;
+  const view = {
+    ...(d.identity ?? {}),
+    ...(key ? { key: mask(key.value), keySource: key.source, keyOrigin: key.origin } : {}),
+    baseUrl: s?.baseUrl.value,
+    workspace: s?.workspace?.value,
+  };
+  if (outputMode(ctx, globals).format === 'json') printJson(ctx, view);
+  else {
+    await printKeyValues(ctx, [
+      ['name', d.identity?.displayName],
+      ['role', d.identity?.role],
+      ['status', d.identity?.status],
+      ['key', key ? mask(key.value) : undefined],
+      ['key from', key ? describeSource(key) : undefined],
+      ['api', s?.baseUrl.value],
+      ['workspace', s?.workspace?.value],
+    ]);
+  }
+  for (const check of d.checks.filter((k) => k.status === 'fail')) {
+    ctx.io.err.write(`mailroom: ${check.name}: ${oneLine(check.detail)}\n${check.fix ? `  ${oneLine(check.fix)}\n` : ''}`);
+  }
+  return d.exitCode;
+}
