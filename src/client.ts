@@ -42,9 +42,9 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
     settings: () => (settings ??= resolveSettings(ctx, globals)),
     api(as) {
       const current = self.settings();
+      if (as) return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin } });
       // A profile named on purpose that is not stored is a typo: no request with credentials nobody chose.
       requireNamedProfile(current);
-      if (as) return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin } });
       return (transport ??= open(current));
     },
   };

@@ -1,6 +1,8 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { choiceParser } from '../input/choice.js';
+import type { CompletionOptions } from './completion.run.js';
+import { verb } from './verb.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -23,27 +25,11 @@ Examples:
 Completes commands, options (with descriptions in zsh and fish), files where a file is expected,
 option and operand values, and the stored profile names after --profile.`,
     )
-    .action(async (shell: (typeof SHELLS)[number], _opts: unknown, cmd: Command) => {
-      let root = cmd;
-      while (root.parent) root = root.parent;
-      ctx.io.out.write(await completionScript(shell, root));
-    });
-}
-
-/** The script for `shell`, generated from the program's own command tree. */
-export async function completionScript(shell: (typeof SHELLS)[number], root: Command): Promise<string> {
-  const [{ completionTree }, { EVENTS }, { KEY_ROLES }, { HELP_TOPICS }] = await Promise.all([
-    import('../completion/tree.js'),
-    import('../schema/events.js'),
-    import('../schema/api-key.js'),
-    import('../help-topics.js'),
-  ]);
-  const tree = completionTree(root, {
-    events: Object.entries(EVENTS).map(([name, description]) => ({ name, description })),
-    roles: KEY_ROLES.map((name) => ({ name })),
-    helpTopics: Object.keys(HELP_TOPICS),
-  });
-  if (shell === 'bash') return (await import('../completion/bash.js')).bashScript(tree);
-  if (shell === 'zsh') return (await import('../completion/zsh.js')).zshScript(tree);
-  return (await import('../completion/fish.js')).fishScript(tree);
+    .action(
+      verb(ctx, () => import('./completion.run.js'), (_flags: unknown, [shell], cmd): CompletionOptions => {
+        let root = cmd;
+        while (root.parent) root = root.parent;
+        return { shell: shell as CompletionOptions['shell'], root };
+      }),
+    );
 }

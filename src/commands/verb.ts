@@ -9,17 +9,17 @@ export interface VerbModule<O> {
 
 /**
  * The action of every verb (docs/architecture.md, "The verb shape"): builds the verb's options
- * from argv in one place (`options` gets Commander's flags and the positional operands), loads the
+ * from argv in one place (`options` gets Commander's flags, the positional operands and the command), loads the
  * verb's run module, and calls `run(opts, ctx)` with the command context (src/client.ts), built
  * here from the parsed global options so that its type guarantees `globals`, `settings()`,
  * `api()` and `prompter` to every run.
  */
-export function verb<O, F = O>(ctx: Context, load: () => Promise<VerbModule<O>>, options: (flags: F, operands: string[]) => O = (flags) => flags as unknown as O) {
+export function verb<O, F = O>(ctx: Context, load: () => Promise<VerbModule<O>>, options: (flags: F, operands: string[], cmd: Command) => O = (flags) => flags as unknown as O) {
   return async (...args: unknown[]): Promise<void> => {
     const cmd = args.at(-1) as Command;
     const flags = args.at(-2) as F;
     const operands = args.slice(0, -2).flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? (a as string[]) : [a as string]));
-    const opts = options(flags, operands);
+    const opts = options(flags, operands, cmd);
     const [{ run }, { commandContext }] = await Promise.all([load(), import('../client.js')]);
     await run(opts, commandContext(ctx, cmd.optsWithGlobals<Globals>()));
   };

@@ -1,0 +1,131 @@
+import type { CommandContext } from '../client.js';
+import { configFile } from '../config/paths.js';
+import { describeSource, type Setting } from '../config/settings.js';
+import { openStore, PROFILE_NAME } from '../config/store.js';
+import { normalizeBaseUrl } from '../config/url.js';
+import type { Globals } from '../context.js';
+import { usageError } from '../errors.js';
+import { didYouMean, matchChoice } from '../input/choice.js';
+import { readSource } from '../input/sources.js';
+import { stdinFor } from '../input/stdin.js';
+import * as output from '../output/index.js';
+import { hasPrefix } from '../schema/ids.js';
+import { mask } from '../secrets.js';
+import { ALL_KEYS, STORED_KEYS, type Key, type StoredKey } from './config-keys.js';
+
+export type ConfigOptions = { verb: 'list' } | { verb: 'get'; key: string } | { verb: 'set'; key: string; value: string } | { verb: 'unset'; key: string } | { verb: 'path' };
+
+export interface ConfigEntry {
+  key: Key;
+  value: string | number | null;
+  source: Setting<unknown>['source'] | null;
+  origin: string | null;
+}
+
+export async function run(opts: ConfigOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  if (opts.verb === 'list') return list(ctx, globals);
+  if (opts.verb === 'get') return get(ctx, globals, opts.key);
+  if (opts.verb === 'set') return set(ctx, opts.key, opts.value);
+  if (opts.verb === 'unset') return unset(ctx, opts.key);
+  return path(ctx, globals);
+}
+
+function asKey<K extends string>(key: string, allowed: readonly K[]): K {
+  // Any case, and the camelCase of the JSON store (apiKey, maxRetries) too.
+  const k = key.trim().replace(/([a-z])([A-Z])/g, '$1-$2');
+  const found = matchChoice(k, allowed);
+  if (found === undefined) throw usageError(`unknown config key "${key}"${didYouMean(k, allowed)}: expected one of ${allowed.join(', ')}`);
+  return found;
+}
+
+function entries(ctx: CommandContext): ConfigEntry[] {
+  const s = ctx.settings();
+  const settingOf: Record<Key, Setting<string | number> | undefined> = {
+    profile: s.profile,
+    'api-key': s.apiKey && { ...s.apiKey, value: mask(s.apiKey.value) },
+    'base-url': s.baseUrl,
+    workspace: s.workspace,
+    timeout: s.timeoutMs,
+    'max-retries': s.maxRetries,
+  };
+  return ALL_KEYS.map((key) => {
+    const v = settingOf[key];
+    return { key, value: v?.value ?? null, source: v?.source ?? null, origin: v?.origin ?? null };
+  });
+}
+
+async function list(ctx: CommandContext, globals: Globals): Promise<void> {
+  const rows = entries(ctx);
+  const mode = output.outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') return output.printJson(ctx, rows);
+  await output.printTable(ctx, rows, [
+    { header: 'KEY', value: (r) => r.key },
+    { header: 'VALUE', value: (r) => r.value ?? '(not set)', kind: 'text' },
+    { header: 'SOURCE', value: (r) => (r.source && r.origin ? describeSource({ source: r.source, origin: r.origin }) : '') },
+  ]);
+}
+
+async function get(ctx: CommandContext, globals: Globals, name: string): Promise<void> {
+  const key = asKey(name, ALL_KEYS);
+  const rows = entries(ctx);
+  const entry = rows.find((r) => r.key === key) as ConfigEntry;
+  // Plain when piped too, like `git config` and `gh config get`: `$(mailroom config get workspace)`.
+  if (globals.quiet) return;
+  if (globals.json) return output.printJson(ctx, entry);
+  if (entry.value === null) ctx.io.err.write(`${key} is not set\n`);
+  else ctx.io.out.write(`${entry.value}\n`);
+}
+
+async function set(ctx: CommandContext, name: string, raw: string): Promise<void> {
+  const key = asKey<StoredKey>(name, STORED_KEYS);
+  const value = await validated(ctx, key, raw);
+  await write(ctx, key, value);
+}
+
+async function unset(ctx: CommandContext, name: string): Promise<void> {
+  await write(ctx, asKey<StoredKey>(name, STORED_KEYS), undefined);
+}
+
+const FIELD = { 'api-key': 'apiKey', 'base-url': 'baseUrl', workspace: 'workspace' } as const;
+
+async function write(ctx: CommandContext, key: StoredKey, value: string | undefined): Promise<void> {
+  const { globals } = ctx;
+  const settings = ctx.settings();
+  const profile = settings.profile.value;
+  if (!PROFILE_NAME.test(profile)) throw usageError(`profile name "${profile}" may use letters, digits, "-" and "_" only`);
+  const store = await openStore(ctx.env);
+  const had = store.read().profiles[profile]?.[FIELD[key]] !== undefined;
+  store.updateProfile(profile, { [FIELD[key]]: value });
+  if (!globals.quiet && ctx.io.isStdoutTTY) {
+    ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);
+  }
+  // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
+  const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace } as const)[key];
+  if (value !== undefined && shadow && (shadow.source === 'env' || shadow.source === 'flag')) {
+    ctx.io.err.write(`note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
+  }
+}
+
+async function validated(ctx: CommandContext, key: StoredKey, raw: string): Promise<string> {
+  if (key === 'base-url') {
+    return normalizeBaseUrl(raw, 'base-url');
+  }
+  if (key === 'workspace') {
+    if (!hasPrefix('workspace', raw)) throw usageError(`workspace: "${raw}" is not a workspace id (expected wrk_...)`);
+    return raw;
+  }
+  let secret = raw;
+  if (raw === '-') {
+    secret = (await readSource('-', 'api-key', ctx.cwd, stdinFor(ctx, 'the API key'))).trim();
+  }
+  if (!secret || /\s/.test(secret)) throw usageError('api-key: expected one key without spaces');
+  return secret;
+}
+
+async function path(ctx: CommandContext, globals: Globals): Promise<void> {
+  const file = configFile(ctx.env);
+  if (globals.json) ctx.io.out.write(`${JSON.stringify({ path: file })}\n`);
+  else ctx.io.out.write(`${file}\n`);
+}

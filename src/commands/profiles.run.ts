@@ -1,0 +1,42 @@
+import type { CommandContext } from '../client.js';
+import { readStoredConfig } from '../config/file.js';
+import * as output from '../output/index.js';
+
+export interface ProfileView {
+  name: string;
+  active: boolean;
+  apiKey?: string;
+  baseUrl?: string;
+  workspace?: string;
+}
+
+export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const settings = ctx.settings();
+  const active = settings.profile.value;
+  const rows: ProfileView[] = Object.entries(readStoredConfig(settings.configFile).profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, p]) => ({
+      name,
+      active: name === active,
+      ...(p.apiKey ? { apiKey: output.mask(p.apiKey) } : {}),
+      ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+      ...(p.workspace ? { workspace: p.workspace } : {}),
+    }));
+  const mode = output.outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') return output.printJson(ctx, rows);
+  await output.printTable(
+    ctx,
+    rows,
+    [
+      { header: '', value: (r) => (r.active ? '*' : ' ') },
+      { header: 'PROFILE', value: (r) => r.name },
+      { header: 'KEY', value: (r) => r.apiKey },
+      { header: 'API', value: (r) => r.baseUrl ?? '(default)', kind: 'text' },
+      { header: 'WORKSPACE', value: (r) => r.workspace },
+    ],
+    'no stored profiles: run `mailroom login` to create one',
+  );
+  if (rows.length > 0 && !rows.some((r) => r.active)) ctx.io.err.write(`note: the active profile "${active}" is not stored yet\n`);
+}
