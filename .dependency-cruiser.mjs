@@ -6,15 +6,15 @@
  *     → library (src/library: the typed client the package exports)
  *     → features (src/batch, src/webhook, src/api, src/sandbox)
  *       → transport (src/transport, src/client.ts)
- *         → config | output | input
+ *         → config | output | input | render
  *           → schema | count | errors | files | context | secrets | version
  */
 const COMMANDS = '^src/(commands/|completion/|program\\.ts|run\\.ts|main\\.ts|complete\\.ts|help-[^/]+\\.ts|report\\.ts)';
 const FEATURES = '^src/(batch|webhook|api|sandbox)/';
 const TRANSPORT = '^src/(transport/|client\\.ts)';
-const MIDDLE = '^src/(config|output|input)/';
+const MIDDLE = '^src/(config|output|input|render)/';
 const LIBRARY = '^src/library/';
-const BASE = '^src/(schema/|count\\.ts|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|types\\.ts|version\\.ts)';
+const BASE = '^src/(schema/|count\\.ts|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|types\\.ts|version\\.ts|until-stopped\\.ts)';
 
 const below = (name, from, to) => ({ name, severity: 'error', comment: `${name}: imports go down the layers only`, from: { path: from }, to: { path: to } });
 

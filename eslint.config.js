@@ -32,7 +32,7 @@ export default tseslint.config(
     // and stderr do. The config store and the sandbox's state hold keys by design; the React
     // compile step writes a temporary module.
     files: ['src/**/*.ts'],
-    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/input/react.ts'],
+    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/render/react-email.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -11,7 +11,7 @@ import * as send from './send.js';
 import * as batch from './batch.js';
 import * as keys from './keys/index.js';
 import * as webhooks from './webhooks/index.js';
-import * as sandbox from './sandbox.js';
+import * as sandbox from './sandbox/index.js';
 import * as api from './api.js';
 import * as completion from './completion.js';
 

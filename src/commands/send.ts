@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import type { Context, Globals } from '../context.js';
-import type { SendFlags } from '../input/flags.js';
+import type { Context } from '../context.js';
+import type { SendFlags } from '../input/send-flags.js';
 import { repeatable } from './repeatable.js';
-import { isCliError } from '../errors.js';
-import type { RetryInfo } from '../transport/index.js';
-import { oneLine } from '../output/one-line.js';
+import { verb } from './verb.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent
@@ -49,103 +47,5 @@ Examples:
 Every send carries an idempotency key, so a retried request never sends twice.
 Prints the email (id, status, ...) on a terminal, the API's email object as JSON when piped or with --json.`,
     )
-    .action(async (flags: SendFlags, cmd: Command) => {
-      await run(flags, cmd.optsWithGlobals<Globals>(), ctx, cmd);
-    });
-}
-
-/** Validates everything locally (nothing is sent on bad input), then sends once with an idempotency key. */
-export async function run(flags: SendFlags, globals: Globals, ctx: Context, cmd: Command): Promise<void> {
-  const { checkFlagConflicts, loadSources, buildEmailPayload, validateEmail } = await import('../input/flags.js');
-  checkFlagConflicts(flags);
-  let rendered: { html: string; text: string } | undefined;
-  if (flags.react !== undefined) {
-    const { parseJsonObject } = await import('../input/sources.js');
-    const props = flags.props === undefined ? {} : parseJsonObject(flags.props, '--props');
-    const { renderReactEmail } = await import('../input/react.js');
-    rendered = await renderReactEmail(flags.react, props, ctx.cwd);
-  }
-  const { stdinFor } = await import('../input/stdin.js');
-  const loaded = await loadSources(flags, ctx.cwd, (what) => stdinFor(ctx, what));
-  const now = new Date();
-  const body = buildEmailPayload(flags, loaded, { now, renderedHtml: rendered?.html });
-  // The rendered plain text rides along unless the user gave their own.
-  if (rendered && body.text === undefined) body.text = rendered.text;
-  const email = validateEmail(body, now);
-
-  if (flags.dryRun) {
-    if (!globals.quiet) (await import('../output/index.js')).printJson(ctx, email);
-    return;
-  }
-  const { connect } = await import('../client.js');
-  const { transport, settings } = await connect(ctx, globals);
-  const key = email.idempotencyKey as string;
-  try {
-    const [{ clientOver }, { IdempotencyConflictError }, { failedBeforeSending }] = await Promise.all([
-      import('../library/mailroom.js'),
-      import('../api/errors.js'),
-      import('../transport/errors.js'),
-    ]);
-    // The library's send (one implementation): the key above, the one retry policy, the same-email check.
-    const client = clientOver(transport, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value ?? '', workspaceId: undefined, maxRetries: settings.maxRetries.value, env: ctx.env });
-    // Whether an attempt before the last one may have reached the API (its answer was a 5xx or lost).
-    let reachedApi = false;
-    const onRetry = (info: RetryInfo) => {
-      reachedApi ||= info.status !== undefined ? info.status >= 500 : !failedBeforeSending(info.code);
-    };
-    const { email: result } = await client.emails.send(email, { signal: ctx.signal, onRetry }).catch(async (err: unknown) => {
-      if (err instanceof IdempotencyConflictError) {
-        err.hints.splice(0, err.hints.length, 'send this email with a new key (or without --idempotency-key: each send gets its own)');
-        throw err;
-      }
-      const why = await mayHaveBeenSent(err, reachedApi);
-      if (why !== undefined && isCliError(err)) {
-        const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
-        const set: Record<string, string> = { '--idempotency-key': key };
-        if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;
-        const { rerunCommand } = await import('./command-line.js');
-        err.hints.push(`${why}: to retry without sending it twice, run${stdin}:`, `  ${rerunCommand(cmd, set)}`);
-      }
-      throw err;
-    });
-    const out = await import('../output/index.js');
-    const mode = out.outputMode(ctx, globals);
-    if (mode.quiet) return;
-    if (mode.format === 'json') {
-      // The key rides next to the API's answer: with it, a script can retry this exact send safely.
-      out.printJson(ctx, { ...result, idempotencyKey: key });
-      if (result.warning) ctx.io.err.write(`warning: ${oneLine(result.warning)}\n`);
-    } else {
-      await out.printKeyValues(ctx, [
-        ['id', result.id ?? result.messageId],
-        ['status', result.status],
-        ['to', result.to],
-        ['type', result.type],
-        ['from', result.from],
-        ['subject', result.subject],
-        ['template', result.template],
-        ['group', result.groupBy],
-        ['send at', email.sendAt, 'date'],
-        ['idempotency key', key],
-        ['warning', result.warning],
-      ]);
-    }
-  } finally {
-    await transport.close();
-  }
-}
-
-/**
- * When a send failed after its request may have reached the API, the words for it; undefined when
- * it surely did not (refused connection, a 4xx verdict on every attempt).
- */
-async function mayHaveBeenSent(err: unknown, reachedBefore: boolean): Promise<string | undefined> {
-  const [{ UnexpectedResponseError }, errors] = await Promise.all([import('../api/request.js'), import('../transport/errors.js')]);
-  if (err instanceof UnexpectedResponseError) return `the API answered ${err.status}, so the email was most likely accepted`;
-  const reached =
-    err instanceof errors.TimeoutError ||
-    err instanceof errors.AbortedError ||
-    (err instanceof errors.ApiError && err.status >= 500) ||
-    (err instanceof errors.ConnectionError && !errors.failedBeforeSending(err.code));
-  return reached || reachedBefore ? 'the email may have been sent' : undefined;
+    .action(verb(ctx, () => import('./send.run.js'), (flags: SendFlags, _operands, cmd) => ({ flags, command: cmd })));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isCliError } from '../errors.js';
-import { renderReactElement, renderReactEmail } from '../input/react.js';
+import { renderReactElement, renderReactEmail } from '../render/react-email.js';
 import { canonicalSendAt, checkSchedule } from '../input/time.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
 import { describeIssues, parseEmailRequest, type EmailRequest } from '../schema/index.js';

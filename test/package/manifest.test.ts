@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REACT_PEERS } from '../../src/input/react.js';
+import { REACT_PEERS } from '../../src/render/react-email.js';
 import { ROOT } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;

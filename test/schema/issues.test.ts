@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { describeIssues } from '../../src/schema/issues.js';
-import { validateEmail } from '../../src/input/flags.js';
+import { validateEmail } from '../../src/input/send-flags.js';
 
 const schema = z.strictObject({
   a: z.string().min(1),

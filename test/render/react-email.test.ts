@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { renderReactEmail } from '../../src/input/react.js';
+import { renderReactEmail } from '../../src/render/react-email.js';
 import { isCliError } from '../../src/errors.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'react');

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Context, Globals } from '../../context.js';
-import { CliError, usageError } from '../../errors.js';
-import type { EventName } from '../../schema/index.js';
-import { oneLine } from '../../output/one-line.js';
+import { sandboxCall } from '../api/sandbox-admin.js';
+import { createWebhook, deleteWebhook } from '../api/webhooks.js';
+import type { CommandContext } from '../client.js';
+import { CliError, usageError } from '../errors.js';
+import { oneLine } from '../output/one-line.js';
+import { EVENT_NAMES, type EventName } from '../schema/events.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -16,12 +18,11 @@ export interface Registration {
  * create and throw away) and returns the signing token the webhook will be created with: known
  * before the listener starts, so it verifies the very first delivery.
  */
-export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, globals: Globals, ctx: Context): Promise<string> {
+export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, ctx: CommandContext): Promise<string> {
   if (flags.token !== undefined || flags.tokenFile !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token, --token-file and --webhook');
-  const [{ resolveSettings }, { sandboxCall }] = await Promise.all([import('../../config/settings.js'), import('../sandbox-inspect.js')]);
-  const root = resolveSettings(ctx, globals).baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const root = ctx.settings().baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
   try {
-    await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', globals, ctx);
+    await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', ctx);
   } catch (err) {
     if (err instanceof CliError && err.kind === 'rejected') {
       throw usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);
@@ -32,16 +33,12 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
 }
 
 /** Creates the webhook: `url` (the listener), `token`, the given events or all of them. */
-export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, globals: Globals, ctx: Context): Promise<Registration> {
-  const [{ connect }, api, { EVENT_NAMES }] = await Promise.all([import('../../client.js'), import('../../api/webhooks.js'), import('../../schema/index.js')]);
-  const { transport } = await connect(ctx, globals);
-  const hook = await api.createWebhook(transport, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal }).catch(async (err: unknown) => {
-    await transport.close();
-    throw err;
-  });
+export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, ctx: CommandContext): Promise<Registration> {
+  const { globals } = ctx;
+  const api = await ctx.api();
+  const hook = await createWebhook(api, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal });
   if (hook.token !== token) {
-    await api.deleteWebhook(transport, hook.id).catch(() => undefined);
-    await transport.close();
+    await deleteWebhook(api, hook.id).catch(() => undefined);
     throw new CliError('unexpected', `the sandbox did not keep the signing token given for webhook ${hook.id}; pass --webhook ${hook.id} instead`);
   }
   return {
@@ -49,12 +46,10 @@ export async function registerWebhook(url: string, token: string, events: readon
     async remove() {
       try {
         // Not ctx.signal: it is already aborted by the Ctrl-C that stops the listener.
-        await api.deleteWebhook(transport, hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
+        await deleteWebhook(api, hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
         if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
       } catch (err) {
         ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);
-      } finally {
-        await transport.close();
       }
     },
   };

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildEmailPayload, checkFlagConflicts, loadSources, pairs, validateEmail, type SendFlags } from '../../src/input/flags.js';
+import { buildEmailPayload, checkFlagConflicts, loadSources, pairs, validateEmail, type SendFlags } from '../../src/input/send-flags.js';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const key = () => 'key-1';

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 
 /** What stopped a serving command: Ctrl-C (exit 130), SIGTERM (a supervisor: exit 0), or stdout's reader leaving. */
 export type StopReason = 'interrupted' | 'terminated' | 'output closed';

@@ -1,0 +1,61 @@
+import undici from 'undici';
+import type { Context, Globals } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { SANDBOX_DEFAULT_URL } from '../config/sandbox-default.js';
+
+// undici is CommonJS: its bundled chunk exposes only a default export.
+const { request } = undici;
+
+/** What a call to a sandbox needs from the command context. */
+type Caller = Pick<Context, 'env' | 'signal'> & { globals: Globals };
+
+/** A running sandbox's root URL: --base-url, else MAILROOM_BASE_URL, else the default; a trailing /v1 is dropped. */
+export function sandboxRoot(ctx: Caller): string {
+  const base = (ctx.globals.baseUrl ?? ctx.env.MAILROOM_BASE_URL ?? SANDBOX_DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
+  try {
+    new URL(base);
+  } catch {
+    throw usageError(`invalid base URL ${base}`);
+  }
+  return base;
+}
+
+/**
+ * One call to a sandbox's inspection or control endpoints: nobody there or a 5xx exits 6, a refusal
+ * (403: not addressed as localhost) 3, not a sandbox (no such route) 4; another 404 is answered.
+ */
+export async function sandboxCall(
+  root: string,
+  method: 'GET' | 'POST',
+  path: string,
+  ctx: Caller,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  let res;
+  try {
+    res = await request(`${root}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.globals.timeout ?? 10_000)]),
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? (err as Error).name;
+    throw new CliError('network', `cannot reach a sandbox at ${root}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
+  }
+  const text = await res.body.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (res.statusCode === 200 && parsed !== undefined) return { status: 200, body: parsed };
+  const message = (parsed as { message?: unknown } | undefined)?.message;
+  const detail = typeof message === 'string' ? `: ${message}` : '';
+  if (res.statusCode === 404 && /^No route /.test(typeof message === 'string' ? message : 'No route')) {
+    throw new CliError('rejected', `${root} is not a mailroom sandbox (no ${path.split('?')[0]})`);
+  }
+  if (res.statusCode === 404) return { status: 404, body: parsed };
+  const kind = res.statusCode === 401 || res.statusCode === 403 ? 'auth' : res.statusCode >= 500 ? 'network' : 'rejected';
+  throw new CliError(kind, `the sandbox answered ${res.statusCode}${detail}`);
+}

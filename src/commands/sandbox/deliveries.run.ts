@@ -1,0 +1,43 @@
+import type { CommandContext } from '../../client.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { outputMode, printJson, printTable } from '../../output/index.js';
+
+interface DeliveryRow {
+  id?: string;
+  event: string;
+  url: string;
+  attempt: number;
+  statusCode?: number;
+  error?: string;
+  nextRetryAt?: string;
+  createdAt: string;
+}
+
+export interface SandboxDeliveriesOptions {
+  last?: number;
+}
+
+export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const root = sandboxRoot(ctx);
+  const { body } = await sandboxCall(root, 'GET', '/_sandbox/deliveries', ctx);
+  const all = (body as { items: DeliveryRow[] }).items;
+  const items = flags.last === undefined ? all : all.slice(-flags.last);
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') return printJson(ctx, items);
+  await printTable(
+    ctx,
+    items,
+    [
+      { header: 'WHEN', value: (d) => d.createdAt, kind: 'date' },
+      { header: 'EVENT', value: (d) => d.event },
+      { header: 'URL', value: (d) => d.url, kind: 'text' },
+      { header: 'ATTEMPT', value: (d) => d.attempt },
+      { header: 'RESULT', value: (d) => (d.error === undefined ? d.statusCode : `${d.error}`), kind: 'text' },
+      { header: 'NEXT RETRY', value: (d) => d.nextRetryAt, kind: 'date' },
+    ],
+    'no deliveries',
+  );
+  if (items.length < all.length) ctx.io.err.write(`Showing the newest ${items.length} of ${all.length}.\n`);
+}

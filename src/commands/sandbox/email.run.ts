@@ -1,0 +1,55 @@
+import type { CommandContext } from '../../client.js';
+import { terminalText } from '../../output/one-line.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { CliError, usageError } from '../../errors.js';
+import { outputMode, printJson, printKeyValues } from '../../output/index.js';
+
+interface EmailRow {
+  id: string;
+  status: string;
+  type: string;
+  to: string;
+  from?: string;
+  subject?: string;
+  template?: string;
+  createdAt: string;
+  html: string;
+  text: string;
+}
+
+export interface SandboxEmailOptions {
+  id: string;
+  html?: boolean;
+  text?: boolean;
+}
+
+export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const { id } = flags;
+  const picked = [flags.html && '--html', flags.text && '--text', globals.json && '--json'].filter(Boolean);
+  if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
+  const root = sandboxRoot(ctx);
+  const res = await sandboxCall(root, 'GET', `/_sandbox/emails/${encodeURIComponent(id)}`, ctx);
+  if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
+  const email = (res.body as { email: EmailRow & Record<string, unknown> }).email;
+  if (globals.quiet) return;
+  if (flags.html || flags.text) {
+    const body = flags.html ? email.html : email.text;
+    ctx.io.out.write(body.endsWith('\n') ? body : `${body}\n`);
+    return;
+  }
+  if (outputMode(ctx, globals).format === 'json') return printJson(ctx, email);
+  await printKeyValues(ctx, [
+    ['id', email.id],
+    ['status', email.status],
+    ['from', email.from],
+    ['to', email.to],
+    ['subject', email.subject],
+    ['template', email.template],
+    ['created', email.createdAt],
+    ['send at', email.sendAt],
+    ['inbox', `${root}/inbox/${encodeURIComponent(email.id)}`],
+  ]);
+  const text = terminalText(email.text);
+  ctx.io.out.write(`\n${text.endsWith('\n') ? text : `${text}\n`}`);
+}

@@ -1,0 +1,52 @@
+import type { CommandContext } from '../../client.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { outputMode, printJson, printTable } from '../../output/index.js';
+
+interface EmailRow {
+  id: string;
+  status: string;
+  type: string;
+  to: string;
+  from?: string;
+  subject?: string;
+  template?: string;
+  createdAt: string;
+  html: string;
+  text: string;
+}
+
+export interface SandboxEmailsOptions {
+  to?: string;
+  search?: string;
+  status?: string;
+  last?: number;
+}
+
+export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const root = sandboxRoot(ctx);
+  const query = new URLSearchParams();
+  if (flags.to !== undefined) query.set('to', flags.to);
+  if (flags.search !== undefined) query.set('q', flags.search);
+  if (flags.status !== undefined) query.set('status', flags.status);
+  if (flags.last !== undefined) query.set('limit', String(flags.last));
+  const qs = query.toString();
+  const { body } = await sandboxCall(root, 'GET', `/_sandbox/emails${qs ? `?${qs}` : ''}`, ctx);
+  const { items, total } = body as { items: EmailRow[]; total: number };
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') return printJson(ctx, items);
+  await printTable(
+    ctx,
+    items,
+    [
+      { header: 'ID', value: (e) => e.id },
+      { header: 'STATUS', value: (e) => e.status },
+      { header: 'TO', value: (e) => e.to, kind: 'text' },
+      { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})`, kind: 'text' },
+      { header: 'CREATED', value: (e) => e.createdAt, kind: 'date' },
+    ],
+    'no emails',
+  );
+  if (items.length < total) ctx.io.err.write(`Showing the newest ${items.length} of ${total}.\n`);
+}

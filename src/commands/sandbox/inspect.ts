@@ -1,0 +1,76 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../../context.js';
+import { choiceParser } from '../../input/choice.js';
+import { verb } from '../verb.js';
+import { SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
+import type { SandboxEmailOptions } from './email.run.js';
+import type { SandboxOpenOptions } from './open.run.js';
+import { parseIntegerOption } from '../options.js';
+
+const STATUSES = ['SENT', 'SCHEDULED'] as const;
+
+export function register(sandbox: Command, ctx: Context): void {
+  const where = `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.`;
+
+  sandbox
+    .command('emails')
+    .description('list the emails a running sandbox caught, newest last')
+    .option('--to <text>', 'only recipients containing this (case-insensitive)')
+    .option('--search <text>', 'only emails whose to, from, subject, template or id contains this')
+    .addOption(new Option('--status <status>', 'only SENT or SCHEDULED emails').choices(STATUSES).argParser(choiceParser('--status', STATUSES)))
+    .addOption(new Option('--last <n>', 'only the newest n').argParser(parseIntegerOption('--last', 1)))
+    .addHelpText(
+      'after',
+      `${where}
+
+Examples:
+  $ mailroom sandbox emails --last 5
+  $ mailroom sandbox emails --to ada@ --json | jq -r '.[].id'`,
+    )
+    .action(verb(ctx, () => import('./emails.run.js')));
+
+  sandbox
+    .command('email')
+    .description('show one caught email: its fields and text, or only its HTML, text or JSON')
+    .argument('<id>', 'the email id (trs_…), as `sandbox emails` lists it')
+    .option('--html', 'print only the HTML body')
+    .option('--text', 'print only the text body')
+    .addHelpText(
+      'after',
+      `${where} --json prints the stored email as JSON (also the default when piped).
+
+Examples:
+  $ mailroom sandbox email trs_123
+  $ mailroom sandbox email trs_123 --html > email.html`,
+    )
+    .action(verb(ctx, () => import('./email.run.js'), (flags: Omit<SandboxEmailOptions, 'id'>, [id]): SandboxEmailOptions => ({ ...flags, id: id as string })));
+
+  sandbox
+    .command('deliveries')
+    .description('list the webhook delivery attempts of a running sandbox, newest last')
+    .addOption(new Option('--last <n>', 'only the newest n').argParser(parseIntegerOption('--last', 1)))
+    .addHelpText(
+      'after',
+      `${where} --json prints every field, the signed body and signature included.
+
+Examples:
+  $ mailroom sandbox deliveries --last 10
+  $ mailroom sandbox deliveries --json | jq -r '.[] | select(.error) | .url'`,
+    )
+    .action(verb(ctx, () => import('./deliveries.run.js')));
+
+  sandbox
+    .command('open')
+    .description("print the URL of a running sandbox's inbox; --browser also opens it")
+    .argument('[id]', 'an email id: its page instead of the list')
+    .option('--browser', 'open the URL in the default browser')
+    .addHelpText(
+      'after',
+      `${where} --browser uses $BROWSER when set, else the system's opener (xdg-open, open, start).
+
+Examples:
+  $ mailroom sandbox open
+  $ mailroom sandbox open trs_123 --browser`,
+    )
+    .action(verb(ctx, () => import('./open.run.js'), (flags: Omit<SandboxOpenOptions, 'id'>, [id]): SandboxOpenOptions => ({ ...flags, id })));
+}

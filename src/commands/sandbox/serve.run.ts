@@ -1,0 +1,81 @@
+import type { CommandContext } from '../../client.js';
+import { SANDBOX_DEFAULT_PORT } from '../../config/sandbox-default.js';
+import { exposedHostWarning } from '../../config/url.js';
+import { QuietExit, usageError } from '../../errors.js';
+import { untilStopped } from '../../until-stopped.js';
+import { startSandbox, loadConfigFile, SandboxConfigError } from '../../sandbox/index.js';
+import { checkOutputs } from '../../output/targets.js';
+import { reveal } from '../../secrets.js';
+
+export interface SandboxServeOptions {
+  port?: number;
+  host?: string;
+  data?: string;
+  config?: string;
+  monthlyLimit?: number;
+  rateLimit?: number;
+  errorRate?: number;
+  dropRate?: number;
+  lostRate?: number;
+  latency?: number;
+  latencyBefore?: number;
+}
+
+/** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
+export async function run(flags: SandboxServeOptions, ctx: CommandContext): Promise<void> {
+  // The server's own --api-key and --json share their names with the global options.
+  const opts = { ...flags, ...ctx.globals };
+  const isSetupError = (err: unknown): err is Error => err instanceof SandboxConfigError;
+  const say = (line: string) => {
+    if (!opts.quiet) ctx.io.err.write(`${line}\n`);
+  };
+  if (opts.data !== undefined) {
+    checkOutputs({ cwd: ctx.cwd, inputs: opts.config === undefined ? [] : [{ flag: '--config', path: opts.config }], outputs: [{ flag: '--data', path: opts.data }], io: ctx.io });
+  }
+  try {
+    const config = opts.config === undefined ? {} : await loadConfigFile(opts.config);
+    if (opts.monthlyLimit !== undefined) config.monthlyLimit = opts.monthlyLimit;
+    if (opts.rateLimit !== undefined) config.rateLimit = opts.rateLimit;
+    const faults = { ...config.faults };
+    if (opts.errorRate !== undefined) faults.errorRate = opts.errorRate;
+    if (opts.dropRate !== undefined) faults.dropRate = opts.dropRate;
+    if (opts.lostRate !== undefined) faults.lostRate = opts.lostRate;
+    if (opts.latency !== undefined) faults.latencyMs = opts.latency;
+    if (opts.latencyBefore !== undefined) faults.latencyBeforeMs = opts.latencyBefore;
+    config.faults = faults;
+
+    const host = opts.host ?? '127.0.0.1';
+    const exposed = exposedHostWarning(host, 'this sandbox and its API key');
+    if (exposed) say(exposed);
+    const port = opts.port ?? SANDBOX_DEFAULT_PORT;
+    const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, log: opts.quiet ? undefined : (line) => ctx.io.err.write(`${line}\n`) });
+    const stopped = untilStopped(ctx);
+
+    // The sandbox's key is shown at start, like a newly created key: that is how one uses it.
+    reveal(sandbox.apiKey);
+    say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
+    say(`  workspace  ${sandbox.workspaceId}`);
+    say(`  API key    ${sandbox.apiKey}`);
+    say(`  inbox      ${sandbox.baseUrl}/  (mailroom sandbox emails, sandbox open --browser)`);
+    if (opts.data) say(`  data       ${opts.data}`);
+    say('');
+    say('Point mailroom (or any script) at it:');
+    say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey} MAILROOM_WORKSPACE=${sandbox.workspaceId}`);
+    say('Press Ctrl-C to stop.');
+    // Last, so a script that waits for this line finds the sandbox ready and its banner written.
+    if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
+
+    const why = await stopped;
+    await sandbox.close();
+    say(opts.data ? `sandbox stopped; state saved to ${opts.data}` : 'sandbox stopped');
+    // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) exits 0.
+    if (why === 'interrupted') throw new QuietExit(130);
+  } catch (err) {
+    if (isSetupError(err)) throw usageError(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw usageError(`port ${opts.port ?? SANDBOX_DEFAULT_PORT} is already in use`, ['pass --port 0 to pick a free port']);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw usageError(`cannot listen on host ${opts.host}`);
+    throw err;
+  }
+}
+

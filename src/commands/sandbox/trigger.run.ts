@@ -1,0 +1,30 @@
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import type { CommandContext } from '../../client.js';
+import { CliError, usageError } from '../../errors.js';
+import { parseEvents } from '../../input/events.js';
+import { isEmailAddress } from '../../schema/index.js';
+
+export interface SandboxTriggerOptions {
+  event: string;
+  email?: string;
+}
+
+/** `sandbox trigger`: POST /_sandbox/events, then print the envelope the sandbox delivered. */
+export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  if (opts.event.includes(',')) throw usageError(`one event at a time: ${opts.event}`);
+  const [event] = parseEvents([opts.event]);
+  if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
+  const base = sandboxRoot(ctx);
+  const res = await sandboxCall(base, 'POST', '/_sandbox/events', ctx, opts.email === undefined ? { event } : { event, email: opts.email });
+  if (res.status === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
+  const envelope = (res.body as { event?: unknown } | undefined)?.event;
+  if (typeof envelope !== 'object' || envelope === null) throw new CliError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
+  if (globals.quiet) return;
+  if (globals.json || !ctx.io.isStdoutTTY) {
+    ctx.io.out.write(`${JSON.stringify(envelope)}\n`);
+    return;
+  }
+  ctx.io.err.write(`Fired ${event} in the sandbox at ${base}; subscribed webhooks receive:\n`);
+  ctx.io.out.write(`${JSON.stringify(envelope, null, 2)}\n`);
+}

@@ -1,0 +1,235 @@
+import type { CommandContext } from '../../client.js';
+import { CliError, QuietExit, usageError } from '../../errors.js';
+import { untilStopped } from '../../until-stopped.js';
+import type { ForwardResult } from '../../webhook/forward.js';
+import type { EventName } from '../../schema/index.js';
+import type { Delivery } from '../../webhook/listener.js';
+import { count } from '../../count.js';
+import { parseEvents } from '../../input/events.js';
+import { checkForwardUrl, forwardsToItself, forward, forwardableHeaders } from '../../webhook/forward.js';
+import { checkOutputs } from '../../output/targets.js';
+import { parseMaxAge } from '../../webhook/max-age.js';
+import { resolveSigningToken } from '../../webhook/signing-token.js';
+import { registerWebhook, registrationToken } from '../../webhook/registration.js';
+import { startListener } from '../../webhook/listener.js';
+import { JournalWriter, journalHeaders, journalBody, REFUSED_TOTAL_LIMIT } from '../../webhook/journal.js';
+import { deliveryLine, deliveryRecord } from '../../webhook/report.js';
+import { outputMode, palette } from '../../output/index.js';
+import { oneLine } from '../../output/one-line.js';
+import { exposedHostWarning } from '../../config/url.js';
+import { shellQuote } from '../command-line.js';
+
+/** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
+const RETRY_AFTER_S = 5;
+
+export interface WebhooksListenOptions {
+  port: number;
+  host: string;
+  token?: string;
+  tokenFile?: string;
+  webhook?: string;
+  forwardTo?: string;
+  events?: string;
+  journal?: string;
+  maxBody: number;
+  register?: boolean;
+  forwardQueue: number;
+  stopTimeout: number;
+  maxAge?: string;
+}
+
+export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
+  if (forwardTo && forwardsToItself(forwardTo, flags.host, flags.port)) {
+    throw usageError(`--forward-to ${forwardTo} is this listener (port ${flags.port}): each delivery would be forwarded to itself`, ['forward to your app, on another port']);
+  }
+  const only = flags.events === undefined ? undefined : new Set<string>(parseEvents([flags.events]));
+  if (flags.journal !== undefined) {
+    // Deliveries are printed on stdout: a journal there would interleave with them.
+    checkOutputs({ cwd: ctx.cwd, inputs: [], outputs: [{ flag: '--journal', path: flags.journal }], io: ctx.io });
+  }
+  const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
+
+  const { token, webhook } = flags.register
+    ? { token: await registrationToken(flags, ctx), webhook: undefined }
+    : await resolveSigningToken(flags, ctx, 'to verify deliveries');
+
+  const journal = flags.journal === undefined ? undefined : await JournalWriter.open(flags.journal);
+  if (journal) ctx.cleanups?.push(() => journal.close());
+  const mode = outputMode(ctx, globals);
+  const colors = await palette(mode.color);
+  const timeoutMs = globals.timeout ?? 30_000;
+  const warned = new Set<string>();
+  const warnOnce = (key: string, line: string) => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    ctx.io.err.write(`${line}\n`);
+  };
+  let received = 0;
+  let refusedJournalled = 0;
+
+  const forwardable = (d: Delivery) =>
+    forwardTo !== undefined && d.status === 200 && d.body !== undefined && d.event !== undefined && d.event.event !== 'TESTING_CONNECTION' && (!only || only.has(d.event.event));
+  const print = (d: Delivery, extra: { forward?: ForwardResult; note?: string } = {}) => {
+    if (mode.quiet || (d.event && only && !only.has(d.event.event) && d.event.event !== 'TESTING_CONNECTION')) return;
+    const line = { receivedAt: d.receivedAt, path: d.path, status: d.status, verified: d.verified, event: d.event, reason: d.reason, ...extra };
+    ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(line))}\n` : `${deliveryLine(line, colors)}\n`);
+  };
+
+  // Deliveries accepted for forwarding and not yet forwarded: waiting, plus the one under way.
+  const waiting: Delivery[] = [];
+  let reserved = 0;
+  let stopping = false;
+  const abortForward = new AbortController();
+  let worker: Promise<void> = Promise.resolve();
+  let working = false;
+  const work = async () => {
+    working = true;
+    try {
+      await forwardWaiting();
+    } finally {
+      working = false;
+    }
+  };
+  const forwardWaiting = async () => {
+    while (!stopping && waiting.length > 0) {
+      const d = waiting.shift() as Delivery;
+      const result = await forward(forwardTo as string, d.body as Buffer, forwardableHeaders(d.headers), { timeoutMs, signal: abortForward.signal });
+      if (abortForward.signal.aborted) {
+        waiting.unshift(d);
+        return;
+      }
+      reserved -= 1;
+      print(d, { forward: result });
+    }
+  };
+
+  /** Runs before the answer: a 200 leaves here only once the delivery is in the journal. */
+  const settle = async (d: Delivery): Promise<Delivery> => {
+    let out = d;
+    let holds = false;
+    if (forwardable(d)) {
+      if (reserved >= flags.forwardQueue) {
+        out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: `the forward queue is full (${count(reserved, 'delivery')} waiting for ${forwardTo}, --forward-queue); retry later` };
+      } else {
+        reserved += 1;
+        holds = true;
+      }
+    }
+    if (!journal) return out;
+    const accepted = out.status === 200;
+    const entry = {
+      receivedAt: out.receivedAt,
+      method: out.method,
+      path: out.path,
+      headers: journalHeaders(out.headers),
+      ...journalBody(out.body, accepted),
+      status: out.status,
+      verified: out.verified,
+      ...(out.event ? { event: out.event.event } : {}),
+      ...(out.reason ? { reason: out.reason } : {}),
+    };
+    if (!accepted) {
+      // Junk must not fill the disk: refused requests are journalled up to a total, then counted only.
+      const size = JSON.stringify(entry).length;
+      if (refusedJournalled + size > REFUSED_TOTAL_LIMIT) {
+        warnOnce('refused', `warning: refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`);
+        return out;
+      }
+      refusedJournalled += size;
+    }
+    const error = await journal.append(entry);
+    if (!error) return out;
+    warnOnce('journal', `warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
+    if (!accepted) return out;
+    if (holds) reserved -= 1;
+    return { ...out, status: 503, retryAfter: RETRY_AFTER_S, reason: 'the listener cannot store this delivery right now; retry later' };
+  };
+
+  const listener = await startListener({
+    host: flags.host,
+    port: flags.port,
+    token,
+    maxBody: flags.maxBody,
+    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
+    settle,
+    onDelivery: (d) => {
+      received += 1;
+      if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') return print(d, { note: 'connection test; not forwarded' });
+      if (!forwardable(d) || d.status !== 200) return print(d);
+      waiting.push(d);
+      if (!working) worker = work();
+    },
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw usageError(`--port: ${flags.host}:${flags.port} is already in use`, ['pick another port, or --port 0 for a free one']);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw usageError(`--host: cannot listen on ${flags.host}`);
+    throw new CliError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
+  });
+
+  const registration = flags.register
+    ? await registerWebhook(listener.url, token, only && ([...only] as EventName[]), ctx).catch(async (err: unknown) => {
+        await listener.close();
+        throw err;
+      })
+    : undefined;
+  if (registration && !globals.quiet) ctx.io.err.write(`Registered webhook ${registration.id} delivering to ${listener.url}; deleted on exit\n`);
+
+  const stopped = untilStopped(ctx, { orOutputClosed: true });
+  const exposed = exposedHostWarning(flags.host, 'this listener');
+  if (exposed) ctx.io.err.write(`${exposed}\n`);
+  if (forwardTo && !journal && !globals.quiet) {
+    ctx.io.err.write('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
+  }
+  if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
+  if (webhook && !globals.quiet) {
+    const mismatch = deliversElsewhere(webhook.url, listener.url);
+    if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
+  }
+  if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}) })}\n`);
+
+  const why = await stopped;
+  await registration?.remove();
+  await listener.close();
+  // A forward under way may finish until the deadline; nothing new starts.
+  stopping = true;
+  const deadline = setTimeout(() => abortForward.abort(), flags.stopTimeout);
+  await worker;
+  clearTimeout(deadline);
+  await journal?.close();
+  if (!globals.quiet) printStopped(ctx, { received, waiting, journal: journal?.path, forwardTo, webhookId: webhook?.id });
+  // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) and a closed stdout exit 0.
+  if (why === 'interrupted') throw new QuietExit(130);
+}
+
+/** The last line: what was received, and what was left unforwarded (lost, or in the journal with the command that forwards it). */
+function printStopped(ctx: CommandContext, s: { received: number; waiting: readonly Delivery[]; journal: string | undefined; forwardTo: string | undefined; webhookId: string | undefined }): void {
+  const { received, waiting, journal, forwardTo } = s;
+  const left = waiting.length;
+  const requests = `${count(received, 'request')} received`;
+  if (left === 0) {
+    ctx.io.err.write(`Stopped: ${requests}\n`);
+    return;
+  }
+  if (!journal) {
+    ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded and lost (no --journal)\n`);
+    return;
+  }
+  const since = (waiting[0] as Delivery).receivedAt;
+  const replay = ['mailroom webhooks replay --journal', shellQuote(journal), '--since', since, '--forward-to', shellQuote(forwardTo as string), ...(s.webhookId ? ['--webhook', s.webhookId] : [])];
+  ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded, still in the journal\n  to forward them: ${replay.join(' ')}\n`);
+}
+
+/** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */
+function deliversElsewhere(webhookUrl: string, listenerUrl: string): string | undefined {
+  let target: URL;
+  try {
+    target = new URL(webhookUrl);
+  } catch {
+    return undefined;
+  }
+  const here = new URL(listenerUrl);
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  if (port !== here.port) return `but this listener is on port ${here.port}`;
+  return undefined;
+}

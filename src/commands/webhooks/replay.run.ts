@@ -1,0 +1,66 @@
+import type { CommandContext } from '../../client.js';
+import { CliError, interruptedError } from '../../errors.js';
+import { count, noun } from '../../count.js';
+import { parseSince, selectEntries, replayRequest } from '../../webhook/replay.js';
+import { normalizeEnvelope } from '../../schema/index.js';
+import { parseEvents } from '../../input/events.js';
+import { checkForwardUrl, forward } from '../../webhook/forward.js';
+import { resolveSigningToken } from '../../webhook/signing-token.js';
+import { readJournal } from '../../webhook/journal.js';
+import { deliveryLine, deliveryRecord } from '../../webhook/report.js';
+import { outputMode, palette } from '../../output/index.js';
+
+export interface WebhooksReplayOptions {
+  journal: string;
+  since?: string;
+  event?: string;
+  forwardTo: string;
+  token?: string;
+  tokenFile?: string;
+  webhook?: string;
+}
+
+export async function run(flags: WebhooksReplayOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const since = flags.since === undefined ? undefined : parseSince(flags.since);
+  const events = flags.event === undefined ? undefined : new Set<string>(parseEvents([flags.event]));
+  const forwardTo = checkForwardUrl(flags.forwardTo);
+
+  const { token } = await resolveSigningToken(flags, ctx, 'to re-sign the deliveries');
+  const entries = selectEntries(await readJournal(flags.journal), { since, events });
+  if (entries.length === 0) {
+    if (!globals.quiet) ctx.io.err.write(`Nothing to replay: no accepted deliveries in ${flags.journal} match\n`);
+    return;
+  }
+  const mode = outputMode(ctx, globals);
+  const colors = await palette(mode.color);
+  let failed = 0;
+  let sent = 0;
+  // stdout closed (`replay | head -1`): keep replaying, stop printing, rather than crash on EPIPE.
+  let outClosed = false;
+  ctx.io.out.on('error', () => (outClosed = true));
+  for (const entry of entries) {
+    if (ctx.signal.aborted) break;
+    const { body, headers } = replayRequest(entry, token);
+    const result = await forward(forwardTo, body, headers, { method: entry.method, timeoutMs: globals.timeout ?? 30_000 });
+    sent += 1;
+    const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+    if (!ok) failed += 1;
+    if (globals.quiet || outClosed) continue;
+    let parsed;
+    try {
+      parsed = normalizeEnvelope(JSON.parse(body.toString('utf8')));
+    } catch {
+      parsed = undefined;
+    }
+    const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event: parsed, forward: result };
+    ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
+  }
+  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${count(entries.length, 'delivery')} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
+  if (failed > 0) throw new CliError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered'] });
+  if (sent < entries.length) {
+    // Ctrl-C: the delivery under way was let finish; exit 130 like every command, saying where to pick up.
+    const next = (entries[sent] as { receivedAt: string }).receivedAt;
+    throw interruptedError(`replayed ${sent} of ${count(entries.length, 'delivery')}${failed > 0 ? ` (${failed} failed)` : ''}`, [`to replay the rest, run the same command with --since ${next}`]);
+  }
+}
