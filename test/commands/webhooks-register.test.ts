@@ -50,7 +50,8 @@ describe('webhooks listen --register (against a sandbox)', () => {
     await expect.poll(() => sb.deliveries().then((d) => d.map((x) => x.statusCode))).toEqual([200]);
 
     run.stop();
-    expect(await run.done).toBeUndefined();
+    // Ctrl-C (the abort) ends listen with exit 130 like every command (landed beside this test).
+    expect(await run.done).toMatchObject({ name: 'QuietExit', code: 130 });
     expect((await call('GET', '/v1/webhooks')).body.webhooks.items).toEqual([]);
     expect(run.stderr()).toContain(`Deleted webhook ${ready.webhookId}\n`);
   });
