@@ -42,7 +42,7 @@ const HISTORY_MS = 5 * 60_000;
  * (RateLimit, X-RateLimit-Remaining/-Reset), and Retry-After on a 429, which holds every request
  * until then. Until the first answer comes back only one request is in flight, so a limit the
  * service announces is known before a burst can exceed it. Pacing only delays a request: what is
- * sent, its idempotency key and the retry rules stay the transport's (docs/batch.md, "Rate limits").
+ * sent, its idempotency key and the retry rules stay the transport's (docs/batch.md, "Rate limits: pacing").
  */
 export class Pacer {
   private readonly now: () => number;

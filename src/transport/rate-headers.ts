@@ -27,7 +27,7 @@ export interface RateSignals {
  * What an answer says about the rate limit, read tolerantly: the IETF draft's `RateLimit-Policy`
  * and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers), the older `RateLimit-Limit/
  * -Remaining/-Reset` trio, the common `X-RateLimit-*` fields, and `Retry-After`. A value that does
- * not parse is ignored, never an error: these are hints (see docs/batch.md, "Rate limits").
+ * not parse is ignored, never an error: these are hints (see docs/batch.md, "Rate limits: pacing").
  */
 export function readRateHeaders(headers: Headers, now: number = Date.now()): RateSignals {
   const policies: RatePolicy[] = [];
