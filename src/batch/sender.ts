@@ -158,11 +158,14 @@ export class BatchSender {
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
       try {
-        answer = await this.opts.send(pending.map((e) => e.email), this.stopSending);
+        answer = await this.opts.send(pending.map((e) => e.email), triesAfterAbort > 0 ? undefined : this.stopSending);
       } catch (err) {
         // The run stopped while the request waited for its pacing slot: it was never sent (a request
         // in flight gets no signal, so this is the only AbortedError here).
         if (err instanceof AbortedError && this.stopped()) {
+          // An earlier attempt of these entries may have reached the API (a lost answer): after
+          // Ctrl-C the loop's one try learns their fate, and that try is not held back.
+          if (!this.fatal && triesAfterAbort === 0 && (attempts > 0 || unknownRounds > 0)) continue;
           for (const e of pending) events.unsent(e);
           return;
         }

@@ -185,6 +185,29 @@ describe('batch sender', () => {
     }
   });
 
+  it('after Ctrl-C, entries whose answer was lost still get their one try to learn their fate, not held back by the stop signal', async () => {
+    const { AbortedError, ConnectionError } = await import('../../src/transport/index.js');
+    const controller = new AbortController();
+    const accepted = new Set<string>();
+    let calls = 0;
+    const send = async (emails: EmailRequest[], stopped?: AbortSignal) => {
+      calls += 1;
+      // A paced transport refuses to start a request once the stop signal is aborted.
+      if (stopped?.aborted) throw new AbortedError(stopped.reason);
+      for (const e of emails) accepted.add(e.idempotencyKey!);
+      if (calls === 1) {
+        // The API took them, the answer is lost, and Ctrl-C comes meanwhile.
+        controller.abort();
+        throw new ConnectionError('http://fake', 'ECONNRESET', new Error('socket hang up'));
+      }
+      return { successful: emails.map((e, i) => ({ id: `trs_${i}`, messageId: `m${i}`, status: 'SENT', to: e.to, type: 'raw' })), failed: [] };
+    };
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, concurrency: 1, send, events, signal: controller.signal }).run(chunks(entries(10), 10));
+    expect(accepted.size).toBe(10);
+    expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(10);
+  });
+
   it('stops with exit 5 when the API asks to wait longer than five minutes', async () => {
     const { ApiError } = await import('../../src/transport/index.js');
     const { events } = recorder();
