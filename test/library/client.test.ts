@@ -1,7 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { createElement } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -13,7 +11,6 @@ import {
   type RetryInfo,
 } from '../../src/library/index.js';
 import { resetSecrets } from '../../src/secrets.js';
-import { ROOT } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const raw = { from: 'ops@example.com', to: 'ada@example.com', subject: 'Hello', html: '<p>Hi Ada</p>' };
@@ -94,15 +91,6 @@ describe('Mailroom: sending against the sandbox', () => {
     } finally {
       await other.close();
     }
-  });
-
-  it('renders a React element and a component file locally, then sends the HTML', async () => {
-    await mailroom.emails.send({ ...raw, html: undefined, react: createElement('p', null, 'From React') } as never);
-    await mailroom.emails.send({ from: raw.from, to: raw.to, subject: 'File', reactFile: join(ROOT, 'test/fixtures/react/Welcome.tsx'), props: { name: 'Ada' } });
-    const [fromElement, fromFile] = await sandbox.emails();
-    expect(fromElement!.html).toContain('From React');
-    expect(fromFile!.html).toContain('Ada');
-    expect(fromFile!.text).toMatch(/welcome, ada!/i);
   });
 
   it('emails.sendBatch sends 1-50 emails, each under its own key, and reports the refused ones', async () => {
