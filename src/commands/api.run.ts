@@ -1,6 +1,6 @@
 import type { CommandContext } from '../client.js';
 import { usageError } from '../errors.js';
-import { refuseQuietDiscard } from './secret-once.js';
+import { refuseDiscardingSecret } from './secret-once.js';
 import { printJson } from '../output/print.js';
 import { reveal } from '../secrets.js';
 import { readSource } from '../input/sources.js';
@@ -54,9 +54,10 @@ export async function run(opts: ApiOptions, ctx: CommandContext): Promise<void> 
     body = await readData(ctx, opts.data);
   }
   const creates = createdSecret(method, path);
-  if (creates === 'key') refuseQuietDiscard(globals.quiet, 'secret', 'drop -q');
+  const output = { quiet: globals.quiet, jsonFields: ctx.jsonFields };
+  if (creates === 'key') refuseDiscardingSecret(output, 'secret', 'secretKey', { quiet: 'drop -q' });
   const ownToken = typeof body === 'object' && body !== null && typeof (body as { token?: unknown }).token === 'string';
-  if (creates === 'webhook token' && !ownToken) refuseQuietDiscard(globals.quiet, 'webhook token', 'put your own "token" in --data, or drop -q');
+  if (creates === 'webhook token' && !ownToken) refuseDiscardingSecret(output, 'webhook token', 'token', { quiet: 'put your own "token" in --data, or drop -q', fields: 'put your own "token" in --data' });
   const res = await (await ctx.api()).request({ method, path, body, signal: ctx.signal });
   if (globals.quiet) return;
   if (res.body === undefined) return;

@@ -1,14 +1,14 @@
 import type { CommandContext } from '../../client.js';
 import { openStore, PROFILE_NAME } from '../../config/store.js';
 import { usageError } from '../../errors.js';
-import { refuseQuietDiscard } from '../secret-once.js';
+import { refuseDiscardingSecret } from '../secret-once.js';
 
 /** What keys create and rotate share: a new secret shown once, or kept in a profile with --save-as. */
 export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
 
-/** -q would throw the only copy of the secret away unless --save-as keeps it: refused before anything is sent. */
+/** -q or `--json` without secretKey would throw the only copy of the secret away unless --save-as keeps it: refused before anything is sent. */
 export function refuseLosingTheSecret(ctx: CommandContext, saveAs: string | undefined): void {
-  if (!saveAs) refuseQuietDiscard(ctx.globals.quiet, 'secret', 'add --save-as <profile> or drop -q');
+  if (!saveAs) refuseDiscardingSecret({ quiet: ctx.globals.quiet, jsonFields: ctx.jsonFields }, 'secret', 'secretKey', { quiet: 'add --save-as <profile> or drop -q', fields: 'add --save-as <profile>' });
 }
 
 /** Profile names are checked before anything is created, so a bad name never strands a new key. */

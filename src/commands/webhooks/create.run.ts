@@ -4,7 +4,7 @@ import { usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { printWebhook } from '../../output/resources.js';
 import { createWebhookRequestSchema, describeIssues } from '../../schema/index.js';
-import { refuseQuietDiscard } from '../secret-once.js';
+import { refuseDiscardingSecret } from '../secret-once.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -28,7 +28,9 @@ export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Pro
     if (field === 'token') throw usageError(issue.code === 'custom' ? `--token: ${issue.message}` : '--token: must be 8 to 256 characters');
     throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
   }
-  if (opts.token === undefined) refuseQuietDiscard(globals.quiet, 'webhook token', 'give your own with --token, or drop -q');
+  if (opts.token === undefined) {
+    refuseDiscardingSecret({ quiet: globals.quiet, jsonFields: ctx.jsonFields }, 'webhook token', 'token', { quiet: 'give your own with --token, or drop -q', fields: 'give your own with --token' });
+  }
   const hook = await (await apiClient(ctx)).webhooks.create(body.data, { signal: ctx.signal });
   await printWebhook(ctx, globals, hook, 'new');
   if (!globals.quiet && hook.token) ctx.io.err.write('This is the only time the token is shown in full: keep it with your receiver to verify deliveries.\n');
