@@ -31,7 +31,7 @@ const GUIDES: Record<string, [title: string, file: string]> = {
   whoami: ['Configuration and credentials', 'configuration.md'],
   keys: ['API keys', 'keys.md'],
   webhooks: ['Webhooks', 'webhooks.md'],
-  sandbox: ['The sandbox', 'sandbox.md'],
+  sandbox: ['The sandbox', 'sandbox-guide.md'],
   login: ['Configuration and credentials', 'configuration.md'],
   logout: ['Configuration and credentials', 'configuration.md'],
   config: ['Configuration and credentials', 'configuration.md'],

@@ -85,7 +85,7 @@ export async function loadConfigFile(path: string): Promise<SandboxConfig> {
   return parseSandboxConfig(json, `config file ${path}`);
 }
 
-/** Defaults (docs/sandbox.md): example.com verified, a built-in `welcome` template, no limits, no faults. */
+/** Defaults (docs/sandbox-guide.md): example.com verified, a built-in `welcome` template, no limits, no faults. */
 export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
   const checked = parseSandboxConfig(config);
   return {

@@ -77,7 +77,7 @@ function ensureWebhooks(state: SandboxState, wanted: WebhookConfig[]): void {
   }
 }
 
-/** Starts the emulator of the public API (docs/sandbox.md) and resolves once it listens. */
+/** Starts the emulator of the public API (docs/sandbox-guide.md) and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options.config);
   if (options.apiKey !== undefined && !/^\S{8,256}$/.test(options.apiKey)) {

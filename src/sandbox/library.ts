@@ -1,6 +1,6 @@
 /**
  * `import { startSandbox } from 'mailroom-cli/sandbox'`: the sandbox of `mailroom sandbox`, started
- * in-process for a user's own test suite (docs/testing-with-the-sandbox.md). The same server, config
+ * in-process for a user's own test suite (docs/sandbox-in-your-tests.md). The same server, config
  * and checks as the command; this module only sets the defaults a test wants and gives typed access
  * to what the inspection endpoints show.
  */

@@ -13,7 +13,7 @@ const POLICY = 'default';
  * rate pass, then requests pass at the rate. Every limited answer (429 or not) carries the IETF
  * draft's `RateLimit-Policy` (the bucket: `q` requests per `w` seconds) and `RateLimit` (`r`
  * remaining, `t` seconds until the bucket is full again) fields; a 429 adds `Retry-After` in whole
- * seconds until one request fits (at least 1, as the header cannot say less). See docs/sandbox.md.
+ * seconds until one request fits (at least 1, as the header cannot say less). See docs/sandbox-guide.md.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();

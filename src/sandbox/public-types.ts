@@ -1,5 +1,5 @@
 /**
- * The types of `mailroom-cli/sandbox` (docs/testing-with-the-sandbox.md). This module imports
+ * The types of `mailroom-cli/sandbox` (docs/sandbox-in-your-tests.md). This module imports
  * nothing: its declarations ship as they are (scripts/build.mjs), so a user's type checker needs
  * no other package. The sandbox's own modules use these same types.
  */

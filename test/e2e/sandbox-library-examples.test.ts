@@ -7,13 +7,13 @@ import { ROOT } from '../helpers/cli.js';
 import { codeBlocks } from '../helpers/doc-examples.js';
 
 /**
- * The vitest and jest examples of docs/testing-with-the-sandbox.md, run as a user runs them: each
+ * The vitest and jest examples of docs/sandbox-in-your-tests.md, run as a user runs them: each
  * in its own project whose node_modules holds this package as npm installs it (package.json, bin/
  * and the built dist/, copied: a link out of node_modules would make vitest compile the bundle as
  * the project's own source) and the test runner, nothing else. The files are
  * taken from the page itself, so the page cannot drift from what was run.
  */
-const PAGE = 'docs/testing-with-the-sandbox.md';
+const PAGE = 'docs/sandbox-in-your-tests.md';
 const THIS = 'test/e2e/sandbox-library-examples.test.ts';
 
 const blocks = codeBlocks(readFileSync(join(ROOT, PAGE), 'utf8')).filter((b) => b.marker.kind === 'tested-by' && b.marker.path === THIS);
