@@ -1,21 +1,9 @@
 import type { CommandContext } from '../../client.js';
+import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { terminalText } from '../../output/one-line.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { CliError, usageError } from '../../errors.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
-
-interface EmailRow {
-  id: string;
-  status: string;
-  type: string;
-  to: string;
-  from?: string;
-  subject?: string;
-  template?: string;
-  createdAt: string;
-  html: string;
-  text: string;
-}
 
 export interface SandboxEmailOptions {
   id: string;
@@ -31,7 +19,7 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
   const root = sandboxRoot(ctx);
   const res = await sandboxCall(root, 'GET', `/_sandbox/emails/${encodeURIComponent(id)}`, ctx);
   if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
-  const email = (res.body as { email: EmailRow & Record<string, unknown> }).email;
+  const email = (res.body as { email: SandboxEmail }).email;
   if (globals.quiet) return;
   if (flags.html || flags.text) {
     const body = flags.html ? email.html : email.text;

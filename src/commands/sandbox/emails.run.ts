@@ -1,19 +1,7 @@
 import type { CommandContext } from '../../client.js';
+import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { outputMode, printJson, printTable } from '../../output/index.js';
-
-interface EmailRow {
-  id: string;
-  status: string;
-  type: string;
-  to: string;
-  from?: string;
-  subject?: string;
-  template?: string;
-  createdAt: string;
-  html: string;
-  text: string;
-}
 
 export interface SandboxEmailsOptions {
   to?: string;
@@ -32,7 +20,7 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
   if (flags.last !== undefined) query.set('limit', String(flags.last));
   const qs = query.toString();
   const { body } = await sandboxCall(root, 'GET', `/_sandbox/emails${qs ? `?${qs}` : ''}`, ctx);
-  const { items, total } = body as { items: EmailRow[]; total: number };
+  const { items, total } = body as { items: SandboxEmail[]; total: number };
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
   if (mode.format === 'json') return printJson(ctx, items);
