@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
+  ConnectionError,
   IdempotencyConflictError,
   Mailroom,
   MailroomError,
@@ -222,9 +223,19 @@ describe('new Mailroom()', () => {
     expect(() => new Mailroom({ apiKey: 'sk_live_abcdefabcdefabcdef', baseUrl: 'localhost:3000', env: {} })).toThrow(/baseUrl: "localhost:3000" has no scheme/);
   });
 
-  it('reads the key, base URL and workspace from the environment it is given', () => {
+  it('reads the key, base URL and workspace from the environment it is given', async () => {
     const m = new Mailroom({ env: { MAILROOM_API_KEY: 'sk_live_abcdefabcdefabcdef', MAILROOM_BASE_URL: 'http://127.0.0.1:9/v1/' } });
     expect(m.baseUrl).toBe('http://127.0.0.1:9');
+    // Without a workspace, workspace calls say where to give one; with MAILROOM_WORKSPACE they get past that check.
+    const noWorkspace = /no workspace: pass \{ workspaceId \} to new Mailroom\(\), or set MAILROOM_WORKSPACE/;
+    await expect(Promise.resolve().then(() => m.apiKeys.list())).rejects.toThrow(noWorkspace);
+    // Port 9 answers nothing: the call gets as far as the network, so the workspace was found.
+    const w = new Mailroom({ env: { MAILROOM_API_KEY: 'sk_live_abcdefabcdefabcdef', MAILROOM_BASE_URL: 'http://127.0.0.1:9', MAILROOM_WORKSPACE: 'wrk_env' }, maxRetries: 0 });
+    const err = await Promise.resolve().then(() => w.apiKeys.list()).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).not.toMatch(noWorkspace);
+    expect(err).toBeInstanceOf(ConnectionError);
+    await m.close();
+    await w.close();
   });
 });
 

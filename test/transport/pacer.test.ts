@@ -153,6 +153,13 @@ describe('Pacer', () => {
     ac.abort(new Error('SIGINT'));
     await expect(p).rejects.toThrow('SIGINT');
     await expect(pacer.acquire(ac.signal)).rejects.toThrow('SIGINT');
+    // The next request gets the slot the aborted one would have had, as on a pacer where none waited.
+    const after = await vt.run(pacer.acquire().then(() => vt.now()));
+    const control = virtualTime();
+    const untouched = new Pacer({ now: control.now, wait: control.wait });
+    await untouched.acquire();
+    untouched.observe(200, policy(1, 1, 0), 0);
+    expect(after).toBe(await control.run(untouched.acquire().then(() => control.now())));
   });
 
   it('garbage rate headers change nothing', async () => {

@@ -40,6 +40,7 @@ describe('webhooks listen --journal: one listener per journal', () => {
     await new Promise((r) => dead.once('exit', r));
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: dead.pid, host: hostname(), startedAt: '2026-11-23T08:00:00.000Z' }));
     const writer = await JournalWriter.open(path);
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid);
     await writer.close();
   });
 });

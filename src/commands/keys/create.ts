@@ -16,7 +16,8 @@ Examples:
   $ mailroom keys create --name deploy-bot
   $ mailroom keys create --name ci --save-as ci     # stored in profile "ci"; use with --profile ci
 
-The full secret is printed once (stdout) and cannot be retrieved again; secrets of existing keys are always masked.`,
+The full secret is printed once (stdout) and cannot be retrieved again; secrets of existing keys are always masked.
+-q, or --json fields without secretKey, would lose it: refused unless --save-as keeps it.`,
     )
     .action(verb(ctx, () => import('./create.run.js')));
 }

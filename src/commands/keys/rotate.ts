@@ -20,7 +20,8 @@ Examples:
 
 Steps: look up the old key, confirm (it names the key and says whether it is the one in use), create the new one, check the new secret against the API, save it (--save-as),
 and only then delete the old key. If any step fails the old key keeps working, a half-made new key is
-deleted, and the error says exactly what is left. The new secret is printed once.`,
+deleted, and the error says exactly what is left. The new secret is printed once:
+-q, or --json fields without secretKey, would lose it: refused unless --save-as keeps it.`,
     )
     .action(verb(ctx, () => import('./rotate.run.js'), (flags: Omit<KeysRotateOptions, 'id'>, [id]): KeysRotateOptions => ({ ...flags, id: requireId('apiKey', id as string) })));
 }

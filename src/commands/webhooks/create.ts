@@ -18,7 +18,8 @@ Examples:
   $ mailroom webhooks create --url http://localhost:8787/ --event CONTACT_CREATED,CONTACT_DELETED --json
 
 The token (wht_...) signs every delivery. It is printed in full only here; list, get, update and
-delete mask it. Keep it with your receiver (mailroom webhooks verify/listen --token).`,
+delete mask it. Keep it with your receiver (mailroom webhooks verify/listen --token).
+-q, or --json fields without token, would lose it: refused unless you give --token.`,
     )
     .action(verb(ctx, () => import('./create.run.js')));
 }
