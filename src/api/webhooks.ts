@@ -1,5 +1,6 @@
 import type { CreateWebhookRequest, UpdateWebhookRequest, Webhook } from '../schema/index.js';
 import { webhookDeleteResponseSchema, webhookListResponseSchema, webhookResponseSchema } from '../schema/index.js';
+import { holdSecret } from '../secrets.js';
 import type { Transport } from '../transport/index.js';
 import { callOptions, deleteRequest, parseBody, type CallOptions } from './request.js';
 
@@ -24,6 +25,8 @@ export async function getWebhook(t: Transport, id: string, opts: CallOptions = {
 }
 
 export async function createWebhook(t: Transport, body: CreateWebhookRequest, opts: CallOptions = {}): Promise<Webhook> {
+  // A token of the caller's own is a secret from here on, whatever its shape and whatever a server echoes.
+  holdSecret(body.token);
   const res = await t.request({ method: 'POST', path: '/v1/webhooks', body, ...callOptions(opts) });
   return parseBody(webhookResponseSchema, res, 'webhook create').webhook;
 }

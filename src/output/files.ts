@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { appendFile, open } from 'node:fs/promises';
+import { appendFile, open, type FileHandle } from 'node:fs/promises';
 import { redactText } from '../secrets.js';
 
 /**
@@ -25,12 +25,32 @@ export interface DurableAppender {
   close(): Promise<void>;
 }
 
-export async function openDurableAppender(path: string, mode: number): Promise<DurableAppender> {
-  const file = await open(path, 'a', mode);
+/** The calls of node:fs/promises' FileHandle an appender makes (tests give a disk that fails). */
+export type AppendHandle = Pick<FileHandle, 'write' | 'datasync' | 'truncate' | 'stat' | 'close'>;
+
+/**
+ * Each append is written whole (a short write goes on with the rest, as writeTextSync does) and
+ * synced before it resolves; an append that fails is cut back off, so the file never keeps a torn
+ * line that would make a reader refuse everything after it.
+ */
+export async function openDurableAppender(path: string, mode: number, opener: (path: string, flags: string, mode: number) => Promise<AppendHandle> = open): Promise<DurableAppender> {
+  const file = await opener(path, 'a', mode);
+  let size = (await file.stat()).size;
   return {
     async append(text) {
-      await file.write(redactText(text));
-      await file.datasync();
+      const bytes = Buffer.from(redactText(text));
+      try {
+        for (let done = 0; done < bytes.length; ) {
+          const { bytesWritten } = await file.write(bytes, done, bytes.length - done);
+          if (bytesWritten === 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+          done += bytesWritten;
+        }
+        await file.datasync();
+      } catch (err) {
+        await file.truncate(size).catch(() => undefined);
+        throw err;
+      }
+      size += bytes.length;
     },
     close: () => file.close(),
   };

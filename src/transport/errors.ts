@@ -134,14 +134,14 @@ export function readErrorBody(body: unknown): ApiErrorBody {
   const b = body as Record<string, unknown>;
   const out: ApiErrorBody = {};
   if (typeof b.statusCode === 'number') out.statusCode = b.statusCode;
-  if (typeof b.error === 'string') out.error = b.error;
+  if (typeof b.error === 'string') out.error = redactText(oneLine(b.error));
   const message = messageOf(b);
   if (message) out.message = redactText(message);
   const emails = strings(b.allowedEmails);
   if (emails) out.allowedEmails = emails;
   const domains = strings(b.allowedDomains);
   if (domains) out.allowedDomains = domains;
-  if (typeof b.docsUrl === 'string') out.docsUrl = b.docsUrl;
+  if (typeof b.docsUrl === 'string') out.docsUrl = redactText(b.docsUrl);
   return out;
 }
 
