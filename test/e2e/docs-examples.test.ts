@@ -132,6 +132,13 @@ describe('every example in the README and docs/ runs against the sandbox', () =>
     expect(PAGES).toContain('docs/batch.md');
     const bare = PAGES.flatMap((page) => codeBlocks(readFileSync(join(ROOT, page), 'utf8')).filter((b) => b.lang === '').map((b) => where(page, b)));
     expect(bare, 'a fence without a language: sh/js/ts run; text, json, csv, ... are shown (mark input files with <!-- example: file NAME -->)').toEqual([]);
+    // A server started on its default port collides with any other on the machine (another test, the reader's own).
+    const fixedPort = PAGES.flatMap((page) =>
+      codeBlocks(readFileSync(join(ROOT, page), 'utf8'))
+        .filter((b) => SHELL.has(b.lang) && b.marker.kind === 'background' && !/--port 0\b/.test(b.body))
+        .map((b) => where(page, b)),
+    );
+    expect(fixedPort, 'a background example listens on a fixed port: give it --port 0').toEqual([]);
   });
 
   for (const page of PAGES) {
