@@ -26,6 +26,7 @@ export class Deliverer {
   private closed = false;
   /** Publishes queued and attempts begun (waiting for a turn included) that have not ended yet. */
   private busy = 0;
+  private settledWaiters: (() => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   /** Bumped by `cancelPending`: attempts begun before it are neither recorded nor retried. */
   private generation = 0;
@@ -61,14 +62,33 @@ export class Deliverer {
    * Resolves once no delivery is queued or in flight: every attempt begun so far has reached its
    * receiver (or failed) and been recorded. Retries waiting for their delay do not count.
    */
-  idle(): Promise<void> {
+  settled(): Promise<void> {
     if (this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves once nothing more will be attempted until a new event is published or resent: no
+   * delivery is queued, in flight or waiting for a retry's delay. What a test awaits to show that
+   * something was not delivered, instead of sleeping.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.busy === 0 && this.timers.size === 0;
   }
 
   private done(): void {
     this.busy -= 1;
-    if (this.busy === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.wake();
+  }
+
+  private wake(): void {
+    if (this.busy === 0) for (const resolve of this.settledWaiters.splice(0)) resolve();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   publish(env: Envelope): number {
@@ -182,6 +202,7 @@ export class Deliverer {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const c of this.inFlight) c.abort(new Error(reason));
+    this.wake();
   }
 
   /** Stops pending retries, aborts attempts in flight, and closes the connections to receivers. */

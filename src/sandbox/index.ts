@@ -42,6 +42,8 @@ export interface RunningSandbox {
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   /** Resolves once no webhook delivery is queued or in flight (retries waiting for their delay aside). */
   deliveriesSettled(): Promise<void>;
+  /** Resolves once no webhook delivery is queued, in flight or waiting for a retry: none follows until a new event. */
+  deliveriesIdle(): Promise<void>;
   /** Calls `listener` after each delivery attempt is recorded (and after a reset); returns the unsubscribe. */
   onDelivery(listener: () => void): () => void;
   close(): Promise<void>;
@@ -143,7 +145,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const res = await app.inject({ method, url: path, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }) });
       return { status: res.statusCode, body: res.json() };
     },
-    deliveriesSettled: () => deliverer.idle(),
+    deliveriesSettled: () => deliverer.settled(),
+    deliveriesIdle: () => deliverer.idle(),
     onDelivery(listener) {
       deliveryListeners.add(listener);
       return () => deliveryListeners.delete(listener);

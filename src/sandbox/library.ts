@@ -71,6 +71,18 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         check();
       });
     },
+    async waitForIdle({ timeoutMs = 5_000 } = {}) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`mailroom sandbox: deliveries were still pending after ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([running.deliveriesIdle(), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+      return deliveries();
+    },
     reset: async () => {
       // Deliveries already on their way arrive first: a receiver in the same test process has
       // seen them before reset() resolves, so none lands in the next test.

@@ -165,6 +165,12 @@ export interface Sandbox {
    */
   waitForDeliveries(count: number, options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
   /**
+   * Resolves to every delivery attempt once none is queued, in flight or waiting for a retry, so no
+   * more follows until your app causes an event: await it to assert what was not delivered.
+   * Rejects after `timeoutMs` (default 5000).
+   */
+  waitForIdle(options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
+  /**
    * Lets the deliveries already on their way reach their receivers (each within the delivery
    * timeout), then empties emails, contacts, deliveries, idempotency keys and rate limits and drops
    * pending retries; keys and webhooks stay.

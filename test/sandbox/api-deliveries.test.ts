@@ -56,7 +56,8 @@ describe('signed deliveries', () => {
     const hook = await subscribe(['CONTACT_CREATED']);
     const sent = await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada', lastName: 'Lovelace', plan: 'pro' } }));
     expect(sent.status).toBe(200);
-    await expect.poll(() => rx.received.length).toBe(1);
+    await sb.deliveriesIdle();
+    expect(rx.received).toHaveLength(1);
 
     const [delivery] = rx.received;
     expect(delivery!.headers['content-type']).toBe('application/json');
@@ -76,7 +77,7 @@ describe('signed deliveries', () => {
         },
       },
     });
-    await expect.poll(() => sb.deliveries()).toEqual([
+    expect(await sb.deliveries()).toEqual([
       {
         id: expect.stringMatching(/^dlv_/),
         webhookId: hook.id,
@@ -98,8 +99,7 @@ describe('signed deliveries', () => {
     await call('POST', '/v1/emails', raw());
     await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada' } }));
     await call('POST', '/v1/emails', raw({ contactProperties: { firstName: 'Ada' } }));
-    await expect.poll(() => rx.received.length).toBe(2);
-    await new Promise((r) => setTimeout(r, 100));
+    await sb.deliveriesIdle();
     expect(rx.received.map((r) => JSON.parse(r.body).event)).toEqual(['CONTACT_CREATED', 'CONTACT_UPDATED']);
     for (const r of rx.received) expect(r.headers['x-smashsend-signature']).toBe(hmac('wht_chosenToken123', r.body));
     expect(JSON.parse(rx.received[1]!.body).data.contact.properties.firstName).toBe('Ada');
@@ -109,7 +109,7 @@ describe('signed deliveries', () => {
     rx = await receiver();
     await subscribe(['CONTACT_DELETED']);
     await call('POST', '/v1/emails', raw());
-    await new Promise((r) => setTimeout(r, 150));
+    await sb.deliveriesIdle();
     expect(rx.received).toEqual([]);
     expect(await sb.deliveries()).toEqual([]);
   });
@@ -118,7 +118,8 @@ describe('signed deliveries', () => {
     rx = await receiver([500, 503]);
     const hook = await subscribe(['CONTACT_CREATED']);
     await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
-    await expect.poll(() => rx.received.length).toBe(3);
+    await sb.deliveriesIdle();
+    expect(rx.received).toHaveLength(3);
     expect(new Set(rx.received.map((r) => r.body)).size).toBe(1);
     const log = await sb.deliveries();
     expect(log.map((d) => [d.webhookId, d.attempt, d.statusCode])).toEqual([
@@ -135,8 +136,7 @@ describe('signed deliveries', () => {
     await rx.close();
     await subscribe(['CONTACT_CREATED']);
     await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
-    await expect.poll(async () => (await sb.deliveries()).length).toBe(3);
-    await new Promise((r) => setTimeout(r, 150));
+    await sb.deliveriesIdle();
     const log = await sb.deliveries();
     expect(log).toHaveLength(3);
     expect(log.map((d) => d.attempt)).toEqual([1, 2, 3]);
@@ -156,7 +156,8 @@ describe('signed deliveries', () => {
       await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
       await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
       await change(call2, hook.id);
-      await new Promise((r) => setTimeout(r, 900));
+      // Idle once the pending retry's time has come and it was dropped.
+      await slow.deliveriesIdle();
       expect(rx.received).toHaveLength(1);
       expect((await slow.deliveries()).map((d) => d.attempt)).toEqual([1]);
     } finally {
@@ -176,7 +177,7 @@ describe('signed deliveries', () => {
       await call2('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
       await expect.poll(() => rx.received.length, { interval: 10 }).toBe(1);
       expect((await call2('POST', '/_sandbox/reset', {})).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1200));
+      await slow.deliveriesIdle();
       expect(rx.received).toHaveLength(1);
       expect(await slow.deliveries()).toEqual([]);
     } finally {
@@ -214,6 +215,7 @@ describe('POST /_sandbox/events', () => {
     const hook = await subscribe([event]);
     const res = await call('POST', '/_sandbox/events', { event, email: 'grace@customer.test' });
     expect(res.status).toBe(200);
+    await sb.deliveriesIdle();
     expect(res.body.event).toEqual({
       event,
       createdAt: expect.any(String),
@@ -233,7 +235,7 @@ describe('POST /_sandbox/events', () => {
         },
       },
     });
-    await expect.poll(() => rx.received.length).toBe(1);
+    expect(rx.received).toHaveLength(1);
     expect(JSON.parse(rx.received[0]!.body)).toEqual(res.body.event);
     expect(rx.received[0]!.headers['x-smashsend-signature']).toBe(hmac(hook.token, rx.received[0]!.body));
   });
@@ -290,15 +292,16 @@ describe('delivery load', () => {
     try {
       for (let i = 0; i < 40; i++) expect((await call('POST', '/v1/webhooks', { url, events: ['CONTACT_DELETED'] })).status).toBe(200);
       expect((await call('POST', '/_sandbox/events', { event: 'CONTACT_DELETED' })).status).toBe(200);
-      await expect.poll(() => open).toBe(16);
+      await expect.poll(() => open, { interval: 5 }).toBe(16);
       // The API keeps answering while deliveries wait.
       expect((await call('GET', '/v1/webhooks')).status).toBe(200);
       while (arrived < 40) {
-        await expect.poll(() => held.length).toBeGreaterThan(0);
+        await expect.poll(() => held.length, { interval: 5 }).toBeGreaterThan(0);
         held.splice(0).forEach((release) => release());
       }
       expect(most).toBe(16);
-      await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(40);
+      await sb.deliveriesIdle();
+      expect(await sb.deliveries()).toHaveLength(40);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -318,7 +321,8 @@ describe('delivery load', () => {
       expect((await call('POST', '/v1/webhooks', { url, events: ['CONTACT_DELETED'] })).status).toBe(200);
       for (let i = 1; i <= 10; i++) {
         await call('POST', '/_sandbox/events', { event: 'CONTACT_DELETED' });
-        await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(i);
+        await sb.deliveriesIdle();
+        expect(await sb.deliveries()).toHaveLength(i);
       }
       expect(sockets.size).toBe(1);
     } finally {

@@ -137,6 +137,33 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     await expect(sb.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 deliveries were not recorded within 50 ms');
   });
 
+  test('waitForIdle() resolves to every attempt once none is queued, in flight or waiting for its retry', async () => {
+    const hook = await receiver(500);
+    const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_DELETED'] }], deliveries: { retryDelaysMs: [20, 20] } } });
+    await sb.trigger('CONTACT_DELETED');
+    const attempts = await sb.waitForIdle();
+    expect(attempts.map((d) => [d.attempt, d.statusCode])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+    ]);
+    expect(hook.received).toHaveLength(3);
+    // Nothing caused since: idle at once, the same attempts.
+    expect(await sb.waitForIdle()).toEqual(attempts);
+  });
+
+  test('waitForIdle() rejects after its time limit while a delivery is still on its way', async () => {
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const sb = await sandbox({ config: { webhooks: [{ url, events: ['CONTACT_DELETED'] }] } });
+    await sb.trigger('CONTACT_DELETED');
+    await expect(sb.waitForIdle({ timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: deliveries were still pending after 50 ms');
+    await sb.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
   test('reset() empties emails and deliveries; the key and webhooks stay', async () => {
     const hook = await receiver();
     const sb = await sandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'] }] } });
