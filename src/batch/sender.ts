@@ -2,7 +2,7 @@ import type { BatchFailureEntry, BatchResult } from '../api/emails.js';
 import { CliError, isCliError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
-import { AbortedError, ApiError } from '../transport/errors.js';
+import { AbortedError, ApiError, ConnectionError, failedBeforeSending } from '../transport/errors.js';
 import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry.js';
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
@@ -52,6 +52,8 @@ export interface SenderOutcome {
  * run (exit 5, resumable) rather than stalling it silently.
  */
 const MAX_PAUSE_MS = 5 * 60_000;
+/** Tries after Ctrl-C to learn the fate of a request that may have reached the API. */
+const TRIES_AFTER_ABORT = 3;
 
 type Verdict = 'fatal' | 'split' | 'rate' | 'transient';
 
@@ -146,15 +148,33 @@ export class BatchSender {
     let rateLimited = 0;
     let unknownRounds = 0;
     let triesAfterAbort = 0;
+    let rateLimitedAfterAbort = false;
+    // Entries an earlier attempt may have delivered (its answer was lost, or left them out) are never
+    // called unsent: when the run stops before their fate is known they are uncertain, so nobody
+    // sends them again by hand; a resume settles them under the same idempotency keys.
+    const mayHaveReached = new Set<ValidEntry>();
+    const leaveStopped = (why: string) => {
+      for (const e of pending) {
+        if (mayHaveReached.has(e)) events.uncertain(e, `${why} before its answer came (it may have been sent; a resume settles it under the same idempotency key)`);
+        else events.unsent(e);
+      }
+    };
     while (pending.length > 0) {
-      if (this.fatal || (this.opts.signal.aborted && (rateLimited > 0 || triesAfterAbort > 0))) {
-        for (const e of pending) events.unsent(e);
+      const reached = pending.some((e) => mayHaveReached.has(e));
+      if (this.fatal) {
+        leaveStopped(`the run stopped (${this.fatal.message})`);
         return;
       }
-      // After Ctrl-C a request that failed may still have reached the API (a lost answer): one
-      // immediate try with the same idempotency keys learns its fate, so the journal knows what was
-      // sent. A 429 was not processed: nothing to learn, and no reason to wait.
-      if (this.opts.signal.aborted && (attempts > 0 || unknownRounds > 0)) triesAfterAbort += 1;
+      if (this.opts.signal.aborted) {
+        // After Ctrl-C a request that may have reached the API is tried again at once with the same
+        // idempotency keys, up to three times, so the journal knows what was sent. A 429 was not
+        // processed and says the API will not answer now: no more tries.
+        if (rateLimitedAfterAbort || triesAfterAbort >= TRIES_AFTER_ABORT || (!reached && rateLimited > 0)) {
+          leaveStopped('interrupted');
+          return;
+        }
+        if (reached) triesAfterAbort += 1;
+      }
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
       try {
@@ -165,8 +185,8 @@ export class BatchSender {
         if (err instanceof AbortedError && this.stopped()) {
           // An earlier attempt of these entries may have reached the API (a lost answer): after
           // Ctrl-C the loop's one try learns their fate, and that try is not held back.
-          if (!this.fatal && triesAfterAbort === 0 && (attempts > 0 || unknownRounds > 0)) continue;
-          for (const e of pending) events.unsent(e);
+          if (!this.fatal && triesAfterAbort === 0 && reached) continue;
+          leaveStopped(this.stopReason ? `the run stopped (${this.stopReason.message})` : 'interrupted');
           return;
         }
         const verdict = classify(err);
@@ -189,6 +209,7 @@ export class BatchSender {
         if (verdict === 'rate') {
           this.window.rateLimited();
           rateLimited += 1;
+          if (this.opts.signal.aborted) rateLimitedAfterAbort = true;
           const wait = (err as { retryAfterMs?: number }).retryAfterMs ?? this.backoff(rateLimited);
           if (wait > MAX_PAUSE_MS || Date.now() - this.lastSuccessAt > MAX_PAUSE_MS) {
             this.fatal ??= err as CliError;
@@ -198,6 +219,8 @@ export class BatchSender {
           events.retried?.({ reason: 'rate limited (429)', status: 429, delayMs: wait });
           continue;
         }
+        // No answer (a lost one, a timeout), a 5xx or an unreadable 2xx: the API may have taken them.
+        if (!(err instanceof ConnectionError && failedBeforeSending(err.code))) for (const e of pending) mayHaveReached.add(e);
         attempts += 1;
         this.consecutiveFailures += 1;
         if (this.consecutiveFailures >= this.breakerLimit) {
@@ -211,7 +234,8 @@ export class BatchSender {
             this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
             continue;
           }
-          for (const e of pending) events.uncertain(e, `gave up after ${attempts} attempts: ${message}`);
+          if (this.opts.signal.aborted) leaveStopped('interrupted');
+          else for (const e of pending) events.uncertain(e, `gave up after ${attempts} attempts: ${message}`);
           return;
         }
         const delay = retryAfter ?? this.backoff(attempts);
@@ -227,6 +251,7 @@ export class BatchSender {
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);
       const again = [...matched.unknown];
+      for (const pos of matched.unknown) mayHaveReached.add(pending[pos]!);
       for (const { pos, failure } of matched.failed) {
         const status = failure.statusCode;
         // About the account, not the entry (the monthly limit, the key, the rate, the service):

@@ -78,7 +78,13 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
   if (s.journal) lines.push(`  journal: ${s.journal}`);
   const stoppedEarly = s.interrupted || s.fatal !== undefined;
   if (s.journal && (stoppedEarly || s.uncertain > 0)) {
-    if (s.interrupted) lines.push('  interrupted: the requests in flight were settled and journaled.');
+    if (s.interrupted) {
+      lines.push(
+        s.uncertain > 0
+          ? `  interrupted: the requests in flight were settled and journaled, but for ${count(s.uncertain, 'entry')} whose answer never came (${s.uncertain === 1 ? 'it' : 'they'} may have been sent; the resume settles ${s.uncertain === 1 ? 'it' : 'them'} under the same keys).`
+          : '  interrupted: the requests in flight were settled and journaled.',
+      );
+    }
     lines.push(`  to finish, run again with the same flags: ${resumeCommand(s, input)}`);
   }
   err.write(`${lines.join('\n')}\n`);

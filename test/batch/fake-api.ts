@@ -5,7 +5,7 @@ import { ApiError, ConnectionError } from '../../src/transport/index.js';
 
 export interface FakeApiOptions {
   /** Decides, per request, what goes wrong. */
-  fault?: (call: number, emails: EmailRequest[]) => 'ok' | '503' | 'drop' | 'lost' | '429' | '400' | '401' | 'omit-one' | 'no-index' | undefined;
+  fault?: (call: number, emails: EmailRequest[]) => 'ok' | '503' | 'drop' | 'refused' | 'lost' | '429' | '400' | '401' | 'omit-one' | 'no-index' | undefined;
   /** Entries the API refuses (its own per-entry failure). */
   reject?: (email: EmailRequest) => string | undefined;
 }
@@ -28,6 +28,7 @@ export function fakeApi(opts: FakeApiOptions = {}) {
       if (fault === '429') throw new ApiError({ status: 429, body: { statusCode: 429, error: 'Too Many Requests', message: 'slow down' }, retryAfterMs: 5 });
       if (fault === '401') throw new ApiError({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'bad key' } });
       if (fault === '400') throw new ApiError({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'Invalid payload' } });
+      if (fault === 'refused') throw new ConnectionError('http://fake', 'ECONNREFUSED', new Error('connect ECONNREFUSED'));
       if (fault === 'drop') throw new ConnectionError('http://fake', 'ECONNRESET', new Error('socket hang up'));
       const successful: EmailResult[] = [];
       const failed: BatchFailureEntry[] = [];

@@ -110,13 +110,16 @@ describe('batch sender', () => {
     expect(api.calls).toBeLessThan(40);
   });
 
-  it('stops with exit 6, leaving its entries unsent, when a short run never gets a request through', async () => {
-    const api = fakeApi({ fault: () => 'drop' });
-    const { outcome, events } = recorder();
-    const r = await new BatchSender({ ...opts, maxAttempts: 3, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(2), 50));
-    expect(r.finished).toBe(false);
-    expect(r.fatal?.exitCode).toBe(6);
-    expect([...outcome.values()]).toEqual(['unsent', 'unsent']);
+  it('stops with exit 6 when a short run never gets a request through: refused connections leave its entries unsent, reset ones uncertain (they may have been taken)', async () => {
+    for (const fault of ['refused', 'drop'] as const) {
+      const api = fakeApi({ fault: () => fault });
+      const { outcome, events } = recorder();
+      const r = await new BatchSender({ ...opts, maxAttempts: 3, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(2), 50));
+      expect(r.finished).toBe(false);
+      expect(r.fatal?.exitCode).toBe(6);
+      if (fault === 'refused') expect([...outcome.values()]).toEqual(['unsent', 'unsent']);
+      else expect([...outcome.values()].map((v) => v.replace(/ \(.*/, ''))).toEqual(Array(2).fill('uncertain the run stopped'));
+    }
   });
 
   it('on abort starts no new request but lets those in flight settle', async () => {
@@ -206,6 +209,63 @@ describe('batch sender', () => {
     await new BatchSender({ ...opts, concurrency: 1, send, events, signal: controller.signal }).run(chunks(entries(10), 10));
     expect(accepted.size).toBe(10);
     expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(10);
+  });
+
+  it('after Ctrl-C, a request whose answers keep getting lost is tried until its fate is known (three tries), never left "unsent" once it may have reached the API', async () => {
+    const controller = new AbortController();
+    // Call 5 is taken by the API and its answer lost at the moment of Ctrl-C; the next two tries lose theirs too.
+    let chunk5: string | undefined;
+    const api = fakeApi({
+      fault: (call, emails) => {
+        if (call === 5) {
+          controller.abort();
+          chunk5 = emails[0]!.idempotencyKey;
+          return 'lost';
+        }
+        return emails[0]!.idempotencyKey === chunk5 && call <= 7 ? 'lost' : 'ok';
+      },
+    });
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send: api.send, events, signal: controller.signal }).run(chunks(entries(1000), 10));
+    const delivered = new Set(api.delivered.map((e) => e.idempotencyKey));
+    const unsentButDelivered = entries(1000).filter((e) => outcome.get(e.index) === 'unsent' && delivered.has(e.email.idempotencyKey));
+    expect(unsentButDelivered).toEqual([]);
+    expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(delivered.size);
+  });
+
+  it('after Ctrl-C, entries whose fate cannot be learned are uncertain (they may have been sent), not unsent', async () => {
+    const controller = new AbortController();
+    let chunk5: string | undefined;
+    const api = fakeApi({
+      fault: (call, emails) => {
+        if (call === 5) {
+          controller.abort();
+          chunk5 = emails[0]!.idempotencyKey;
+        }
+        return emails[0]!.idempotencyKey === chunk5 ? 'lost' : 'ok';
+      },
+    });
+    const { outcome, events } = recorder();
+    await new BatchSender({ ...opts, send: api.send, events, signal: controller.signal }).run(chunks(entries(1000), 10));
+    const lost = entries(1000).filter((e) => e.email.idempotencyKey === chunk5)[0]!.index;
+    for (let i = lost; i < lost + 10; i++) expect(outcome.get(i)).toMatch(/^uncertain interrupted before its answer came/);
+    const delivered = new Set(api.delivered.map((e) => e.idempotencyKey));
+    expect(entries(1000).filter((e) => outcome.get(e.index) === 'unsent' && delivered.has(e.email.idempotencyKey))).toEqual([]);
+    // Three tries after Ctrl-C, no more: the user asked to stop.
+    expect(api.calls).toBeLessThanOrEqual(8 + 3);
+  });
+
+  it('a run stopped by a fatal error marks entries that may have reached the API uncertain, not unsent', async () => {
+    // The first request is taken and its answer lost; every other request (the second, the retry) meets a 401.
+    let first = true;
+    const api = fakeApi({ fault: (_call, emails) => (emails[0]!.to === 'u0@example.com' && first ? ((first = false), 'lost') : '401') });
+    const { outcome, events } = recorder();
+    const r = await new BatchSender({ ...opts, concurrency: 2, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(20), 10));
+    expect(r.fatal?.exitCode).toBe(3);
+    expect(api.delivered).toHaveLength(10);
+    for (let i = 0; i < 10; i++) expect(outcome.get(i)).toMatch(/^uncertain the run stopped \(.*\) before its answer came \(it may have been sent/);
+    // The second request was refused (401) whole: the API did not take it.
+    for (let i = 10; i < 20; i++) expect(outcome.get(i)).toBe('unsent');
   });
 
   it('stops with exit 5 when the API asks to wait longer than five minutes', async () => {

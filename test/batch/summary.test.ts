@@ -36,4 +36,12 @@ describe('the batch summary reads as a person would write it', () => {
     expect(printed({ total: 4, sent: 4, interrupted: true })).toContain('\n  every entry read was settled; the input was read no further.\n');
     expect(printed({ total: 4, sent: 3, scheduled: 3, unsent: 1, interrupted: true })).toMatch(/^Stopped after scheduling 3 emails/);
   });
+
+  it('an interrupted run with entries whose answer never came says they may have been sent, not that all was journaled', () => {
+    expect(printed({ total: 100, sent: 50, failed: 50, uncertain: 50, interrupted: true })).toContain(
+      '\n  interrupted: the requests in flight were settled and journaled, but for 50 entries whose answer never came (they may have been sent; the resume settles them under the same keys).\n',
+    );
+    expect(printed({ total: 2, sent: 1, failed: 1, uncertain: 1, interrupted: true })).toContain('but for 1 entry whose answer never came (it may have been sent; the resume settles it under');
+    expect(printed({ total: 2, sent: 1, unsent: 1, interrupted: true })).toContain('\n  interrupted: the requests in flight were settled and journaled.\n');
+  });
 });

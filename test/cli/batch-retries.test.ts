@@ -51,9 +51,10 @@ describe('mailroom batch: one retry budget', () => {
       expect(r.code).toBe(6);
       // Until the first answer only one request is in flight (pacing learns the rate limit from
       // it); it times out, nothing got through, the run stops, and the two requests waiting behind
-      // it are never sent (their entries stay unsent for a resume).
+      // it are never sent (their entries stay unsent for a resume). The 50 of the request that timed
+      // out may have been taken by a slow API: uncertain, not "not sent".
       expect(posts(r.stderr)).toBe(1);
-      expect(summaryOf(r.stdout)).toMatchObject({ sent: 0, uncertain: 0, unsent: 120 });
+      expect(summaryOf(r.stdout)).toMatchObject({ sent: 0, uncertain: 50, unsent: 70 });
       // The run's own duration (process start-up aside, which a loaded machine stretches): one
       // timeout of 1 s; a second attempt, or the waiting requests sent after it, would pass 2 s.
       const { durationMs } = summaryOf(r.stdout) as { durationMs: number };
