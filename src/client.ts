@@ -50,11 +50,3 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
   };
   return self;
 }
-
-/** Settings and a ready transport the caller closes: only for commands not yet on the command context (to be removed). */
-export async function connect(ctx: Context, globals: Globals): Promise<{ settings: Settings; transport: Transport }> {
-  const settings = resolveSettings(ctx, globals);
-  requireNamedProfile(settings);
-  const { createTransport } = await import('./transport/create.js');
-  return { settings, transport: await createTransport(ctx, settings) };
-}

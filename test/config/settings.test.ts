@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authHint, requireApiKey, resolveSettings } from '../../src/config/settings.js';
-import { connect } from '../../src/client.js';
+import { commandContext } from '../../src/client.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
 import { isCliError } from '../../src/errors.js';
@@ -130,7 +130,8 @@ describe('missing credentials and hints', () => {
 });
 
 describe('an explicitly named profile must exist', () => {
-  const ctx = (env: Record<string, string>) => ({ env: { MAILROOM_CONFIG_DIR: dir, ...env }, io: { err: { write: () => true } } }) as unknown as Parameters<typeof connect>[0];
+  const ctx = (env: Record<string, string>) => ({ env: { MAILROOM_CONFIG_DIR: dir, ...env }, io: { err: { write: () => true } } }) as unknown as Parameters<typeof commandContext>[0];
+  const connect = async (c: Parameters<typeof commandContext>[0], globals: Parameters<typeof commandContext>[1]) => commandContext(c, globals).api();
   const refusal = async (p: Promise<unknown>) => {
     try {
       await p;

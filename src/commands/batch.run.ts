@@ -1,0 +1,165 @@
+import type { CommandContext } from '../client.js';
+import type { Globals } from '../context.js';
+import { CliError, QuietExit, usageError } from '../errors.js';
+import { count } from '../count.js';
+import { runBatch, type BatchSummary } from '../batch/run.js';
+import { batchJournalDir, privateStateDir } from '../batch/paths.js';
+import { printSummary, summaryJson } from '../batch/summary.js';
+import { batchOver } from '../batch/http.js';
+import { keyFingerprint } from '../batch/fingerprint.js';
+import type { SendBatch } from '../batch/sender.js';
+import type { ApiIdentity } from '../batch/journal.js';
+import type { EntryDefaults } from '../input/entries.js';
+import { readSource } from '../input/sources.js';
+import { stdinFor } from '../input/stdin.js';
+import { parseSendAt } from '../input/time.js';
+import { outputMode } from '../output/mode.js';
+import { createProgressBar } from '../output/progress.js';
+import type { Settings } from '../config/settings.js';
+
+export interface BatchOptions {
+  /** The input file; stdin when absent or `-`. */
+  file?: string;
+  format?: 'json' | 'ndjson' | 'csv';
+  from?: string;
+  subject?: string;
+  template?: string;
+  htmlFile?: string;
+  groupBy?: string;
+  sendAt?: string;
+  concurrency: number;
+  size: number;
+  report?: string;
+  failed?: string;
+  resume?: string;
+  allowOtherHost?: boolean;
+  allowOtherKey?: boolean;
+  dryRun?: boolean;
+}
+
+export async function run(flags: BatchOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const { file } = flags;
+  if (flags.template !== undefined && flags.htmlFile !== undefined) {
+    throw usageError('--template and --html-file cannot be combined: an entry is either templated or raw');
+  }
+  if (flags.htmlFile === '-' && (file === undefined || file === '-')) {
+    throw usageError('--html-file - would read stdin, which already carries the emails');
+  }
+  const defaults: EntryDefaults = {};
+  if (flags.from !== undefined) defaults.from = flags.from;
+  if (flags.subject !== undefined) defaults.subject = flags.subject;
+  if (flags.template !== undefined) defaults.template = flags.template;
+  if (flags.groupBy !== undefined) defaults.groupBy = flags.groupBy;
+  if (flags.htmlFile !== undefined) {
+    defaults.html = await readSource(flags.htmlFile, '--html-file', ctx.cwd, stdinFor(ctx, 'the HTML body'));
+  }
+  if (flags.sendAt !== undefined) {
+    defaults.sendAt = parseSendAt(flags.sendAt);
+  }
+
+  const sending = flags.dryRun ? undefined : await openSending(ctx);
+  const mode = outputMode(ctx, globals);
+  const bar = ctx.io.isStderrTTY && !mode.quiet && !flags.dryRun ? createProgressBar(ctx.io, ctx.signal) : undefined;
+  let summary: BatchSummary;
+  try {
+    summary = await runBatch(ctx, {
+      input: file,
+      format: flags.format,
+      defaults,
+      size: flags.size,
+      concurrency: flags.concurrency,
+      report: flags.report,
+      failed: flags.failed,
+      resume: flags.resume,
+      otherInputs: flags.htmlFile !== undefined && flags.htmlFile !== '-' ? [{ flag: '--html-file', path: flags.htmlFile }] : [],
+      dryRun: Boolean(flags.dryRun),
+      // Made (0700) only when a run will write its journal there.
+      journalDir: flags.resume === undefined && !flags.dryRun ? privateStateDir(ctx.env) : batchJournalDir(ctx.env),
+      send: sending?.send,
+      // One retry budget: the transport makes one attempt per call, the sender retries.
+      ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries }, api: sending.api } : {}),
+      allowOtherHost: flags.allowOtherHost,
+      allowOtherKey: flags.allowOtherKey,
+      onProgress: bar ? (p, final) => bar.update(p, final) : undefined,
+    });
+  } finally {
+    bar?.stop();
+  }
+
+  summary.resumeArgs = resumeArgs(flags, globals, sending?.settings, defaults.sendAt);
+  // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
+  const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
+  if (mode.format === 'json' && !mode.quiet && (!stdoutTaken || globals.json)) {
+    (stdoutTaken ? ctx.io.err : ctx.io.out).write(`${JSON.stringify(summaryJson(summary, file))}\n`);
+  }
+  if (!mode.quiet && !globals.json) {
+    printSummary(ctx.io.err, summary, file);
+    const resumable = summary.journal && (summary.interrupted || summary.fatal || summary.uncertain > 0);
+    if (resumable && sending?.settings.apiKey?.source === 'flag') ctx.io.err.write('  (and your --api-key: keys are never printed)\n');
+  }
+
+  if (summary.fatal) throw summary.fatal;
+  if (summary.interrupted) {
+    // 128 + SIGINT, as shells report it; the summary above says how to resume.
+    throw new QuietExit(130);
+  }
+  // With -q or --json the summary is not on stderr: the one line says what the first problem is.
+  const first = summary.errors[0];
+  const firstError = first ? `; first: entry ${first.index} (line ${first.line}): ${first.error}` : '';
+  if (summary.dryRun) {
+    if (summary.invalid > 0) throw usageError(`${summary.invalid} of ${count(summary.total, 'entry')} ${summary.invalid === 1 ? 'is' : 'are'} invalid; nothing was sent${firstError}`);
+    return;
+  }
+  if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`${summary.total === 1 ? 'the one entry is not' : `none of the ${count(summary.total, 'entry')} is`} valid; nothing was sent${firstError}`);
+  if (summary.failed > 0) {
+    const hints: string[] = [];
+    if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);
+    if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
+    throw new CliError('partial', `${summary.failed} of ${count(summary.total, 'email')} failed`, { hints });
+  }
+}
+
+interface Sending {
+  send: SendBatch;
+  maxRetries: number;
+  api: ApiIdentity;
+  settings: Settings;
+}
+
+/** The run's one transport (closed after the command by run()), its retry budget and identity for the journal. */
+async function openSending(ctx: CommandContext): Promise<Sending> {
+  const settings = ctx.settings();
+  const transport = await ctx.api();
+  const api: ApiIdentity = { baseUrl: settings.baseUrl.value, key: keyFingerprint(settings.apiKey?.value ?? ''), profile: settings.profile.value };
+  // No abort signal: on Ctrl-C the requests in flight are allowed to settle and be journaled.
+  return { send: batchOver(transport), maxRetries: settings.maxRetries.value, api, settings };
+}
+
+/**
+ * Every flag but secrets that a resume must repeat to continue the same run at the same place:
+ * the defaults (the resolved --send-at, not `+2h` again), the outputs, and where it sends
+ * (--base-url and --profile explicitly, so a different MAILROOM_BASE_URL cannot redirect it).
+ */
+function resumeArgs(flags: BatchOptions, globals: Globals, settings: Settings | undefined, sendAt: string | undefined): string[] {
+  const args: string[] = [];
+  const add = (flag: string, value: string | number | undefined) => {
+    if (value !== undefined) args.push(flag, String(value));
+  };
+  add('--format', flags.format);
+  add('--from', flags.from);
+  add('--subject', flags.subject);
+  add('--template', flags.template);
+  add('--html-file', flags.htmlFile);
+  add('--group-by', flags.groupBy);
+  add('--send-at', sendAt);
+  add('--report', flags.report);
+  add('--failed', flags.failed);
+  const profile = settings?.profile ?? (globals.profile ? { value: globals.profile, source: 'flag' } : undefined);
+  if (profile && profile.source !== 'default') add('--profile', profile.value);
+  const baseUrl = settings?.baseUrl.source === 'default' ? undefined : (settings?.baseUrl.value ?? globals.baseUrl);
+  add('--base-url', baseUrl);
+  add('--timeout', globals.timeout);
+  add('--max-retries', globals.maxRetries);
+  return args;
+}
