@@ -119,14 +119,34 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
   }
 }
 
-/** A long-running command (webhooks listen) run in-process: runCli's CliProcess shape, stopped by a Ctrl-C. */
+/** A long-running command (webhooks listen, sandbox) run in-process: runCli's CliProcess shape, stopped by a Ctrl-C. */
 export interface InProcessCommand {
+  /** Complete stdout lines so far. */
   lines: string[];
+  /** Complete stderr lines so far. */
+  errLines: string[];
+  stdout(): string;
   stderr(): string;
   /** Resolves with the first stdout line the predicate accepts; rejects if the command ends first. */
   waitForLine(predicate: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** The same for stderr (a banner's "listening on", a warning): an event to await instead of a poll. */
+  waitForErrLine(predicate: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code once the command ends by itself (stdout closed, a start-up error). */
+  exited: Promise<number>;
   /** The first Ctrl-C (ctx.signal aborted), then the exit code and everything printed. */
   stop(): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** Complete lines of a growing text, kept up to date as data arrives. */
+function lineTracker(text: () => string, lines: string[], changed: () => void): () => void {
+  let seen = 0;
+  return () => {
+    const all = text();
+    const complete = all.slice(0, all.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
+    lines.push(...complete.slice(seen));
+    seen = complete.length;
+    changed();
+  };
 }
 
 /** Starts `mailroom ...args` in-process (as runInProcess does) and hands it back while it runs. */
@@ -139,44 +159,49 @@ export function startInProcess(args: string[], opts: InProcessOptions = {}): InP
   resetSecrets();
   const fake = fakeContext({ ...opts, env, color, signal: interrupt.signal });
   const lines: string[] = [];
+  const errLines: string[] = [];
   const waiters = new Set<() => void>();
-  let seen = 0;
-  (fake.ctx.io.out as PassThrough).on('data', () => {
-    const text = fake.stdout();
-    const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
-    lines.push(...complete.slice(seen));
-    seen = complete.length;
+  const wake = () => {
     for (const w of waiters) w();
-  });
+  };
+  (fake.ctx.io.out as PassThrough).on('data', lineTracker(fake.stdout, lines, wake));
+  (fake.ctx.io.err as PassThrough).on('data', lineTracker(fake.stderr, errLines, wake));
   let code: number | undefined;
   const done = run(args, fake.ctx).then(async (c) => {
     await new Promise((resolve) => setImmediate(resolve));
     code = c;
-    for (const w of waiters) w();
+    wake();
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     return c;
   });
-  return {
-    lines,
-    stderr: () => fake.stderr(),
-    waitForLine: (predicate, timeoutMs = 10_000) =>
+  const waitIn =
+    (where: string[], stream: string) =>
+    (predicate: (line: string) => boolean, timeoutMs = 10_000): Promise<string> =>
       new Promise((resolve, reject) => {
         const check = () => {
-          const line = lines.find(predicate);
+          const line = where.find(predicate);
           if (line !== undefined || code !== undefined) {
             waiters.delete(check);
             clearTimeout(timer);
             if (line !== undefined) resolve(line);
-            else reject(new Error(`mailroom ended (${code}) before the expected line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
+            else reject(new Error(`mailroom ended (${code}) before the expected ${stream} line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
           }
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting for the expected line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
+          reject(new Error(`timed out waiting for the expected ${stream} line\nstdout:\n${fake.stdout()}\nstderr:\n${fake.stderr()}`));
         }, timeoutMs);
         waiters.add(check);
         check();
-      }),
+      });
+  return {
+    lines,
+    errLines,
+    stdout: () => fake.stdout(),
+    stderr: () => fake.stderr(),
+    waitForLine: waitIn(lines, 'stdout'),
+    waitForErrLine: waitIn(errLines, 'stderr'),
+    exited: done,
     stop: async () => {
       interrupt.abort();
       const c = await done;
