@@ -1,45 +1,21 @@
 import { createHmac } from 'node:crypto';
 import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEnv, runCli, spawnCli } from '../helpers/cli.js';
+import { cliEnv, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 import { startApp } from '../webhook/helpers/test-app.js';
+import { stuckApp } from '../webhook/helpers/stuck-app.js';
+
+// What only a process shows: SIGKILL, SIGTERM and the memory of a real process. The queue, warnings
+// and --max-age run in-process in test/cli/webhooks-listen-durability.test.ts.
 
 const token = 'wht_e2eDurableToken4Rt7';
 const sign = (body: string, key = token) => createHmac('sha256', key).update(body).digest('hex');
 const delivery = (i: number, createdAt = new Date().toISOString()) => JSON.stringify({ event: 'CONTACT_CREATED', createdAt, data: { contact: { id: `ctc_${i}`, email: `p${i}@example.com` } } });
 const tempJournal = () => join(mkdtempSync(join(tmpdir(), 'mailroom-durable-')), 'deliveries.ndjson');
-
-/** An app that takes requests and answers none of them until released (a slow or stuck app). */
-async function stuckApp() {
-  const held: Array<{ req: IncomingMessage; res: ServerResponse }> = [];
-  const waiters: Array<() => void> = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    held.push({ req, res });
-    for (const w of waiters.splice(0)) w();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    held,
-    /** Resolves once `n` requests have arrived. */
-    arrived: (n: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => (held.length >= n ? resolve() : waiters.push(check));
-        check();
-      }),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 interface Listener {
   child: ChildProcess;
@@ -60,7 +36,11 @@ async function listen(args: string[], env: Record<string, string> = {}): Promise
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  await expect.poll(() => stdout + (child.exitCode === null ? '' : `exited ${child.exitCode}: ${stderr}`), { timeout: 15_000 }).toContain('"ready"');
+  await new Promise<void>((resolve, reject) => {
+    const ready = () => stdout.includes('"ready"') && resolve();
+    child.stdout.on('data', ready);
+    void exited.then((code) => reject(new Error(`exited ${code} before it was ready: ${stderr}`)));
+  });
   const url = (JSON.parse(stdout.split('\n')[0]!) as { url: string }).url;
   const l = { child, url, exited, stdout: () => stdout, stderr: () => stderr };
   running.push(l);
@@ -97,24 +77,7 @@ describe('webhooks listen: a 2xx means the delivery is on disk', () => {
   });
 });
 
-describe('webhooks listen: a bounded forward queue and a bounded stop', () => {
-  it('--forward-queue 3: the 4th delivery waiting for a stuck app is answered 503 with Retry-After, so the service retries it', async () => {
-    const app = await stuckApp();
-    try {
-      const journal = tempJournal();
-      const l = await listen(['--journal', journal, '--forward-to', app.url, '--forward-queue', '3']);
-      for (let i = 0; i < 3; i++) expect((await post(l.url, delivery(i))).status).toBe(200);
-      const full = await post(l.url, delivery(3));
-      expect(full.status).toBe(503);
-      expect(full.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(full.body.message).toBe(`the forward queue is full (3 deliveries waiting for ${app.url}, --forward-queue); retry later`);
-      const lines = journalLines(journal);
-      expect(lines.map((e) => e.status)).toEqual([200, 200, 200, 503]);
-    } finally {
-      await app.close();
-    }
-  });
-
+describe('webhooks listen: a bounded stop', () => {
   it('SIGTERM with a backlog for a stuck app: stops within --stop-timeout, exit 0, and prints the replay command for what was not forwarded', async () => {
     const app = await stuckApp();
     const fine = await startApp(token);
@@ -134,7 +97,7 @@ describe('webhooks listen: a bounded forward queue and a bounded stop', () => {
       expect(command).toBe(`mailroom webhooks replay --journal ${journal} --since ${journalLines(journal).length > 0 ? (JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as { receivedAt: string }).receivedAt : ''} --forward-to ${app.url}`);
       // Replayed to a working app, the five arrive in order.
       const args = command!.replace(/^mailroom /, '').replace(app.url, fine.url).split(' ');
-      const replay = await runCli(args, { env: { MAILROOM_WEBHOOK_TOKEN: token } });
+      const replay = await runInProcess(args, { env: { MAILROOM_WEBHOOK_TOKEN: token } });
       expect(replay.code, replay.stderr).toBe(0);
       expect(fine.received.map((r) => r.body.toString())).toEqual(bodies);
     } finally {
@@ -143,58 +106,6 @@ describe('webhooks listen: a bounded forward queue and a bounded stop', () => {
     }
   });
 
-  it('--forward-to without --journal warns at start that a 200 then means received, not stored', async () => {
-    const app = await stuckApp();
-    try {
-      const l = await listen(['--forward-to', app.url]);
-      await expect.poll(() => l.stderr()).toContain('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops');
-    } finally {
-      await app.close();
-    }
-  });
-});
-
-describe('webhooks listen --host', () => {
-  it('a non-loopback host warns as the sandbox does; loopback does not', async () => {
-    const open = await listen(['--host', '0.0.0.0']);
-    await expect.poll(() => open.stderr()).toContain('mailroom: warning: listening on 0.0.0.0: other machines may reach this listener');
-    const local = await listen(['--host', '127.0.0.1']);
-    await expect.poll(() => local.stderr()).toContain('Ready');
-    expect(local.stderr()).not.toContain('warning');
-  });
-});
-
-describe('webhooks listen --max-age and verify --max-age', () => {
-  it('listen refuses a delivery whose envelope time is older than --max-age (401, a possible replay); fresh and untimed ones pass', async () => {
-    const l = await listen(['--max-age', '5m']);
-    const old = delivery(1, new Date(Date.now() - 3_600_000).toISOString());
-    const stale = await post(l.url, old);
-    expect(stale.status).toBe(401);
-    expect(stale.body.message).toMatch(/^the delivery was created at \S+, 60 min ago, over --max-age 5m: refused as a possible replay$/);
-    expect((await post(l.url, delivery(2))).status).toBe(200);
-    const observedOld = JSON.stringify({ event: 'CONTACT_UPDATED', payload: { contact: { email: 'x@example.com' } }, timestamp: Date.now() - 7_200_000, version: 1 });
-    expect((await post(l.url, observedOld)).status).toBe(401);
-    const untimed = JSON.stringify({ event: 'CONTACT_UPDATED', payload: { contact: { email: 'y@example.com' } }, version: 1 });
-    expect((await post(l.url, untimed)).status).toBe(200);
-  });
-
-  it('verify --max-age: exit 8 for a stale delivery, 0 for a fresh one; a bad duration is exit 2', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mailroom-age-'));
-    const { writeFileSync } = await import('node:fs');
-    const old = delivery(1, new Date(Date.now() - 3_600_000).toISOString());
-    writeFileSync(join(dir, 'old.json'), old);
-    const fresh = delivery(2);
-    writeFileSync(join(dir, 'fresh.json'), fresh);
-    const env = { MAILROOM_WEBHOOK_TOKEN: token };
-    const stale = await runCli(['webhooks', 'verify', '--signature', sign(old), '--payload', join(dir, 'old.json'), '--max-age', '10m'], { env });
-    expect(stale.code).toBe(8);
-    expect(stale.stderr).toMatch(/^mailroom: the delivery was created at \S+, 60 min ago, over --max-age 10m: refused as a possible replay\n/);
-    const ok = await runCli(['webhooks', 'verify', '--signature', sign(fresh), '--payload', join(dir, 'fresh.json'), '--max-age', '10m'], { env });
-    expect(ok.code, ok.stderr).toBe(0);
-    const bad = await runCli(['webhooks', 'verify', '--signature', sign(fresh), '--payload', join(dir, 'fresh.json'), '--max-age', 'soon'], { env });
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^mailroom: --max-age: "soon" is not a duration/);
-  });
 });
 
 describe('webhooks listen under a flood of bad deliveries', () => {
