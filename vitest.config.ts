@@ -13,6 +13,7 @@ export default defineConfig({
           // (available cores - 1) would run the files one at a time on a 2-core machine.
           pool: 'threads',
           maxWorkers: 2,
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
