@@ -7,12 +7,18 @@ import { fakeContext } from '../helpers/context.js';
 
 afterEach(() => vi.restoreAllMocks());
 
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Resolves with what `probe` finds once `stream` has written it (probed after each chunk). */
+function until<T>(stream: NodeJS.EventEmitter, probe: () => T | undefined): Promise<T> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const value = probe();
+      if (value === undefined) return;
+      stream.off('data', check);
+      resolve(value);
+    };
+    stream.on('data', check);
+    check();
+  });
 }
 
 describe("the sandbox's log lines", () => {
@@ -25,7 +31,7 @@ describe("the sandbox's log lines", () => {
     const stop = new AbortController();
     const fake = fakeContext({ signal: stop.signal });
     const done = run(['sandbox', '--port', '0', '--json', '--data', data], fake.ctx);
-    const ready = await until(() => fake.stdout().split('\n').find((l) => l.startsWith('{')));
+    const ready = await until(fake.ctx.io.out, () => fake.stdout().split('\n').find((l) => l.startsWith('{')));
     const { baseUrl, apiKey } = JSON.parse(ready) as { baseUrl: string; apiKey: string };
     // The data file's folder goes: the next change cannot be saved, and the sandbox says so.
     rmSync(join(dir, 'gone'), { recursive: true, force: true });
