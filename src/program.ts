@@ -1,5 +1,5 @@
 import { Command, Option, type HelpContext } from 'commander';
-import { parseIntegerOption } from './commands/options.js';
+import { parseIntegerOption } from './commands/shared/option-parsers.js';
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
@@ -7,7 +7,7 @@ import { takeJsonFields } from './output/fields.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
-import { refuseRepeatedOptions } from './commands/repeatable.js';
+import { refuseRepeatedOptions } from './commands/shared/repeatable-options.js';
 import { guardIO, holdSecretsOf } from './secrets.js';
 import { oneLine } from './output/one-line.js';
 

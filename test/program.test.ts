@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../src/context.js';
 import { buildProgram, commandName } from '../src/program.js';
-import { repeatable } from '../src/commands/repeatable.js';
+import { repeatable } from '../src/commands/shared/repeatable-options.js';
 
 const ctx: Context = {
   io: { out: new PassThrough(), err: new PassThrough(), in: new PassThrough(), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: false, color: false },

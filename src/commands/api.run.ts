@@ -1,6 +1,6 @@
 import type { CommandContext } from '../client.js';
 import { usageError } from '../errors.js';
-import { refuseDiscardingSecret } from './secret-once.js';
+import { refuseDiscardingSecret } from './shared/secret-once.js';
 import { printJson } from '../output/print.js';
 import { reveal } from '../secrets.js';
 import { readSource } from '../input/sources.js';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { parseIntegerOption } from './options.js';
+import { parseIntegerOption } from './shared/option-parsers.js';
 import { choiceParser } from '../input/choice.js';
 import type { BatchOptions } from './batch.run.js';
 import { verb } from './verb.js';

@@ -11,7 +11,7 @@ import { stdinFor } from '../input/stdin.js';
 import * as output from '../output/index.js';
 import { hasPrefix } from '../schema/ids.js';
 import { mask } from '../secrets.js';
-import { ALL_KEYS, STORED_KEYS, type Key, type StoredKey } from './config-keys.js';
+import { ALL_KEYS, STORED_KEYS, type Key, type StoredKey } from './shared/config-keys.js';
 
 export type ConfigOptions = { verb: 'list' } | { verb: 'get'; key: string } | { verb: 'set'; key: string; value: string } | { verb: 'unset'; key: string } | { verb: 'path' };
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { ALL_KEYS, STORED_KEYS } from './config-keys.js';
+import { ALL_KEYS, STORED_KEYS } from './shared/config-keys.js';
 import { verb } from './verb.js';
 import type { ConfigOptions } from './config.run.js';
 

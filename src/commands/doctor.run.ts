@@ -2,7 +2,7 @@ import type { CommandContext } from '../client.js';
 import { QuietExit } from '../errors.js';
 import { outputMode, palette, printJson } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
-import { diagnose } from './diagnose.js';
+import { diagnose } from './shared/diagnose.js';
 
 /** Exits with the code of the first needed check that failed; what failed is already printed. */
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {

@@ -3,7 +3,7 @@ import { describeSource } from '../config/settings.js';
 import { QuietExit } from '../errors.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
-import { diagnose } from './diagnose.js';
+import { diagnose } from './shared/diagnose.js';
 
 /** Exits 3 without a valid key, 6 when the API is unreachable; what failed is already printed. */
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandContext, type CommandContext } from '../../src/client.js';
 import type { Context, Globals } from '../../src/context.js';
-import { diagnose as diagnoseIn } from '../../src/commands/diagnose.js';
+import { diagnose as diagnoseIn } from '../../src/commands/shared/diagnose.js';
 import { runDoctor as doctorIn } from '../../src/commands/doctor.run.js';
 import { runWhoami as whoamiIn } from '../../src/commands/whoami.run.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';

@@ -1,11 +1,11 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { CliError } from '../../errors.js';
 import { printKey } from '../../output/resources.js';
 import { createKeyRequestSchema } from '../../schema/index.js';
-import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from './new-key.js';
-import { keyRequestBody } from './request-body.js';
-import { workspaceOf } from './workspace.js';
+import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from '../shared/new-key.js';
+import { keyRequestBody } from '../shared/key-request-body.js';
+import { workspaceOf } from '../shared/workspace.js';
 
 export interface KeysCreateOptions {
   name: string;

@@ -1,8 +1,8 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printKey } from '../../output/resources.js';
-import { confirmedDelete } from '../confirmed-delete.js';
-import { workspaceOf } from './workspace.js';
+import { confirmedDelete } from '../shared/confirmed-delete.js';
+import { workspaceOf } from '../shared/workspace.js';
 
 export interface KeysDeleteOptions {
   id: string;

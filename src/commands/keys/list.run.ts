@@ -1,8 +1,8 @@
 import type { CommandContext } from '../../client.js';
 import type { ApiKey } from '../../types.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printKeys } from '../../output/resources.js';
-import { workspaceOf } from './workspace.js';
+import { workspaceOf } from '../shared/workspace.js';
 import { oneLine } from '../../output/one-line.js';
 
 export interface KeysListOptions {

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { verb } from '../verb.js';
 import type { KeysListOptions } from './list.run.js';
-import { parseIntegerOption } from '../options.js';
+import { parseIntegerOption } from '../shared/option-parsers.js';
 import { choiceParser } from '../../input/choice.js';
 
 const SORTS = ['createdAt.desc', 'createdAt.asc'] as const;

@@ -2,9 +2,9 @@ import { checkKey } from '../../api/apiKeys.js';
 import type { CommandContext } from '../../client.js';
 import { confirmOrRefuse, refuseWithoutTerminal } from '../../input/confirm.js';
 import { printKey } from '../../output/resources.js';
-import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from './new-key.js';
-import { rotateKey, RotateIncompleteError, usedTheOldKey, type RotateDeps } from './rotate-key.js';
-import { workspaceOf } from './workspace.js';
+import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from '../shared/new-key.js';
+import { rotateKey, RotateIncompleteError, usedTheOldKey, type RotateDeps } from '../shared/rotate-key.js';
+import { workspaceOf } from '../shared/workspace.js';
 import { oneLine } from '../../output/one-line.js';
 
 export interface KeysRotateOptions {

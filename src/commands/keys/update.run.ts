@@ -1,9 +1,9 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printKey } from '../../output/resources.js';
 import { updateKeyRequestSchema } from '../../schema/index.js';
-import { keyRequestBody } from './request-body.js';
-import { workspaceOf } from './workspace.js';
+import { keyRequestBody } from '../shared/key-request-body.js';
+import { workspaceOf } from '../shared/workspace.js';
 
 export interface KeysUpdateOptions {
   id: string;

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { verb } from '../verb.js';
 import type { SandboxTriggerOptions } from './trigger.run.js';
-import { parseIntegerOption } from '../options.js';
+import { parseIntegerOption } from '../shared/option-parsers.js';
 import { register as registerInspect } from './inspect.js';
 import { SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
 

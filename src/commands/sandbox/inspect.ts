@@ -5,7 +5,7 @@ import { verb } from '../verb.js';
 import { SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
 import type { SandboxEmailOptions } from './email.run.js';
 import type { SandboxOpenOptions } from './open.run.js';
-import { parseIntegerOption } from '../options.js';
+import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
 

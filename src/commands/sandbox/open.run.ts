@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { CliError } from '../../errors.js';
-import { openInBrowser } from '../open-browser.js';
+import { openInBrowser } from '../shared/open-browser.js';
 
 export interface SandboxOpenOptions {
   id: string | undefined;

@@ -1,10 +1,10 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { printWebhook } from '../../output/resources.js';
 import { createWebhookRequestSchema, describeIssues } from '../../schema/index.js';
-import { refuseDiscardingSecret } from '../secret-once.js';
+import { refuseDiscardingSecret } from '../shared/secret-once.js';
 
 export interface WebhooksCreateOptions {
   url: string;

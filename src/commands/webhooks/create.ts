@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { verb } from '../verb.js';
-import { repeatable } from '../repeatable.js';
+import { repeatable } from '../shared/repeatable-options.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent

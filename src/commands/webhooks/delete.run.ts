@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printWebhook } from '../../output/resources.js';
-import { confirmedDelete } from '../confirmed-delete.js';
+import { confirmedDelete } from '../shared/confirmed-delete.js';
 
 export interface WebhooksDeleteOptions {
   id: string;

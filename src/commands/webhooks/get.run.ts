@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printWebhook } from '../../output/resources.js';
 
 export interface WebhooksGetOptions {

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { apiClient } from '../api-client.js';
+import { apiClient } from '../shared/api-client.js';
 import { printWebhooks } from '../../output/resources.js';
 
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {

@@ -17,7 +17,7 @@ import { deliveryLine, deliveryRecord } from '../../webhook/report.js';
 import { outputMode, palette } from '../../output/index.js';
 import { oneLine } from '../../output/one-line.js';
 import { exposedHostWarning } from '../../config/url.js';
-import { shellQuote } from '../command-line.js';
+import { shellQuote } from '../shared/command-line.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;

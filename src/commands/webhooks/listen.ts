@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Context } from '../../context.js';
 import { verb } from '../verb.js';
-import { parseIntegerOption } from '../options.js';
+import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const DEFAULT_PORT = 4242;
 const DEFAULT_MAX_BODY = 1024 * 1024;

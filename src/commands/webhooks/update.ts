@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { requireId } from '../../input/ids.js';
 import { verb } from '../verb.js';
 import type { WebhooksUpdateOptions } from './update.run.js';
-import { repeatable } from '../repeatable.js';
+import { repeatable } from '../shared/repeatable-options.js';
 
 export function register(parent: Command, ctx: Context): void {
   parent

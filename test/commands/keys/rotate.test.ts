@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rotateKey, RotateIncompleteError, type RotateDeps } from '../../../src/commands/keys/rotate-key.js';
+import { rotateKey, RotateIncompleteError, type RotateDeps } from '../../../src/commands/shared/rotate-key.js';
 import { CliError } from '../../../src/errors.js';
 import type { RequestOptions, Transport } from '../../../src/transport/index.js';
 

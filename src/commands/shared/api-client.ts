@@ -1,5 +1,5 @@
-import type { CommandContext } from '../client.js';
-import { clientOver, type Mailroom } from '../library/mailroom.js';
+import type { CommandContext } from '../../client.js';
+import { clientOver, type Mailroom } from '../../library/mailroom.js';
 
 /**
  * The library's client (docs/library.md) over the command's one transport: commands call the

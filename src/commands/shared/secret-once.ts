@@ -1,4 +1,4 @@
-import { usageError } from '../errors.js';
+import { usageError } from '../../errors.js';
 
 /** What decides whether a new secret reaches stdout: -q prints nothing, `--json <fields>` only those fields. */
 export interface SecretOutput {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { CliError } from '../errors.js';
+import { CliError } from '../../errors.js';
 
 /** The platform's "open this URL" command; $BROWSER (a command name) wins, as on most Unix tools. */
 function opener(url: string, env: Readonly<Record<string, string | undefined>>): [string, string[]] {

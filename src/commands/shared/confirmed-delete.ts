@@ -1,7 +1,7 @@
-import type { CommandContext } from '../client.js';
-import { requireApiKey, requireNamedProfile } from '../config/settings.js';
-import { confirmOrRefuse } from '../input/confirm.js';
-import { printDeletedWithoutAnswer } from '../output/resources.js';
+import type { CommandContext } from '../../client.js';
+import { requireApiKey, requireNamedProfile } from '../../config/settings.js';
+import { confirmOrRefuse } from '../../input/confirm.js';
+import { printDeletedWithoutAnswer } from '../../output/resources.js';
 
 export interface Deletion<T extends { id: string }> {
   id: string;

@@ -1,17 +1,17 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { batchJournalDir } from '../batch/paths.js';
-import type { CommandContext } from '../client.js';
-import { readStoredConfig } from '../config/file.js';
-import { configFile } from '../config/paths.js';
-import { authHint, describeSource, requireNamedProfile, type Settings } from '../config/settings.js';
-import { isCliError, type CliError } from '../errors.js';
-import { isLoopback } from '../config/url.js';
-import type { Context } from '../context.js';
-import { count } from '../count.js';
-import { mask } from '../secrets.js';
-import { proxySettings } from '../transport/agent.js';
-import { ApiError } from '../transport/errors.js';
-import { VERSION } from '../version.js';
+import { batchJournalDir } from '../../batch/paths.js';
+import type { CommandContext } from '../../client.js';
+import { readStoredConfig } from '../../config/file.js';
+import { configFile } from '../../config/paths.js';
+import { authHint, describeSource, requireNamedProfile, type Settings } from '../../config/settings.js';
+import { isCliError, type CliError } from '../../errors.js';
+import { isLoopback } from '../../config/url.js';
+import type { Context } from '../../context.js';
+import { count } from '../../count.js';
+import { mask } from '../../secrets.js';
+import { proxySettings } from '../../transport/agent.js';
+import { ApiError } from '../../transport/errors.js';
+import { VERSION } from '../../version.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { openStore, PROFILE_NAME } from '../../config/store.js';
 import { usageError } from '../../errors.js';
-import { refuseDiscardingSecret } from '../secret-once.js';
+import { refuseDiscardingSecret } from './secret-once.js';
 
 /** What keys create and rotate share: a new secret shown once, or kept in a profile with --save-as. */
 export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
