@@ -31,7 +31,11 @@ function post(url: string, path: string, payload: string | Buffer, headers: Reco
   });
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Closes the listener: close() resolves once every delivery it answered has been handed to onDelivery. */
+const settle = async () => {
+  await listener?.close();
+  listener = undefined;
+};
 
 describe('webhook listener', () => {
   it('answers 200 to a valid delivery on any path and hands over the exact bytes and the parsed event', async () => {
