@@ -168,7 +168,7 @@ describe('batch sender', () => {
       const send = async (emails: EmailRequest[], stopped?: AbortSignal) => {
         calls += 1;
         if (calls === 1) {
-          await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setImmediate(r));
           if (stop === 'ctrl-c') {
             controller.abort();
             sent.push(emails);
