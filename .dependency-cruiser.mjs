@@ -1,31 +1,59 @@
 /**
- * Import direction (docs/architecture.md): a layer imports only the layers below it, dynamic
- * import() included, and no module imports itself back through a circle.
+ * Import direction (docs/architecture.md, "Layers"): a layer imports only the layers below it,
+ * static, type-only (tsPreCompilationDeps) and dynamic import() alike, and no module imports
+ * itself back through a circle.
  *
- *   commands (src/commands, program, run, main, help, completion)
+ *   commands (src/commands, program, run, main, help, completion, report)
  *     → library (src/library: the typed client the package exports)
- *     → features (src/batch, src/webhook, src/api, src/sandbox)
+ *     → features: batch, webhook, api, and the sandbox through its launch modules
  *       → transport (src/transport, src/client.ts)
  *         → config | output | input | render
- *           → schema | count | errors | files | context | secrets | version
+ *           → base: schema | errors | context | count | files | secrets | types | version | until-stopped
+ *
+ * src/build/ (the help catalogue and the generated reference) runs at build time only, above
+ * everything; nothing at run time imports it.
  */
-const COMMANDS = '^src/(commands/|completion/|program\\.ts|run\\.ts|main\\.ts|complete\\.ts|help-[^/]+\\.ts|report\\.ts)';
-const FEATURES = '^src/(batch|webhook|api|sandbox)/';
-const TRANSPORT = '^src/(transport/|client\\.ts)';
-const MIDDLE = '^src/(config|output|input|render)/';
+const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report\\.ts$)';
+const BUILD = '^src/build/';
 const LIBRARY = '^src/library/';
-const BASE = '^src/(schema/|count\\.ts|errors\\.ts|files\\.ts|context\\.ts|secrets\\.ts|types\\.ts|version\\.ts|until-stopped\\.ts)';
+const FEATURES = '^src/(batch|webhook|api|sandbox)/';
+const TRANSPORT = '^src/(transport/|client\\.ts$)';
+const MIDDLE = '^src/(config|output|input|render)/';
+const BASE = '^src/(schema/|count\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
+const LAYERED = [COMMANDS, BUILD, LIBRARY, FEATURES, TRANSPORT, MIDDLE, BASE].join('|');
 
-const below = (name, from, to) => ({ name, severity: 'error', comment: `${name}: imports go down the layers only`, from: { path: from }, to: { path: to } });
+const rule = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
+const below = (name, from, to) => rule(name, `${name}: imports go down the layers only`, { path: from }, { path: to });
 
 export default {
   forbidden: [
-    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-    below('library-not-up', LIBRARY, COMMANDS),
-    below('features-not-up', FEATURES, `${COMMANDS}|${LIBRARY}`),
-    below('transport-not-up', TRANSPORT, `${COMMANDS}|${LIBRARY}|${FEATURES}`),
-    below('middle-not-up', MIDDLE, `${COMMANDS}|${LIBRARY}|${FEATURES}|${TRANSPORT}`),
-    below('base-not-up', BASE, `${COMMANDS}|${LIBRARY}|${FEATURES}|${TRANSPORT}|${MIDDLE}`),
+    rule('no-circular', 'no import circles, whatever the layers', {}, { circular: true }),
+    rule('not-to-unresolvable', 'every import (a dynamic import() included) resolves to a file or package', {}, { couldNotResolve: true }),
+    rule('in-a-layer', 'every module of src/ belongs to a layer above: add a new folder to one', { path: '^src/', pathNot: LAYERED }, {}),
+    rule('build-time-only', 'src/build/ runs in scripts/build.mjs only; nothing at run time imports it', { pathNot: BUILD }, { path: BUILD }),
+
+    below('library-not-up', LIBRARY, `${COMMANDS}|${BUILD}`),
+    below('features-not-up', FEATURES, `${COMMANDS}|${BUILD}|${LIBRARY}`),
+    below('transport-not-up', TRANSPORT, `${COMMANDS}|${BUILD}|${LIBRARY}|${FEATURES}`),
+    below('middle-not-up', MIDDLE, `${COMMANDS}|${BUILD}|${LIBRARY}|${FEATURES}|${TRANSPORT}`),
+    below('base-not-up', BASE, `${COMMANDS}|${BUILD}|${LIBRARY}|${FEATURES}|${TRANSPORT}|${MIDDLE}`),
+
+    // Within the features row: api is the typed calls everything else builds on; batch and webhook
+    // use api, not each other; the sandbox is a server, so it shares only the wire schemas and the
+    // webhook signing/samples with the client, never its HTTP side.
+    rule('api-is-the-lowest-feature', 'api/ imports no other feature', { path: '^src/api/' }, { path: '^src/(batch|webhook|sandbox)/' }),
+    rule('batch-not-webhook-or-sandbox', 'batch/ uses api/, not the other features', { path: '^src/batch/' }, { path: '^src/(webhook|sandbox)/' }),
+    rule('webhook-not-batch-or-sandbox', 'webhook/ uses api/, not the other features', { path: '^src/webhook/' }, { path: '^src/(batch|sandbox)/' }),
+    rule('sandbox-not-the-client', 'the emulator does not call the API it emulates', { path: '^src/sandbox/' }, { path: `^src/(api|batch)/|${TRANSPORT}` }),
+    rule('sandbox-through-its-launch', 'outside src/sandbox/, only its launch modules and public types are imported', { pathNot: '^src/sandbox/' }, { path: '^src/sandbox/', pathNot: '^src/sandbox/(index|session|public-types)\\.ts$' }),
+
+    // The transport needs the settings (config) and nothing else of its row: it prints nothing itself.
+    rule('transport-over-config-only', 'transport/ reads settings from config/; printing and input are the callers\'', { path: '^src/transport/' }, { path: '^src/(output|input|render)/' }),
+
+    // The library runs in other people's programs: no CLI context, profile store, prompts or printers.
+    rule('library-not-the-cli', 'the library takes its settings as options, not from the CLI\'s context, profiles, prompts or printers', { path: LIBRARY }, { path: '^src/(client\\.ts$|config/(?!url\\.ts$)|input/prompter\\.ts$|output/)' }),
+    // Commands reach the library through one module, which builds the client over the command's transport.
+    rule('commands-through-api-client', 'commands use the library through src/commands/shared/api-client.ts', { path: COMMANDS, pathNot: '^src/commands/shared/api-client\\.ts$' }, { path: LIBRARY }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
@@ -33,5 +61,7 @@ export default {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['es6', 'cjs'],
+    // As Node resolves (packages' "exports"), so that not-to-unresolvable holds for ESM-only packages (conf).
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types'] },
   },
 };

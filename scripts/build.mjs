@@ -90,10 +90,10 @@ if (!docsOnly) {
 // dist/help.json: every help screen as the program prints it, so bin/mailroom.js answers --help and
 // --version without loading Commander (start-up time). Rendered by the real program, built on its own
 // so that main.js keeps its layout; written last, and atomically like the rest. The manual comes from
-// the same screens and tree (src/help-reference.ts): dist/mailroom.1 (the package's `man`), and
+// the same screens and tree (src/build/help-reference.ts): dist/mailroom.1 (the package's `man`), and
 // docs/reference/ with the README's command list, which a test compares with what is committed.
 const catalogDir = resolve(`dist/.help-catalog-${process.pid}`);
-await build({ ...common, entryPoints: { catalog: 'src/help-catalog.ts', reference: 'src/help-reference.ts' }, outdir: catalogDir });
+await build({ ...common, entryPoints: { catalog: 'src/build/help-catalog.ts', reference: 'src/build/help-reference.ts' }, outdir: catalogDir });
 try {
   const { renderHelpCatalog } = await import(pathToFileURL(join(catalogDir, 'catalog.js')).href);
   const { renderReference, withReadmeCommands } = await import(pathToFileURL(join(catalogDir, 'reference.js')).href);

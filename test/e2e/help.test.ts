@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { HelpCatalog } from '../../src/help-catalog.js';
+import type { HelpCatalog } from '../../src/build/help-catalog.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 
 const catalog = JSON.parse(readFileSync(join(ROOT, 'dist', 'help.json'), 'utf8')) as HelpCatalog;

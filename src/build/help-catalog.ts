@@ -1,9 +1,9 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { Context } from './context.js';
-import { HELP_TOPICS } from './help-topics.js';
-import { buildProgram, runCommandLine } from './program.js';
-import { VERSION } from './version.js';
+import type { Context } from '../context.js';
+import { HELP_TOPICS } from '../help-topics.js';
+import { buildProgram, runCommandLine } from '../program.js';
+import { VERSION } from '../version.js';
 
 /** What one invocation printed: the text on each stream (the exit code is always 0). */
 export interface HelpScreen {

@@ -1,7 +1,7 @@
-import { EXIT, EXIT_MEANINGS } from './errors.js';
+import { EXIT, EXIT_MEANINGS } from '../errors.js';
 import { commandEntries, renderHelpCatalog, type CommandEntry, type HelpCatalog } from './help-catalog.js';
-import { ENVIRONMENT } from './help-topics.js';
-import { VERSION } from './version.js';
+import { ENVIRONMENT } from '../help-topics.js';
+import { VERSION } from '../version.js';
 
 /**
  * The manual, rendered from the same command tree and help screens as dist/help.json, so it cannot
