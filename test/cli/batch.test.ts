@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/context.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { readNdjson, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
+
+let sandbox: TestSandbox;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-e2e-'));
+  env = sandboxEnv(sandbox, join(dir, 'state'));
+});
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => reset(sandbox));
+
+function entry(i: number) {
+  return { to: recipient(i), subject: `Hello ${i}`, html: `<p>Hello ${i}</p>` };
+}
+
+describe('mailroom batch end to end', () => {
+  it('sends the good entries of a mixed input, puts the bad ones in --failed with reasons, exits 7; the fixed file goes back in', async () => {
+    const lines = [
+      JSON.stringify({ to: 'a@example.com', subject: 'ok', html: '<p>a</p>' }),
+      '{"to": "b@example.com", "subject": ',
+      JSON.stringify({ to: 'not-an-address', subject: 'bad', html: '<p>c</p>' }),
+      JSON.stringify({ to: 'd@example.com', subject: 'ok', html: '<p>d</p>' }),
+      JSON.stringify({ from: 'someone@unverified.test', to: 'e@example.com', subject: 'refused', html: '<p>e</p>' }),
+      JSON.stringify({ template: 'welcome', to: 'f@example.com', variables: { name: 'F' } }),
+    ];
+    const input = join(dir, 'mixed.ndjson');
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    const failed = join(dir, 'failed.ndjson');
+    const report = join(dir, 'mixed-report.ndjson');
+    const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--failed', failed, '--report', report], { env });
+    expect(r.code).toBe(7);
+    expect(JSON.parse(r.stdout)).toMatchObject({ total: 6, sent: 3, failed: 3, invalid: 2 });
+    expect(r.stderr).toContain('mailroom: 3 of 6 emails failed');
+    expect(r.stderr).toContain('entry 1 (line 2): not valid JSON');
+    expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['a@example.com', 'd@example.com', 'f@example.com']);
+    const bad = readNdjson(failed);
+    expect(bad.map((b) => b._index).sort()).toEqual([1, 2, 4]);
+    expect(bad.find((b) => b._index === 2)).toMatchObject({ to: 'not-an-address', _line: 3, _error: expect.stringContaining('to must be an email address') });
+    expect(bad.find((b) => b._index === 4)).toMatchObject({ from: 'someone@unverified.test', _error: expect.stringContaining('not a verified') });
+    expect(reportIndexes(report)).toMatchObject({ lines: 6, distinct: 6, withId: 3 });
+
+    // Fix the file by hand and feed it back: annotation fields are ignored.
+    const fixed = bad
+      .filter((b) => b._index !== 1)
+      .map((b) => JSON.stringify({ ...b, to: b.to === 'not-an-address' ? 'c@example.com' : b.to, from: 'ops@example.com' }))
+      .join('\n');
+    writeFileSync(join(dir, 'fixed.ndjson'), `${fixed}\n`);
+    const again = await runInProcess(['batch', join(dir, 'fixed.ndjson'), '--json'], { env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ total: 2, sent: 2 });
+  });
+
+  it('reads piped stdin, applies flag defaults, and --dry-run sends nothing', async () => {
+    const input = `${JSON.stringify({ to: 'a@example.com' })}\n${JSON.stringify({ to: 'b@example.com', subject: 'Own subject' })}\n`;
+    writeFileSync(join(dir, 'body.html'), '<p>From a file</p>');
+    const dry = await runInProcess(['batch', '--dry-run', '--from', 'ops@example.com', '--subject', 'Default', '--html-file', join(dir, 'body.html')], { env, input });
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ total: 2, sent: 0, dryRun: true, journal: null });
+    expect(await sandbox.emails()).toHaveLength(0);
+
+    const r = await runInProcess(['batch', '-', '--from', 'ops@example.com', '--subject', 'Default', '--html-file', join(dir, 'body.html'), '--group-by', 'spring', '--send-at', '+2h'], { env, input });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^Scheduled 2 of 2 emails in /m);
+    const inbox = (await sandbox.emails()).sort((a, b) => a.to.localeCompare(b.to));
+    expect(inbox.map((e) => [e.to, e.subject, e.html, e.status])).toEqual([
+      ['a@example.com', 'Default', '<p>From a file</p>', 'SCHEDULED'],
+      ['b@example.com', 'Own subject', '<p>From a file</p>', 'SCHEDULED'],
+    ]);
+  });
+
+  it('dry run with an invalid entry: counts and the first errors, exit 2, nothing sent', async () => {
+    const input = join(dir, 'dry.csv');
+    writeFileSync(input, 'to,subject,html\na@example.com,Hi,<p>x</p>\nnope,Hi,<p>x</p>\n');
+    const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--dry-run'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Dry run: 2 entries, 1 valid, 1 invalid; nothing sent.');
+    expect(r.stderr).toContain('entry 1 (line 3): to must be an email address');
+    expect(r.stderr).toContain('mailroom: 1 of 2 entries is invalid; nothing was sent');
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+
+  it('a bad input file or a bad key stops the run with the documented code and one line', async () => {
+    const missing = await runInProcess(['batch', join(dir, 'nope.ndjson')], { env });
+    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.stderr.trim().split('\n')[0]).toMatch(/^mailroom: cannot read .*nope.ndjson: no such file$/);
+    const input = join(dir, 'two.ndjson');
+    writeFileSync(input, `${JSON.stringify(entry(1))}\n${JSON.stringify(entry(2))}\n`);
+    const r = await runInProcess(['batch', input, '--from', 'ops@example.com'], { env: { ...env, MAILROOM_API_KEY: 'sk_live_wrong' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/mailroom: API 401/);
+    expect(r.stderr).toContain('Stopped after sending 0 emails');
+    expect(r.stderr).toContain('\n  2 entries read but not sent; the input was read no further.\n');
+    expect(r.stderr).toMatch(/to finish, run again with the same flags: mailroom batch \S+two\.ndjson --resume \S+\.journal/);
+    expect(r.stderr).not.toContain('sk_live_wrong');
+    const journal = readFileSync(JSON.parse(r.stdout).journal, 'utf8');
+    expect(journal).not.toContain(sandbox.apiKey);
+    expect(journal).not.toContain('sk_live_wrong');
+  });
+});
