@@ -77,8 +77,10 @@ describe('sandbox --data under SIGKILL', () => {
 
       const agent = new Agent({ connections: 8 });
       let stop = false;
-      const ackedThisRound = () => acked.size;
-      const before = ackedThisRound();
+      // Kill it at a different point each round, while batches are in flight: once this many are acknowledged.
+      const killAt = acked.size + 1000 + round * 600;
+      let reached: () => void = () => undefined;
+      const enough = new Promise<void>((r) => (reached = r));
       const worker = async () => {
         while (!stop) {
           const keys = Array.from({ length: 50 }, () => `crash-${next++}`);
@@ -91,11 +93,16 @@ describe('sandbox --data under SIGKILL', () => {
           }
           expect(answer.failed).toEqual([]);
           answer.successful.forEach((r, i) => acked.set(keys[i]!, r.id));
+          if (acked.size >= killAt) reached();
         }
       };
       const workers = Array.from({ length: 8 }, worker);
-      // Kill it at a different point each round, while batches are in flight.
-      while (ackedThisRound() - before < 1000 + round * 600) await new Promise((r) => setTimeout(r, 5));
+      await Promise.race([
+        enough,
+        Promise.all(workers).then(() => {
+          throw new Error(`round ${round}: every worker stopped before ${killAt} emails were acknowledged`);
+        }),
+      ]);
       sb.child.kill('SIGKILL');
       await sb.exited;
       stop = true;
