@@ -1,47 +1,42 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
+import { countingProxy, exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
+let proxy: CountingProxy;
 let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   // Latency stretches a run so kills land mid-way; lost answers make the last requests' fate unknown.
   sandbox = await withSandbox({ config: { faults: { latencyMs: 10, lostRate: 0.05 } } });
+  // The runs go through a proxy that counts their batch requests: a kill lands after a chosen number.
+  proxy = await countingProxy(sandbox);
   dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-resume-'));
-  env = cleanEnv(join(dir, 'cfg'), sandboxEnv(sandbox, join(dir, 'state')));
+  env = cleanEnv(join(dir, 'cfg'), { ...sandboxEnv(sandbox, join(dir, 'state')), MAILROOM_BASE_URL: proxy.baseUrl });
 });
 afterAll(async () => {
+  await proxy.close();
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-const seenJournals = new Set<string>();
-beforeEach(async () => {
-  await reset(sandbox);
-  const journals = join(dir, 'state', 'batches');
-  if (existsSync(journals)) for (const f of readdirSync(journals)) seenJournals.add(join(journals, f));
-});
+beforeEach(() => reset(sandbox));
 
-const journalRecords = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 2 : -1);
-
-/** Starts a batch and SIGKILLs it once its journal holds `after` records (or when it ends by itself). */
-function runAndKill(args: string[], journal: string, after: number): Promise<{ killed: boolean; code: number | null }> {
+/** Starts a batch and SIGKILLs it once `after` of its batch requests have reached the API (or when it ends by itself). */
+function runAndKill(args: string[], after: number): Promise<{ killed: boolean; code: number | null }> {
   return new Promise((resolve) => {
     const child = spawnCli(args, { env, stdio: ['ignore', 'ignore', 'ignore'] });
     let killed = false;
-    const poll = setInterval(() => {
-      if (journalRecords(journal) >= after) {
-        killed = child.kill('SIGKILL');
-        clearInterval(poll);
-      }
-    }, 2);
+    let closed = false;
+    void proxy.batches(after).then(() => {
+      if (!closed) killed = child.kill('SIGKILL');
+    });
     child.on('close', (code) => {
-      clearInterval(poll);
+      closed = true;
       resolve({ killed, code });
     });
   });
@@ -56,13 +51,10 @@ describe('mailroom batch: kill -9 and resume', () => {
     const report = join(dir, 'report.ndjson');
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal, '--report', report];
     let kills = 0;
-    let previous = 0;
     for (let round = 0; round < 3; round++) {
-      // A random point further into the run each time (records are one per answered request).
-      const after = previous + 1 + Math.floor(Math.random() * 15);
-      const { killed } = await runAndKill(args, journal, after);
+      // A random point further into the run each time: each run resumes, then sends 1 to 15 requests more.
+      const { killed } = await runAndKill(args, 1 + Math.floor(Math.random() * 15));
       if (killed) kills += 1;
-      previous = journalRecords(journal);
     }
     expect(kills).toBe(3);
     expect((await sandbox.emails()).length).toBeLessThan(N);
@@ -81,7 +73,7 @@ describe('mailroom batch: kill -9 and resume', () => {
     writeFileSync(input, JSON.stringify(Array.from({ length: N }, (_, i) => ({ to: recipient(i), html: `<p>${i}</p>` }))));
     const journal = join(dir, 'json.journal');
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal];
-    const { killed } = await runAndKill(args, journal, 1 + Math.floor(Math.random() * 20));
+    const { killed } = await runAndKill(args, 1 + Math.floor(Math.random() * 20));
     expect(killed).toBe(true);
     const size = statSync(journal).size;
 
@@ -106,15 +98,14 @@ describe('mailroom batch: kill -9 and resume', () => {
       const child = spawnCli(args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
-      const poll = setInterval(() => {
-        const files = existsSync(journals) ? readdirSync(journals) : [];
-        const newest = files.map((f) => join(journals, f)).find((f) => !seenJournals.has(f));
-        if (newest && journalRecords(newest) >= 5) {
-          clearInterval(poll);
-          child.kill('SIGINT');
-        }
-      }, 2);
-      child.on('close', (code) => resolve({ code, stderr }));
+      let closed = false;
+      void proxy.batches(5).then(() => {
+        if (!closed) child.kill('SIGINT');
+      });
+      child.on('close', (code) => {
+        closed = true;
+        resolve({ code, stderr });
+      });
     });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('interrupted');
