@@ -1,22 +1,26 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, reset, sandboxEnv } from '../helpers/batch.js';
+import { countingProxy, exactlyOnce, ndjsonInput, reset, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
+let proxy: CountingProxy;
 let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   // Latency keeps each run going long enough for the other to start while it holds the journal.
   sandbox = await withSandbox({ config: { faults: { latencyMs: 40 } } });
+  // A proxy counts the batch requests reaching the API: the kill below lands after a chosen number.
+  proxy = await countingProxy(sandbox);
   dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-conc-'));
-  env = cleanEnv(join(dir, 'cfg'), sandboxEnv(sandbox, join(dir, 'state')));
+  env = cleanEnv(join(dir, 'cfg'), { ...sandboxEnv(sandbox, join(dir, 'state')), MAILROOM_BASE_URL: proxy.baseUrl });
 });
 afterAll(async () => {
+  await proxy.close();
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -34,12 +38,6 @@ function start(args: string[]): Proc {
   child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
   return { pid: child.pid!, done, kill: (s) => child.kill(s) };
-}
-
-const records = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 2 : -1);
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 2));
 }
 
 describe('mailroom batch: one run per journal', () => {
@@ -65,8 +63,9 @@ describe('mailroom batch: one run per journal', () => {
     ndjsonInput(input, N);
     const journal = join(dir, 'stale.journal');
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--resume', journal];
+    const sent = proxy.batches(3);
     const first = start(args);
-    await until(() => records(journal) >= 3);
+    await sent;
     first.kill('SIGKILL');
     await first.done;
     expect(existsSync(`${journal}.lock`)).toBe(true);
