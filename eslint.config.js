@@ -18,7 +18,7 @@ export default tseslint.config(
   {
     // The launcher is CommonJS (bin/package.json) so that --help never starts the ES module loader.
     files: ['bin/**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -11,7 +11,17 @@ const { isatty } = require('node:tty');
 /** Columns of help text; src/program.ts caps Commander's help at the same width. */
 const HELP_WIDTH = 80;
 
-function answerFromCatalog(args) {
+/** This process's streams, terminal and catalog file; a test passes its own (test/cli/launcher.test.ts). */
+const processIO = {
+  readCatalog: () => readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'),
+  out: (text) => quietOnClosedReader(process.stdout).write(text),
+  err: (text) => quietOnClosedReader(process.stderr).write(text),
+  /** The width of the terminal on fd 1 or 2; undefined when that fd is not a terminal. */
+  columns: (fd) => (isatty(fd) ? (fd === 1 ? process.stdout : process.stderr).columns : undefined),
+};
+
+/** Prints the help or version these arguments ask for and returns true; false when the CLI must answer. */
+function answerFromCatalog(args, io = processIO) {
   const last = args[args.length - 1];
   const isVersion = args.length === 1 && (last === '-V' || last === '--version');
   // Only bare words (and a final --help) can be a help request; anything else goes to the CLI unread.
@@ -20,19 +30,19 @@ function answerFromCatalog(args) {
   if (!isVersion && (!mayBeHelp || words.some((w) => w.startsWith('-')))) return false;
   let catalog;
   try {
-    catalog = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
+    catalog = JSON.parse(io.readCatalog());
   } catch {
     return false;
   }
   if (isVersion) {
-    quietOnClosedReader(process.stdout).write(`${catalog.version}\n`);
+    io.out(`${catalog.version}\n`);
     return true;
   }
   const key = screenKey(args, words, catalog);
   const screen = Object.hasOwn(catalog.screens, key) ? catalog.screens[key] : undefined;
-  if (!screen || narrowTerminal(screen.out ? 1 : 2)) return false;
-  if (screen.out) quietOnClosedReader(process.stdout).write(screen.out);
-  if (screen.err) quietOnClosedReader(process.stderr).write(screen.err);
+  if (!screen || narrowTerminal(io.columns(screen.out ? 1 : 2))) return false;
+  if (screen.out) io.out(screen.out);
+  if (screen.err) io.err(screen.err);
   return true;
 }
 
@@ -58,9 +68,7 @@ function quietOnClosedReader(stream) {
 }
 
 /** Commander wraps help to a terminal narrower than HELP_WIDTH: leave that to it. */
-function narrowTerminal(fd) {
-  if (!isatty(fd)) return false;
-  const columns = (fd === 1 ? process.stdout : process.stderr).columns;
+function narrowTerminal(columns) {
   return columns !== undefined && columns < HELP_WIDTH;
 }
 
@@ -69,12 +77,16 @@ function wantsStackTraces(args) {
   return args.includes('--verbose') || args.includes('-v') || process.env.MAILROOM_DEBUG === '1';
 }
 
-const args = process.argv.slice(2);
-if (args[0] === '__complete') {
-  // The shell completion scripts on TAB (`__complete profiles`): read the config file, load no CLI.
-  import('../dist/complete.js');
-} else if (!answerFromCatalog(args)) {
-  // Before the bundle loads: Node reads the maps of modules loaded after this only.
-  if (wantsStackTraces(args)) process.setSourceMapsEnabled(true);
-  import('../dist/main.js');
+module.exports = { answerFromCatalog };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  if (args[0] === '__complete') {
+    // The shell completion scripts on TAB (`__complete profiles`): read the config file, load no CLI.
+    import('../dist/complete.js');
+  } else if (!answerFromCatalog(args)) {
+    // Before the bundle loads: Node reads the maps of modules loaded after this only.
+    if (wantsStackTraces(args)) process.setSourceMapsEnabled(true);
+    import('../dist/main.js');
+  }
 }
