@@ -15,7 +15,8 @@ import { shellWords } from '../helpers/shell-words.js';
  * page, in a temp directory (docs/development.md, "Examples"). Each plain `mailroom ...` line runs
  * in-process; a line needing a shell (pipes, redirections) runs in bash with `mailroom` on PATH (the
  * built bin/mailroom.js), and a block whose lines share state (variables, a trap) runs as one bash
- * script. Each command must exit 0 unless marked.
+ * script. Each command must exit 0 unless marked. Pages run concurrently, each in its own world;
+ * the in-process lines of all pages take turns (they share the secret guard's state, src/secrets.ts).
  */
 const markdownFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownFiles(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
@@ -73,6 +74,15 @@ async function pageWorld(): Promise<{ sandbox: TestSandbox; dir: string; env: Re
 const where = (page: string, block: Block) => `${page}:${block.line}`;
 const report = (what: string, o: Outcome) => `${what}\n--- exit ${o.code}\n--- stdout\n${o.stdout}\n--- stderr\n${o.stderr}`;
 
+let inProcessTurn: Promise<unknown> = Promise.resolve();
+
+/** runInProcess, once the in-process run of any other page has ended. */
+function runInProcessInTurn(...args: Parameters<typeof runInProcess>): ReturnType<typeof runInProcess> {
+  const run = inProcessTurn.then(() => runInProcess(...args));
+  inProcessTurn = run.catch(() => undefined);
+  return run;
+}
+
 /** A line that leaves state for the next ones (a variable, a directory, a trap, a background job): the block is one script. */
 const STATEFUL = /^(\w+=|export |cd |trap |coproc |read |source |\. |\w+\s*\(\)|for |while |if |case )|[^&]&(\s|$)/;
 
@@ -88,7 +98,7 @@ async function runShellBlock(page: string, block: Block, dir: string, env: Recor
     const words = shellWords(command);
     const o =
       words !== undefined && words[0] === 'mailroom'
-        ? await runInProcess(words.slice(1), { env, cwd: dir })
+        ? await runInProcessInTurn(words.slice(1), { env, cwd: dir })
         : await spawnCollect('bash', ['-e', '-o', 'pipefail', '-c', command], { cwd: dir, env });
     expect(o.code, report(`${where(page, block)}: $ ${command}`, o)).toBe(i === commands.length - 1 ? expected : 0);
   }
@@ -147,7 +157,7 @@ describe('every example in the README and docs/ runs against the sandbox', () =>
     const files = blocks.filter((b) => b.marker.kind === 'file');
     if (runnable.length === 0 && files.length === 0) continue;
 
-    it(`${page}: ${runnable.length} example(s)`, async () => {
+    it.concurrent(`${page}: ${runnable.length} example(s)`, async () => {
       const { sandbox, dir, env } = await pageWorld();
       const background: { block: Block; child: ChildProcess; output: () => string }[] = [];
       try {
