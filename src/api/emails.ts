@@ -1,7 +1,8 @@
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js';
-import type { Transport } from '../transport/index.js';
-import { IdempotencyConflictError } from './errors.js';
+import type { ApiResponse, Transport } from '../transport/index.js';
+import type { BatchFailure } from '../types.js';
+import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
 
 export { IdempotencyConflictError } from './errors.js';
@@ -25,26 +26,20 @@ export async function sendEmail(t: Transport, email: EmailRequest, opts: CallOpt
   return { email: parseBody(sendEmailResponseSchema, res, 'send').email, requestId: res.requestId };
 }
 
-/**
- * One entry of a batch's `failed` array. The spec does not show its shape; the sandbox (and, we
- * expect, the service) sends `{ index, statusCode, error, message }`, so each is optional here.
- */
-export interface BatchFailureEntry {
-  index?: number;
-  statusCode?: number;
-  error?: string;
-  message: string;
-  [extra: string]: unknown;
-}
+export type { BatchFailure } from '../types.js';
 
 export interface BatchResult {
   /** In request order, without the failed entries. */
   successful: EmailResult[];
-  failed: BatchFailureEntry[];
+  failed: BatchFailure[];
   requestId: string | undefined;
 }
 
-/** POST /v1/emails/batch with 1..50 emails; retried only when every email carries an idempotency key. */
+/**
+ * POST /v1/emails/batch with 1..50 emails; retried only when every email carries an idempotency key.
+ * The library's `emails.sendBatch`: its results are whole (the schema's) or the call rejects, as a
+ * send does; the batch engine reads answers with readBatchAnswer alone (src/batch/http.ts).
+ */
 export async function sendBatch(t: Transport, emails: EmailRequest[], opts: CallOptions = {}): Promise<BatchResult> {
   const res = await t.request({
     method: 'POST',
@@ -53,20 +48,41 @@ export async function sendBatch(t: Transport, emails: EmailRequest[], opts: Call
     idempotent: emails.length > 0 && emails.every((e) => Boolean(e.idempotencyKey)),
     ...callOptions(opts),
   });
-  const body = parseBody(batchResponseSchema, res, 'batch');
-  return { successful: body.emails.successful, failed: body.emails.failed.map(toFailure), requestId: res.requestId };
+  parseBody(batchResponseSchema, res, 'batch');
+  return { ...readBatchAnswer(res), requestId: res.requestId };
 }
 
-function toFailure(entry: unknown): BatchFailureEntry {
-  if (typeof entry !== 'object' || entry === null) return { message: String(entry) };
-  const e = entry as Record<string, unknown>;
-  return {
-    ...e,
-    index: typeof e.index === 'number' ? e.index : undefined,
-    statusCode: typeof e.statusCode === 'number' ? e.statusCode : undefined,
-    error: typeof e.error === 'string' ? e.error : undefined,
-    message: typeof e.message === 'string' ? e.message : JSON.stringify(entry),
-  };
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The one reader of a batch answer, `{ emails: { successful, failed } }`. Each result is read on its
+ * own: one the engine cannot match (no `to`, or neither `id` nor `messageId`) is left out, so its
+ * entry is resent under its key rather than all fifty failing; a missing status reads as UNKNOWN.
+ * The spec does not show a `failed` entry; the sandbox sends `{ index, statusCode, error, message }`:
+ * each is kept when it has its type, every other field as it came, and anything else becomes a message.
+ */
+export function readBatchAnswer(res: ApiResponse): Pick<BatchResult, 'successful' | 'failed'> {
+  const answer = isObject(res.body) && isObject(res.body.emails) ? res.body.emails : undefined;
+  if (!answer || !Array.isArray(answer.successful) || !Array.isArray(answer.failed)) {
+    throw new UnexpectedResponseError('unexpected batch response from the API: no emails.successful/failed arrays', res);
+  }
+  const successful: EmailResult[] = [];
+  for (const r of answer.successful) {
+    if (isObject(r) && typeof r.to === 'string' && (typeof r.id === 'string' || typeof r.messageId === 'string')) {
+      successful.push((typeof r.status === 'string' ? r : { ...r, status: 'UNKNOWN' }) as EmailResult);
+    }
+  }
+  const failed = answer.failed.map((f): BatchFailure => {
+    if (!isObject(f)) return { message: String(f) };
+    return {
+      ...f,
+      index: typeof f.index === 'number' ? f.index : undefined,
+      statusCode: typeof f.statusCode === 'number' ? f.statusCode : undefined,
+      error: typeof f.error === 'string' ? f.error : undefined,
+      message: typeof f.message === 'string' ? f.message : JSON.stringify(f),
+    };
+  });
+  return { successful, failed };
 }
 
 /** Throws IdempotencyConflictError when the API's answer is another email than the one sent under its key. */

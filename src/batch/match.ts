@@ -1,9 +1,9 @@
-import type { BatchFailureEntry } from '../api/emails.js';
+import type { BatchFailure } from '../types.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 
 export interface MatchedBatch {
   successful: Array<{ pos: number; result: EmailResult }>;
-  failed: Array<{ pos: number; failure: BatchFailureEntry }>;
+  failed: Array<{ pos: number; failure: BatchFailure }>;
   /** Positions the answer gave no usable result for: neither a success nor a failure we could place. */
   unknown: number[];
 }
@@ -17,7 +17,7 @@ const sameAddress = (a: unknown, b: string) => a === b || (typeof a === 'string'
  * (spec); each is checked against its entry's `to`, and a position whose result is missing or does
  * not fit is left unknown: the caller resends it with the same idempotency key, which is safe.
  */
-export function matchBatch(emails: readonly EmailRequest[], answer: { successful: readonly EmailResult[]; failed: readonly BatchFailureEntry[] }): MatchedBatch {
+export function matchBatch(emails: readonly EmailRequest[], answer: { successful: readonly EmailResult[]; failed: readonly BatchFailure[] }): MatchedBatch {
   const taken = new Array<boolean>(emails.length).fill(false);
   const failed: MatchedBatch['failed'] = [];
   for (const failure of answer.failed) {
@@ -42,7 +42,7 @@ export function matchBatch(emails: readonly EmailRequest[], answer: { successful
   return { successful, failed, unknown };
 }
 
-function placeFailure(emails: readonly EmailRequest[], taken: boolean[], f: BatchFailureEntry): number | undefined {
+function placeFailure(emails: readonly EmailRequest[], taken: boolean[], f: BatchFailure): number | undefined {
   const free = (pos: number) => pos >= 0 && pos < emails.length && !taken[pos];
   if (typeof f.index === 'number' && Number.isInteger(f.index) && free(f.index)) return f.index;
   const key = typeof f.idempotencyKey === 'string' ? f.idempotencyKey : undefined;

@@ -1,4 +1,5 @@
-import type { BatchFailureEntry, BatchResult } from '../api/emails.js';
+import type { BatchResult } from '../api/emails.js';
+import type { BatchFailure } from '../types.js';
 import { CliError, isCliError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
@@ -328,7 +329,7 @@ export function classify(err: unknown): Verdict {
   return 'transient';
 }
 
-function failureReason(f: BatchFailureEntry): { error: string; statusCode?: number } {
+function failureReason(f: BatchFailure): { error: string; statusCode?: number } {
   const label = f.error && f.statusCode ? `${f.statusCode} ${f.error}: ` : '';
   return { error: `${label}${f.message}`, statusCode: f.statusCode };
 }

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { appendFile, open, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { redactText } from '../secrets.js';
 
 /**
@@ -13,10 +13,6 @@ export function writeTextSync(fd: number, text: string): number {
   // A write(2) may write less than asked (a disk filling up): the rest, or the error, follows.
   for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
   return bytes.length;
-}
-
-export function appendText(path: string, text: string, mode: number): Promise<void> {
-  return appendFile(path, redactText(text), { mode });
 }
 
 /** An append-only file whose appends are on disk (written and fdatasync'ed) when they resolve. */

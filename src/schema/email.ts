@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { emailAddress, headerText, plainText, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
-import { MAX_BATCH } from './limits.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
 export const EMAIL_TYPES = ['raw', 'templated'] as const;
@@ -41,7 +40,6 @@ export const templatedEmailSchema = z.strictObject({
 export type RawEmail = z.infer<typeof rawEmailSchema>;
 export type TemplatedEmail = z.infer<typeof templatedEmailSchema>;
 export type EmailRequest = RawEmail | TemplatedEmail;
-export type EmailSettings = z.infer<typeof emailSettingsSchema>;
 
 export type EmailParse =
   | { ok: true; kind: 'raw'; email: RawEmail }
@@ -84,26 +82,10 @@ export type EmailResult = z.infer<typeof emailResultSchema>;
 
 export const sendEmailResponseSchema = z.looseObject({ email: emailResultSchema });
 
-export const batchRequestSchema = z.strictObject({
-  emails: z.array(z.unknown()).min(1).max(MAX_BATCH),
-});
-
-/**
- * The spec does not show a `failed` entry; the sandbox answers
- * `{ index, statusCode, error, message, ...extra }`. Readers accept anything here.
- */
-export const batchFailureSchema = z.looseObject({
-  index: z.number().int().nonnegative(),
-  statusCode: z.number().int(),
-  error: z.string(),
-  message: z.string(),
-});
-export type BatchFailure = z.infer<typeof batchFailureSchema>;
-
+/** The batch answer as the library's sendBatch requires it; `failed` entries are read by api/emails.ts readBatchAnswer. */
 export const batchResponseSchema = z.looseObject({
   emails: z.looseObject({
     successful: z.array(emailResultSchema),
     failed: z.array(z.unknown()),
   }),
 });
-export type BatchResponse = z.infer<typeof batchResponseSchema>;

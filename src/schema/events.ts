@@ -14,16 +14,6 @@ export type EventName = keyof typeof EVENTS;
 export const EVENT_NAMES = Object.keys(EVENTS) as [EventName, ...EventName[]];
 export const eventNameSchema = z.enum(EVENT_NAMES);
 
-/** Names seen from the real service beyond the spec; readers accept them, writers never send them. */
-export const EXTRA_EVENT_NAMES = [
-  'CONTACT_PROPERTY_UPDATED',
-  'CONTACT_TAG_ADDED',
-  'CONTACT_TAG_REMOVED',
-  'WORKSPACE_BANNED',
-  'WORKSPACE_SENDING_EMAILS_PAUSED',
-  'TESTING_CONNECTION',
-] as const;
-
 export function isEventName(value: string): value is EventName {
   return Object.hasOwn(EVENTS, value);
 }

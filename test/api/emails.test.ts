@@ -83,6 +83,47 @@ describe('sendBatch', () => {
       { reason: 'x', index: undefined, statusCode: undefined, error: undefined, message: '{"reason":"x"}' },
     ]);
   });
+
+  // The library's emails.sendBatch returns whole results or rejects: the batch engine's reader
+  // leaves odd results out (and resends their entries), this call must not drop them silently.
+  it('rejects an answer with a result that has neither id nor messageId, with its status and request id', async () => {
+    api.answer('POST', '/v1/emails/batch', 202, { emails: { successful: [result, { to: 'b@example.com', status: 'SENT' }], failed: [] } });
+    const err = await sendBatch(api.transport, [raw, raw]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err).toMatchObject({ kind: 'unexpected', status: 202, requestId: 'req_1' });
+    expect((err as Error).message).toBe('unexpected batch response from the API: emails.successful.1 has neither id nor messageId');
+  });
+
+  it('rejects an answer whose result has no status or a field of the wrong type', async () => {
+    api.answer('POST', '/v1/emails/batch', 200, { emails: { successful: [{ id: 'trs_1', to: 'a@example.com' }], failed: [] } });
+    await expect(sendBatch(api.transport, [raw])).rejects.toThrow(/^unexpected batch response from the API: emails\.successful\.0\.status is not valid here$/);
+    api.answer('POST', '/v1/emails/batch', 200, { emails: { successful: [{ ...result, subject: 5 }], failed: [] } });
+    await expect(sendBatch(api.transport, [raw])).rejects.toThrow(/^unexpected batch response from the API: emails\.successful\.0\.subject /);
+  });
+
+  it('rejects an answer without the emails.successful and emails.failed arrays', async () => {
+    for (const body of [{ email: {} }, { emails: { successful: [] } }, { emails: { successful: {}, failed: [] } }, 'OK']) {
+      api.answer('POST', '/v1/emails/batch', 200, body);
+      const err = await sendBatch(api.transport, [raw]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnexpectedResponseError);
+      expect((err as Error).message).toMatch(/^unexpected batch response from the API: /);
+    }
+  });
+
+  it('returns results with a newer status, null fields and fields of a newer server as they came', async () => {
+    const newer = { id: 'trs_2', messageId: null, status: 'QUEUED_LATER', to: 'b@example.com', subject: null, type: null, tracking: { opens: true } };
+    api.answer('POST', '/v1/emails/batch', 200, { emails: { successful: [result, newer], failed: [], page: 1 } });
+    expect((await sendBatch(api.transport, [raw, raw])).successful).toEqual([result, newer]);
+  });
+
+  it('reads failed entries whose fields have other types, keeping every field', async () => {
+    api.answer('POST', '/v1/emails/batch', 200, { emails: { successful: [], failed: [{ index: '1', statusCode: 400, error: 7, message: 'bad', extra: true }, 12, null] } });
+    expect((await sendBatch(api.transport, [raw, raw, raw])).failed).toEqual([
+      { index: undefined, statusCode: 400, error: undefined, message: 'bad', extra: true },
+      { message: '12' },
+      { message: 'null' },
+    ]);
+  });
 });
 
 describe('retries of sends (POST retried only with idempotency keys)', () => {

@@ -1,4 +1,4 @@
-import type { BatchFailureEntry } from '../../src/api/emails.js';
+import type { BatchFailure } from '../../src/api/emails.js';
 import type { SendBatch } from '../../src/batch/sender.js';
 import type { EmailRequest, EmailResult } from '../../src/schema/index.js';
 import { ApiError, ConnectionError } from '../../src/transport/index.js';
@@ -31,7 +31,7 @@ export function fakeApi(opts: FakeApiOptions = {}) {
       if (fault === 'refused') throw new ConnectionError('http://fake', 'ECONNREFUSED', new Error('connect ECONNREFUSED'));
       if (fault === 'drop') throw new ConnectionError('http://fake', 'ECONNRESET', new Error('socket hang up'));
       const successful: EmailResult[] = [];
-      const failed: BatchFailureEntry[] = [];
+      const failed: BatchFailure[] = [];
       emails.forEach((email, index) => {
         const why = opts.reject?.(email);
         if (why) {

@@ -36,19 +36,20 @@ describe('matching a batch answer to the request', () => {
 
 describe('reading a batch answer', () => {
   it('keeps each readable result, leaves out odd ones so their entries are resent, tolerates any failure shape', async () => {
-    const { readBatchAnswer } = await import('../../src/batch/http.js');
-    const answer = readBatchAnswer({
+    const { readBatchAnswer } = await import('../../src/api/emails.js');
+    const reply = (body: unknown) => ({ status: 200, body, headers: {} });
+    const answer = readBatchAnswer(reply({
       emails: {
         successful: [result('a@example.com'), { to: 'b@example.com', status: 'SENT' }, { id: 'trs_c', to: 'c@example.com', status: 'QUEUED_LATER' }, 'junk'],
         failed: [{ index: 3, statusCode: 400, error: 'Bad Request', message: 'no' }, 'weird', { reason: 'x' }],
       },
-    });
+    }));
     expect(answer.successful.map((r) => r.to)).toEqual(['a@example.com', 'c@example.com']);
     expect(answer.failed).toMatchObject([{ index: 3, message: 'no' }, { message: 'weird' }, { message: '{"reason":"x"}' }]);
     const m = matchBatch(emails, answer);
     expect(m.successful.map((s) => s.pos)).toEqual([0, 2]);
     expect(m.failed.map((f) => f.pos)).toEqual([3]);
     expect(m.unknown).toEqual([1]);
-    expect(() => readBatchAnswer({ email: {} })).toThrow(/unexpected batch response/);
+    expect(() => readBatchAnswer(reply({ email: {} }))).toThrow(/unexpected batch response/);
   });
 });
