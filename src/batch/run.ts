@@ -10,6 +10,7 @@ import type { EmailResult } from '../schema/index.js';
 import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
 import { JournalLock } from '../output/lock.js';
 import { oneLine } from '../output/one-line.js';
+import type { BatchProgress } from '../output/progress.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
@@ -49,20 +50,6 @@ export interface BatchRunOptions {
   now?: () => Date;
   /** Retry tuning (tests shorten it). */
   retry?: { maxAttempts?: number; backoffMs?: number };
-}
-
-/** Live counts, for the progress bar. */
-export interface BatchProgress {
-  read: number;
-  sent: number;
-  failed: number;
-  skipped: number;
-  bytesRead: number;
-  /** Input size in bytes, when it is a file. */
-  bytesTotal: number | undefined;
-  startedAt: number;
-  /** Requests allowed in flight now: below --concurrency while the API answers 429. */
-  concurrency: number;
 }
 
 export interface EntryError {

@@ -1,20 +1,21 @@
 import type { IO } from '../context.js';
+import type { BatchProgress as PublicBatchProgress } from '../types.js';
 
-/** What the bar shows; `bytesTotal` (a file's size) lets it estimate the entry total before the end. */
-export interface ProgressCounts {
-  read: number;
-  sent: number;
-  failed: number;
-  skipped: number;
+/**
+ * A batch run's live counts (src/batch/run.ts reports them, the bar shows them): the library's
+ * public BatchProgress plus what the bar needs to estimate the total (`bytesTotal`, a file's size)
+ * and the rate.
+ */
+export interface BatchProgress extends PublicBatchProgress {
   bytesRead: number;
+  /** Input size in bytes, when it is a file. */
   bytesTotal: number | undefined;
   startedAt: number;
-  concurrency: number;
 }
 
 export interface ProgressView {
   /** `final`: the input is read to its end, so the total is exact. */
-  update(p: ProgressCounts, final?: boolean): void;
+  update(p: BatchProgress, final?: boolean): void;
   stop(): void;
 }
 
@@ -69,7 +70,7 @@ export function createProgressBar(io: IO, signal: AbortSignal): ProgressView {
   };
 }
 
-function format(p: ProgressCounts, final: boolean, now: number): string {
+function format(p: BatchProgress, final: boolean, now: number): string {
   const settled = p.sent + p.failed + p.skipped;
   // Before the first bytes are consumed a file's total is unknown: 0%, not settled/read.
   const unknown = !final && p.bytesTotal !== undefined && p.bytesRead === 0;
