@@ -77,12 +77,12 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     }
 
     /**
-     * For each command line, the bundle files its run of dist/main.js loads that hold undici, zod, conf
-     * or the sandbox. All runs share one process (test/fixtures/run-main-each.mjs): each is a fresh
-     * main.js, and Node resolves every dynamic import() again, so a run's list is what it resolved plus
-     * those files' static imports (which a module already loaded does not resolve twice).
+     * For each command line, the bundle files its run of dist/main.js loads. All runs share one process
+     * (test/fixtures/run-main-each.mjs): each is a fresh main.js, and Node resolves every dynamic
+     * import() again, so a run's list is what it resolved plus those files' static imports (which a
+     * module already loaded does not resolve twice). The first run's list is a fresh process's.
      */
-    function heavyModulesOfEach(commandLines: string[][], extraEnv: Record<string, string> = {}, heavy = HEAVY): string[][] {
+    function modulesOfEach(commandLines: string[][], extraEnv: Record<string, string> = {}): string[][] {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-'));
       const list = join(dir, 'modules.txt');
       try {
@@ -104,40 +104,43 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         return runs.map((files) => {
           const loaded = new Set<string>();
           for (const file of files) withStaticImports(file, loaded);
-          return [...loaded].filter((file) => heavy.test(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length));
+          return [...loaded];
         });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     }
 
-    /** The same for one command line, in a process of its own. */
-    const heavyModules = (args: string[], extraEnv: Record<string, string> = {}, heavy = HEAVY): string[] => heavyModulesOfEach([args], extraEnv, heavy)[0] as string[];
+    /** Those of the files that hold undici, zod, conf or the sandbox (or what `heavy` names), from the checkout. */
+    const heavyIn = (files: string[] | undefined, heavy = HEAVY): string[] => (files ?? []).filter((file) => heavy.test(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length));
 
     const helpRuns = screens.map(([key]) => ['--json', ...(key === '' ? [] : key.split(' '))]);
-    let heavyOfHelp: string[][] = [];
+    const check = ['--max-retries', '0', 'check', '-q'];
+    const checkEnv = { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' };
+    let ofHelp: string[][] = [];
+    /** `check`, a help screen, `check` again, in one process. */
+    let ofChecks: string[][] = [];
     beforeAll(() => {
-      heavyOfHelp = heavyModulesOfEach(helpRuns);
+      ofHelp = modulesOfEach(helpRuns);
+      ofChecks = modulesOfEach([check, ['--json', 'keys', '--help'], check], checkEnv);
     });
 
     it.each(screens.map(([key], n) => [key, n] as const))('%j loads no undici, zod, conf or sandbox code', (_key, n) => {
-      expect(heavyOfHelp[n]).toEqual([]);
+      expect(heavyIn(ofHelp[n])).toEqual([]);
     });
 
     it('a command without --sandbox loads no sandbox or fastify code (both are bundled into dist/)', () => {
       const sandbox = /^\/\/ (node_modules\/(fastify|pino|avvio|find-my-way)\/|src\/sandbox\/)/m;
-      const env = { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' };
-      expect(heavyModules(['--max-retries', '0', 'check', '-q'], env, sandbox)).toEqual([]);
-      expect(heavyModules(['--sandbox', 'check', '-q'], {}, sandbox).length).toBeGreaterThan(0);
+      expect(heavyIn(ofChecks[0], sandbox)).toEqual([]);
+      expect(heavyIn(modulesOfEach([['--sandbox', 'check', '-q']])[0], sandbox).length).toBeGreaterThan(0);
     });
 
     it('(the check above sees a command that does load them)', () => {
-      expect(heavyModules(['--max-retries', '0', 'check', '-q'], { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' }).length).toBeGreaterThan(0);
+      expect(heavyIn(ofChecks[0]).length).toBeGreaterThan(0);
     });
 
     it('(runs sharing a process are told apart: a later run that loads them again is seen, a help run between is not)', () => {
-      const check = ['--max-retries', '0', 'check', '-q'];
-      const [first, help, again] = heavyModulesOfEach([check, ['--json', 'keys', '--help'], check], { MAILROOM_API_KEY: 'sk_live_modules_test', MAILROOM_BASE_URL: 'http://127.0.0.1:1' });
+      const [first, help, again] = ofChecks.map((files) => heavyIn(files));
       expect(first?.length).toBeGreaterThan(0);
       expect(help).toEqual([]);
       expect(again).toEqual(first);
