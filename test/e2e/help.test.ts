@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelpCatalog } from '../../src/build/help-catalog.js';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -17,9 +18,9 @@ function node(script: string, args: string[]) {
 }
 
 /** Runs a shell command line on a pseudo-terminal of the given width; returns what it showed. */
-function onTerminal(columns: number, args: string[], script = BIN): string {
+async function onTerminal(columns: number, args: string[], script = BIN): Promise<string> {
   const line = `stty cols ${columns}; ${[process.execPath, script, ...args].map((a) => `'${a}'`).join(' ')}`;
-  const r = spawnSync('script', ['-qfec', line, '/dev/null'], { env: { ...env, TERM: 'xterm' }, encoding: 'utf8' });
+  const r = await promisify(execFile)('script', ['-qfec', line, '/dev/null'], { env: { ...env, TERM: 'xterm' }, encoding: 'utf8' });
   return r.stdout.replace(/\r\n/g, '\n');
 }
 
@@ -169,11 +170,12 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     });
   });
 
-  describe.each([50, 80, 200])('on a terminal of %i columns', (columns) => {
+  // Each case waits on its own terminal: they run side by side.
+  describe.concurrent.each([50, 80, 200])('on a terminal of %i columns', (columns) => {
     it.each([['--help'], ['send', '--help'], ['webhooks', '--help'], ['webhooks', 'listen', '--help'], ['keys', 'rotate', '--help'], ['help', 'environment']])(
       '%s %s: no line wider than the terminal (80 at most)',
-      (...args) => {
-        const shown = onTerminal(columns, args);
+      async (...args) => {
+        const shown = await onTerminal(columns, args);
         expect(shown).toMatch(/^(Usage: mailroom|Environment variables)/);
         const wide = shown.split('\n').filter((l) => l.length > Math.min(columns, 80));
         expect(wide).toEqual([]);
@@ -182,13 +184,13 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
   });
 
   describe('on a terminal', () => {
-    it('a wide terminal gets the 80-column help the catalog holds', () => {
-      expect(onTerminal(200, ['keys', '--help'])).toBe(catalog.screens['keys --help']?.out);
+    it('a wide terminal gets the 80-column help the catalog holds', async () => {
+      expect(await onTerminal(200, ['keys', '--help'])).toBe(catalog.screens['keys --help']?.out);
     });
 
-    it('a narrow terminal gets help wrapped to its width by the full program', () => {
-      const shown = onTerminal(50, ['keys', '--help']);
-      expect(shown).toBe(onTerminal(50, ['keys', '--help'], MAIN));
+    it('a narrow terminal gets help wrapped to its width by the full program', async () => {
+      const shown = await onTerminal(50, ['keys', '--help']);
+      expect(shown).toBe(await onTerminal(50, ['keys', '--help'], MAIN));
       expect(shown).toContain('Usage: mailroom keys [options] [command]');
       expect(shown).not.toBe(catalog.screens['keys --help']?.out);
       expect(shown).toContain('\nlist, create, update, delete and rotate workspace\nAPI keys\n');
