@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/context.js';
 
 // What only a process shows: SIGTERM and SIGINT, a restart from --data, one sandbox per --data file
 // across processes. The sandbox's HTTP behaviour, banner, faults and bad input run in-process in
@@ -40,17 +41,6 @@ function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Running>
       }
     });
     void exited.then((code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
-  });
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawnCli(args, { env: { ...process.env, NO_COLOR: '1', MAILROOM_BASE_URL: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => done({ code, stdout, stderr }));
   });
 }
 
@@ -98,7 +88,8 @@ describe('mailroom sandbox --data: one sandbox per file', () => {
     const first = await startCli(['--data', data]);
     try {
       const before = await readFile(data, 'utf8');
-      const second = await run(['sandbox', '--port', '0', '--data', data]);
+      // The second one in this test's own process: another pid than the first, as a second terminal would be.
+      const second = await runInProcess(['sandbox', '--port', '0', '--data', data], { env: { NO_COLOR: '1' } });
       expect(second.code).toBe(2);
       expect(second.stdout).toBe('');
       const lines = second.stderr.trim().split('\n');
