@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { EXIT, isCliError, QuietExit } from './errors.js';
+import { transportHints } from './commands/shared/transport-hints.js';
 import { oneLine } from './output/one-line.js';
 
 /**
@@ -21,8 +22,9 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
     return EXIT.usage;
   }
   if (isCliError(err)) {
+    const hints = [...transportHints(err), ...err.hints];
     write(`mailroom: ${err.message}`);
-    for (const hint of err.hints) write(`  ${hint}`);
+    for (const hint of hints) write(`  ${hint}`);
     if (err.requestId) write(`  request id: ${err.requestId}`);
     if (opts.verbose && err.cause instanceof Error && err.cause.stack) writeStack(err.cause.stack);
     const status = (err as { status?: unknown }).status;
@@ -32,7 +34,7 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
       ...(typeof status === 'number' ? { statusCode: status } : {}),
       ...(err.requestId ? { requestId: err.requestId } : {}),
       exitCode: err.exitCode,
-      ...(err.hints.length > 0 ? { hints: err.hints } : {}),
+      ...(hints.length > 0 ? { hints } : {}),
     });
     return err.exitCode;
   }

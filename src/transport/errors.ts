@@ -1,6 +1,13 @@
 import { CliError, type ErrorKind } from '../errors.js';
 import { redactText, redactValue } from '../secrets.js';
 
+/*
+ * The transport's errors, shared by the CLI and the library: each carries its kind (the exit-code
+ * name, part of the library's documented errors) and only hints in no program's words (what the
+ * API sent, a Retry-After, or what the transport's creator passed as `authHint`). The CLI adds its
+ * own, naming its flags, in src/commands/shared/transport-hints.ts.
+ */
+
 /** The public API's error body, read by hand: error pages from proxies are often not JSON at all. */
 export interface ApiErrorBody {
   statusCode?: number;
@@ -16,7 +23,7 @@ export interface ApiErrorInit {
   body: unknown;
   requestId?: string;
   retryAfterMs?: number;
-  /** What to tell the user after a 401: where their key came from decides the fix. */
+  /** What the transport's creator says to do after a 401 (where its key came from decides the fix). */
   authHint?: string;
 }
 
@@ -70,10 +77,7 @@ export class ConnectionError extends CliError {
   readonly code: string | undefined;
   constructor(url: string, code: string | undefined, cause: unknown) {
     const reason = cause instanceof Error && cause.message ? cause.message : (code ?? 'connection failed');
-    super('network', `could not reach ${url}: ${reason}`, {
-      cause,
-      hints: ['check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)'],
-    });
+    super('network', `could not reach ${url}: ${reason}`, { cause });
     this.code = code;
   }
 }
@@ -85,16 +89,16 @@ export function failedBeforeSending(code: string | undefined): boolean {
   return code !== undefined && BEFORE_SENDING.test(code);
 }
 
-/** No complete answer within --timeout. */
+/** No complete answer within the transport's timeout. */
 export class TimeoutError extends CliError {
   readonly timeoutMs: number;
   constructor(url: string, timeoutMs: number, cause?: unknown) {
-    super('network', `no answer from ${url} within ${timeoutMs} ms`, { cause, hints: ['raise --timeout <ms> if the API is slow'] });
+    super('network', `no answer from ${url} within ${timeoutMs} ms`, { cause });
     this.timeoutMs = timeoutMs;
   }
 }
 
-/** The user pressed Ctrl-C while a request was in flight: exit 130 like any interruption. */
+/** The caller's signal aborted a request in flight (the CLI's Ctrl-C: exit 130 like any interruption). */
 export class AbortedError extends CliError {
   constructor(cause?: unknown) {
     super('interrupted', 'interrupted while waiting for the API', { cause });
@@ -168,7 +172,7 @@ function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: 
   let kind: ErrorKind;
   if (status === 401) {
     kind = 'auth';
-    hints.push(init.authHint ?? 'run `mailroom login` to store a valid key');
+    if (init.authHint) hints.push(init.authHint);
   } else if (status === 403) {
     // The same status means "monthly sending limit" on sends and "no permission" on key endpoints;
     // a permission message may quote a key's name, which can itself contain "limit".

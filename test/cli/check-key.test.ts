@@ -99,7 +99,7 @@ describe('mailroom check', () => {
     const started = Date.now();
     const r = await runInProcess(['check', '--max-retries', '1'], { env: { MAILROOM_BASE_URL: 'http://127.0.0.1:9', MAILROOM_API_KEY: 'sk_live_whateverwhatever' } });
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/^mailroom: could not reach http:\/\/127\.0\.0\.1:9: /);
+    expect(r.stderr).toMatch(/^mailroom: could not reach http:\/\/127\.0\.0\.1:9: .*\n {2}check --base-url \/ MAILROOM_BASE_URL and your network or proxy \(HTTPS_PROXY, NO_PROXY\)\n$/);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -112,7 +112,7 @@ describe('mailroom check', () => {
     try {
       const r = await runInProcess(['check', '--timeout', '300', '--max-retries', '0'], { env: { MAILROOM_BASE_URL: `http://127.0.0.1:${port}`, MAILROOM_API_KEY: 'sk_live_whateverwhatever' } });
       expect(r.code).toBe(6);
-      expect(r.stderr).toContain(`mailroom: no answer from http://127.0.0.1:${port} within 300 ms`);
+      expect(r.stderr).toBe(`mailroom: no answer from http://127.0.0.1:${port} within 300 ms\n  raise --timeout <ms> if the API is slow\n`);
     } finally {
       silent.close();
     }

@@ -172,6 +172,30 @@ describe('timeouts', () => {
   });
 });
 
+describe('errors are the transport\'s, in no program\'s words', () => {
+  // The library hands these to other programs: hints naming mailroom's flags or commands are the
+  // CLI's to add (src/commands/shared/transport-hints.ts), not the transport's.
+  const cliWords = /--[a-z]|`mailroom|MAILROOM_/;
+
+  it('a connection failure, a timeout and a 401 without a hint from the caller name no flag, variable or command', async () => {
+    agent.get(BASE).intercept({ path: '/v1/a', method: 'GET' }).replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    agent.get(BASE).intercept({ path: '/v1/b', method: 'GET' }).reply(200, {}).delay(1_000);
+    agent.get(BASE).intercept({ path: '/v1/c', method: 'GET' }).reply(401, { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' });
+    const { t } = transport({ maxRetries: 0, timeoutMs: 50 });
+    const refused = await t.request({ method: 'GET', path: '/v1/a' }).catch((e: unknown) => e);
+    const slow = await t.request({ method: 'GET', path: '/v1/b' }).catch((e: unknown) => e);
+    const unauthorized = await t.request({ method: 'GET', path: '/v1/c' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConnectionError);
+    expect(slow).toBeInstanceOf(TimeoutError);
+    expect(unauthorized).toBeInstanceOf(ApiError);
+    for (const err of [refused, slow, unauthorized] as ApiError[]) {
+      expect(err.message).not.toMatch(cliWords);
+      expect(err.hints.filter((hint) => cliWords.test(hint))).toEqual([]);
+    }
+    expect([(refused as ConnectionError).kind, (slow as TimeoutError).kind, (unauthorized as ApiError).kind]).toEqual(['network', 'network', 'auth']);
+  });
+});
+
 describe('errors', () => {
   it('maps a 400 unverified sender to exit 4 with allowed senders, docs URL and request id', async () => {
     agent.get(BASE).intercept({ path: '/v1/emails', method: 'POST' }).reply(

@@ -11,6 +11,7 @@ import { count } from '../../count.js';
 import { mask } from '../../secrets.js';
 import { proxySettings } from '../../transport/agent.js';
 import { ApiError } from '../../transport/errors.js';
+import { transportHints } from './transport-hints.js';
 import { VERSION } from '../../version.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
@@ -179,7 +180,7 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
         add({ name: 'key check', status: 'fail', detail: `HTTP ${err.status}: ${err.message}`, fix: err.kind === 'auth' ? authHint(settings) : (err.hints[0] ?? 'see the message'), exitCode: err.exitCode });
       } else {
         const e = err as { message?: string; exitCode?: number; hints?: string[] };
-        add({ name: 'reachable', status: 'fail', detail: e.message ?? String(err), fix: e.hints?.[0] ?? 'check --base-url and your network', exitCode: e.exitCode ?? 6 });
+        add({ name: 'reachable', status: 'fail', detail: e.message ?? String(err), fix: [...transportHints(err), ...(e.hints ?? [])][0] ?? 'check --base-url and your network', exitCode: e.exitCode ?? 6 });
       }
     }
   }

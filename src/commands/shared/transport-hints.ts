@@ -1,0 +1,13 @@
+import { ConnectionError, TimeoutError } from '../../transport/errors.js';
+
+/**
+ * The CLI's words for the transport's errors: what to change on mailroom's command line when the API
+ * cannot be reached or is too slow. The transport's errors (src/transport/errors.ts) carry no CLI
+ * wording, since the library hands them to other programs; report() puts these first, where the
+ * errors' own hints followed them before.
+ */
+export function transportHints(err: unknown): string[] {
+  if (err instanceof ConnectionError) return ['check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)'];
+  if (err instanceof TimeoutError) return ['raise --timeout <ms> if the API is slow'];
+  return [];
+}
