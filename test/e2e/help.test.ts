@@ -17,6 +17,14 @@ function node(script: string, args: string[]) {
   return { stdout: r.stdout, stderr: r.stderr, code: r.status };
 }
 
+/** node(), without waiting: several run side by side. */
+function nodeAsync(script: string, args: string[]): Promise<ReturnType<typeof node>> {
+  return promisify(execFile)(process.execPath, [script, ...args], { env, encoding: 'utf8' }).then(
+    (r) => ({ stdout: r.stdout, stderr: r.stderr, code: 0 }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? null }),
+  );
+}
+
 /** Runs a shell command line on a pseudo-terminal of the given width; returns what it showed. */
 async function onTerminal(columns: number, args: string[], script = BIN): Promise<string> {
   const line = `stty cols ${columns}; ${[process.execPath, script, ...args].map((a) => `'${a}'`).join(' ')}`;
@@ -48,11 +56,12 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     expect(catalog.groups).toEqual(rendered.groups);
   });
 
-  it('the launcher\'s screens equal what the full program prints, on the same streams, exit 0: a command, a bare group, a topic, an alias', () => {
+  it('the launcher\'s screens equal what the full program prints, on the same streams, exit 0: a command, a bare group, a topic, an alias', async () => {
     // Every screen, alias and bare group is compared in-process in test/cli/help.test.ts.
-    for (const args of [['send', '--help'], ['keys'], ['help', 'exit-codes'], ['help', 'keys', 'list']]) {
-      const fast = node(BIN, args);
-      expect(fast, args.join(' ')).toEqual(node(MAIN, args));
+    const cases = [['send', '--help'], ['keys'], ['help', 'exit-codes'], ['help', 'keys', 'list']];
+    const runs = await Promise.all(cases.map((args) => Promise.all([nodeAsync(BIN, args), nodeAsync(MAIN, args)])));
+    for (const [i, [fast, full]] of runs.entries()) {
+      expect(fast, cases[i]?.join(' ')).toEqual(full);
       expect(fast.code).toBe(0);
       expect(fast.stdout).toMatch(/\S/);
     }
@@ -161,9 +170,11 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       expect(node(bin, ['--version']).code).toBe(0);
     });
 
-    it('hands anything else to dist/main.js: options before --help, unknown commands, a bare group', () => {
-      for (const args of [['--json', '--help'], ['chek', '--help'], ['help', 'chek'], ['keys', 'nosuch'], ['check'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']]) {
-        const r = node(bin, args);
+    it('hands anything else to dist/main.js: options before --help, unknown commands, a bare group', async () => {
+      const cases = [['--json', '--help'], ['chek', '--help'], ['help', 'chek'], ['keys', 'nosuch'], ['check'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']];
+      const runs = await Promise.all(cases.map((args) => nodeAsync(bin, args)));
+      for (const [i, args] of cases.entries()) {
+        const r = runs[i] as Awaited<ReturnType<typeof nodeAsync>>;
         expect(r.code, args.join(' ')).not.toBe(0);
         expect(r.stderr, args.join(' ')).toMatch(/dist[\\/]main\.js/);
       }
