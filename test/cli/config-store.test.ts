@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess, type InProcessResult } from '../helpers/context.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { commands, expectOneLine, isRoot, storeRoot } from '../helpers/config-store.js';
+import { runInProcess } from '../helpers/context.js';
 
 /**
  * A config store that cannot be read or written says which file and why, in one line, with exit 2
@@ -11,36 +11,17 @@ import { runInProcess, type InProcessResult } from '../helpers/context.js';
  * and login alike. In-process; another user's file and ten processes at once are in
  * test/e2e/config-store.test.ts.
  */
-const isRoot = process.getuid?.() === 0;
-let root: string;
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'mailroom-store-'));
-  chmodSync(root, 0o755);
-});
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const KEY = 'sk_live_storeStoreStoreStore0001';
-const commands: [string, string[], string | undefined][] = [
-  ['check', ['check'], undefined],
-  ['config set', ['config', 'set', 'workspace', 'wrk_1'], undefined],
-  ['login', ['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:9'], KEY],
-];
-
-function expectOneLine(result: InProcessResult, line: string, code = 2): void {
-  expect(result.stderr).toBe(`mailroom: ${line}\n`);
-  expect(result.code).toBe(code);
-  expect(result.stdout).toBe('');
-}
+const root = storeRoot();
 
 describe('a config store that cannot be used', () => {
   it.each(commands)('%s: the config file is a directory', async (_name, args, input) => {
-    const dir = mkdtempSync(join(root, 'isdir-'));
+    const dir = mkdtempSync(join(root(), 'isdir-'));
     mkdirSync(join(dir, 'config.json'));
     expectOneLine(await runInProcess(args, { configDir: dir, ...(input === undefined ? {} : { input }) }), `config file ${join(dir, 'config.json')} is a directory`);
   });
 
   it.each(commands)('%s: the config directory is a file', async (_name, args, input) => {
-    const dir = join(mkdtempSync(join(root, 'isfile-')), 'mailroom');
+    const dir = join(mkdtempSync(join(root(), 'isfile-')), 'mailroom');
     writeFileSync(dir, 'not a directory');
     expectOneLine(await runInProcess(args, { configDir: dir, ...(input === undefined ? {} : { input }) }), `config directory ${dir} is not a directory`);
   });
@@ -48,7 +29,7 @@ describe('a config store that cannot be used', () => {
   describe.runIf(isRoot)('on a filesystem of its own', () => {
     const mounts: string[] = [];
     const mount = (options: string) => {
-      const at = mkdtempSync(join(root, 'mnt-'));
+      const at = mkdtempSync(join(root(), 'mnt-'));
       execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', at]);
       mounts.push(at);
       return at;

@@ -1,18 +1,13 @@
-import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess, type InProcessCommand } from '../helpers/context.js';
 import { stuckApp } from '../webhook/helpers/stuck-app.js';
+import { delivery, journalLines, post, sign, tempJournal, token } from '../webhook/helpers/durable-deliveries.js';
 
 // The listener's queue, warnings and --max-age, in-process. SIGKILL, SIGTERM and the memory of a
 // real process are in test/e2e/webhooks-listen-durability.test.ts.
-
-const token = 'wht_e2eDurableToken4Rt7';
-const sign = (body: string, key = token) => createHmac('sha256', key).update(body).digest('hex');
-const delivery = (i: number, createdAt = new Date().toISOString()) => JSON.stringify({ event: 'CONTACT_CREATED', createdAt, data: { contact: { id: `ctc_${i}`, email: `p${i}@example.com` } } });
-const tempJournal = () => join(mkdtempSync(join(tmpdir(), 'mailroom-durable-')), 'deliveries.ndjson');
 
 interface Listener {
   run: InProcessCommand;
@@ -29,16 +24,6 @@ async function listen(args: string[], env: Record<string, string> = {}): Promise
   const url = (JSON.parse(await run.waitForLine((l) => l.includes('"ready"'), 15_000)) as { url: string }).url;
   return { run, url };
 }
-
-const post = async (url: string, body: string, signature = sign(body)) => {
-  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-smashsend-signature': signature } });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { message?: string } };
-};
-const journalLines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { status: number; body?: string; reason?: string; bodyBytes?: number; bodySha256?: string });
 
 describe('webhooks listen: a bounded forward queue', () => {
   it('--forward-queue 3: the 4th delivery waiting for a stuck app is answered 503 with Retry-After, so the service retries it', async () => {

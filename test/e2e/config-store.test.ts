@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type RunResult } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { commands, expectOneLine, isRoot, KEY, storeRoot } from '../helpers/config-store.js';
+import { runCli } from '../helpers/cli.js';
 
 /**
  * A config store that cannot be read or written says which file and why, in one line, with exit 2
@@ -11,30 +11,11 @@ import { runCli, type RunResult } from '../helpers/cli.js';
  * `config set`s at once keep all ten profiles. Here what needs processes: another user's file, ten
  * processes at once; the rest runs in-process in test/cli/config-store.test.ts.
  */
-const isRoot = process.getuid?.() === 0;
-let root: string;
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'mailroom-store-'));
-  chmodSync(root, 0o755);
-});
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const KEY = 'sk_live_storeStoreStoreStore0001';
-const commands: [string, string[], string | undefined][] = [
-  ['check', ['check'], undefined],
-  ['config set', ['config', 'set', 'workspace', 'wrk_1'], undefined],
-  ['login', ['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:9'], KEY],
-];
-
-function expectOneLine(result: RunResult, line: string, code = 2): void {
-  expect(result.stderr).toBe(`mailroom: ${line}\n`);
-  expect(result.code).toBe(code);
-  expect(result.stdout).toBe('');
-}
+const root = storeRoot();
 
 describe('a config store that cannot be used', () => {
   it.runIf(isRoot).each(commands)('%s: the config file cannot be read (another user\'s, 0600)', async (_name, args, input) => {
-    const dir = mkdtempSync(join(root, 'unreadable-'));
+    const dir = mkdtempSync(join(root(), 'unreadable-'));
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: KEY } } }), { mode: 0o600 });
     const result = await runCli(args, { configDir: dir, asUser: 65534, ...(input === undefined ? {} : { input }) });
@@ -44,7 +25,7 @@ describe('a config store that cannot be used', () => {
 
 describe('parallel config set', () => {
   it('ten processes, ten profiles: all ten are kept', async () => {
-    const dir = mkdtempSync(join(root, 'parallel-'));
+    const dir = mkdtempSync(join(root(), 'parallel-'));
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => runCli(['config', 'set', 'workspace', `wrk_${i}`, '--profile', `p${i}`], { configDir: dir, timeoutMs: 60_000 })));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const stored = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { workspace: string }> };

@@ -1,21 +1,14 @@
-import { createHmac } from 'node:crypto';
 import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, spawnCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/context.js';
 import { startApp } from '../webhook/helpers/test-app.js';
 import { stuckApp } from '../webhook/helpers/stuck-app.js';
+import { delivery, journalLines, post, sign, tempJournal, token } from '../webhook/helpers/durable-deliveries.js';
 
 // What only a process shows: SIGKILL, SIGTERM and the memory of a real process. The queue, warnings
 // and --max-age run in-process in test/cli/webhooks-listen-durability.test.ts.
-
-const token = 'wht_e2eDurableToken4Rt7';
-const sign = (body: string, key = token) => createHmac('sha256', key).update(body).digest('hex');
-const delivery = (i: number, createdAt = new Date().toISOString()) => JSON.stringify({ event: 'CONTACT_CREATED', createdAt, data: { contact: { id: `ctc_${i}`, email: `p${i}@example.com` } } });
-const tempJournal = () => join(mkdtempSync(join(tmpdir(), 'mailroom-durable-')), 'deliveries.ndjson');
 
 interface Listener {
   child: ChildProcess;
@@ -46,16 +39,6 @@ async function listen(args: string[], env: Record<string, string> = {}): Promise
   running.push(l);
   return l;
 }
-
-const post = async (url: string, body: string, signature = sign(body)) => {
-  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-smashsend-signature': signature } });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { message?: string } };
-};
-const journalLines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { status: number; body?: string; reason?: string; bodyBytes?: number; bodySha256?: string });
 
 describe('webhooks listen: a 2xx means the delivery is on disk', () => {
   it('20 deliveries answered 200 while the app is stuck are all in the journal after a SIGKILL', async () => {
