@@ -191,6 +191,10 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     // What keeps a test runner's process alive: listening and connected sockets, timers.
     const count = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
     const handles = () => ({ servers: count('TCPServerWrap'), sockets: count('TCPSocketWrap') });
+    // Closed handles leave the list in the event loop's close phase, which follows the check phase:
+    // a second setImmediate runs after it (here, after what the previous test closed).
+    const loopTurn = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    await loopTurn();
     const before = handles();
     const hook = await receiver(500);
     const sb = await startSandbox({ config: { webhooks: [{ url: hook.url, events: ['CONTACT_CREATED'] }], faults: { latencyMs: 10_000 } } });
@@ -220,7 +224,7 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     expect(answer).toBe('ECONNREFUSED');
     const server = open.pop() as Server;
     await new Promise((resolve) => server.close(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    await loopTurn();
     expect(handles()).toEqual(before);
   });
 });
