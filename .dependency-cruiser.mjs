@@ -1,5 +1,5 @@
 /**
- * Import direction (docs/architecture.md, "Layers"): a layer imports only the layers below it,
+ * Import direction (docs/internals.md, "Layers"): a layer imports only the layers below it,
  * static, type-only (tsPreCompilationDeps) and dynamic import() alike, and no module imports
  * itself back through a circle.
  *

@@ -8,7 +8,7 @@ import type { TransportOverrides } from './transport/create.js';
  * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
  * global options, the settings resolved once, the one API transport created on first use, and the
  * prompter. run() (src/run.ts) closes what `api()` opened after the action, whatever happened, so
- * no command opens or closes a transport (docs/architecture.md, "The context").
+ * no command opens or closes a transport (docs/internals.md, "The context").
  */
 export interface CommandContext extends Context {
   readonly globals: Globals;

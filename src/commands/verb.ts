@@ -8,7 +8,7 @@ export interface VerbModule<O> {
 }
 
 /**
- * The action of every verb (docs/architecture.md, "The verb shape"): builds the verb's options
+ * The action of every verb (docs/internals.md, "The verb shape"): builds the verb's options
  * from argv in one place (`options` gets Commander's flags, the positional operands and the command), loads the
  * verb's run module, and calls `run(opts, ctx)` with the command context (src/client.ts), built
  * here from the parsed global options so that its type guarantees `globals`, `settings()`,

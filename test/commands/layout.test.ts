@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..', 'src', 'commands');
 const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : [join(dir, d.name)]));
 
-describe('src/commands holds verbs; what verbs share lives in src/commands/shared (docs/architecture.md, "The verb shape")', () => {
+describe('src/commands holds verbs; what verbs share lives in src/commands/shared (docs/internals.md, "The verb shape")', () => {
   const all = files(root).map((f) => relative(root, f));
   it('every module outside shared/ registers a command or is a verb run module', () => {
     const misplaced = all.filter((f) => {
