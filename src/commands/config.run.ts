@@ -57,10 +57,7 @@ function entries(ctx: CommandContext): ConfigEntry[] {
 
 async function list(ctx: CommandContext, globals: Globals): Promise<void> {
   const rows = entries(ctx);
-  const mode = output.outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') return output.printJson(ctx, rows);
-  await output.printTable(ctx, rows, [
+  await output.printRows(ctx, globals, rows, [
     { header: 'KEY', value: (r) => r.key },
     { header: 'VALUE', value: (r) => r.value ?? '(not set)', kind: 'text' },
     { header: 'SOURCE', value: (r) => (r.source && r.origin ? describeSource({ source: r.source, origin: r.origin }) : '') },

@@ -23,11 +23,9 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
       ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
       ...(p.workspace ? { workspace: p.workspace } : {}),
     }));
-  const mode = output.outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') return output.printJson(ctx, rows);
-  await output.printTable(
+  await output.printRows(
     ctx,
+    globals,
     rows,
     [
       { header: '', value: (r) => (r.active ? '*' : ' ') },
@@ -36,7 +34,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
       { header: 'API', value: (r) => r.baseUrl ?? '(default)', kind: 'text' },
       { header: 'WORKSPACE', value: (r) => r.workspace },
     ],
-    'no stored profiles: run `mailroom login` to create one',
+    { empty: 'no stored profiles: run `mailroom login` to create one' },
   );
   if (rows.length > 0 && !rows.some((r) => r.active)) ctx.io.err.write(`note: the active profile "${active}" is not stored yet\n`);
 }

@@ -1,10 +1,11 @@
-import type { Context } from '../context.js';
+import type { Context, Globals } from '../context.js';
 import { usageError } from '../errors.js';
 import { palette } from './color.js';
 import { selectFields } from './fields.js';
 import { relativeTime } from './relative-time.js';
 import { redactValue } from '../secrets.js';
 import { oneLine } from './one-line.js';
+import { outputMode } from './mode.js';
 
 /**
  * JSON on stdout, one document, two-space indented (readable, and jq takes it as is), with only the
@@ -112,4 +113,26 @@ function cell(v: unknown): string {
   if (Array.isArray(v)) return oneLine(v.join(', '));
   if (typeof v === 'object') return JSON.stringify(v);
   return oneLine(String(v));
+}
+
+/**
+ * A list as every listing command prints it: nothing with -q, JSON with --json (`json`, when the
+ * JSON document is more than the rows, such as a page with its cursor), else a table. True when it
+ * printed a table, after which a command may add a note for people (on stderr).
+ */
+export async function printRows<R>(
+  ctx: Pick<Context, 'io' | 'jsonFields'>,
+  globals: Pick<Globals, 'json' | 'quiet'>,
+  rows: readonly R[],
+  columns: readonly Column<R>[],
+  opts: { empty?: string; json?: unknown } = {},
+): Promise<boolean> {
+  const mode = outputMode(ctx, globals);
+  if (mode.quiet) return false;
+  if (mode.format === 'json') {
+    printJson(ctx, 'json' in opts ? opts.json : rows);
+    return false;
+  }
+  await printTable(ctx, rows, columns, opts.empty);
+  return true;
 }

@@ -3,7 +3,7 @@ import type { ApiKey } from '../schema/api-key.js';
 import type { Webhook } from '../schema/webhook.js';
 import { redactValue, reveal } from '../secrets.js';
 import { outputMode } from './mode.js';
-import { printJson, printKeyValues, printTable, type Column } from './print.js';
+import { printJson, printKeyValues, printRows, type Column } from './print.js';
 
 type Pairs = readonly (readonly [string, unknown, 'date'?])[];
 
@@ -20,13 +20,6 @@ async function printOne<T extends object>(ctx: Context, globals: Globals, item: 
   else await printKeyValues(ctx, pairs(shown));
 }
 
-async function printMany<T>(ctx: Context, globals: Globals, items: T[], json: unknown, columns: Column<T>[], empty: string): Promise<void> {
-  const mode = outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, json);
-  else await printTable(ctx, items, columns, empty);
-}
-
 const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'ID', value: (k) => k.id },
   { header: 'NAME', value: (k) => k.displayName, kind: 'text' },
@@ -37,8 +30,8 @@ const KEY_COLUMNS: Column<ApiKey>[] = [
 ];
 
 /** A page of keys: JSON keeps its paging state (`hasMore`, `startAt`) so that a script can go on. */
-export function printKeys(ctx: Context, globals: Globals, page: { items: ApiKey[]; hasMore: boolean; startAt: string | null | undefined }): Promise<void> {
-  return printMany(ctx, globals, page.items, { items: page.items, hasMore: page.hasMore, startAt: page.startAt ?? null }, KEY_COLUMNS, 'No API keys.');
+export async function printKeys(ctx: Context, globals: Globals, page: { items: ApiKey[]; hasMore: boolean; startAt: string | null | undefined }): Promise<void> {
+  await printRows(ctx, globals, page.items, KEY_COLUMNS, { empty: 'No API keys.', json: { items: page.items, hasMore: page.hasMore, startAt: page.startAt ?? null } });
 }
 
 export function printKey(ctx: Context, globals: Globals, key: ApiKey, secret: 'new' | 'masked' = 'masked'): Promise<void> {
@@ -61,8 +54,8 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
   { header: 'CREATED', value: (w) => w.createdAt, kind: 'date' },
 ];
 
-export function printWebhooks(ctx: Context, globals: Globals, hooks: Webhook[]): Promise<void> {
-  return printMany(ctx, globals, hooks, hooks, WEBHOOK_COLUMNS, 'No webhooks.');
+export async function printWebhooks(ctx: Context, globals: Globals, hooks: Webhook[]): Promise<void> {
+  await printRows(ctx, globals, hooks, WEBHOOK_COLUMNS, { empty: 'No webhooks.' });
 }
 
 /** Tokens are signing secrets: shown in full only when `webhooks create` returns one (`'new'`). */

@@ -45,6 +45,9 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     expect(table.stdout).toContain(`${ids[1]}  SENT    bob@customer.test  Hello`);
     const last = await mailroom(['emails', '--last', '2'], { tty: true });
     expect(last.stderr).toBe('Showing the newest 2 of 3.\n');
+    // The note is for people reading a table: JSON and -q carry nothing on stderr.
+    expect((await mailroom(['emails', '--last', '2'])).stderr).toBe('');
+    expect(await mailroom(['emails', '--last', '2', '-q'], { tty: true })).toMatchObject({ stdout: '', stderr: '' });
     expect((await mailroom(['emails', '--last', '0'])).error).toMatchObject({ code: 'commander.invalidArgument', message: expect.stringContaining('--last must be between 1 and') });
   });
 

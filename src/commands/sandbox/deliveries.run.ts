@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
-import { outputMode, printJson, printTable } from '../../output/index.js';
+import { printRows } from '../../output/index.js';
 
 interface DeliveryRow {
   id?: string;
@@ -23,11 +23,9 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
   const { body } = await sandboxCall(root, 'GET', '/_sandbox/deliveries', ctx);
   const all = (body as { items: DeliveryRow[] }).items;
   const items = flags.last === undefined ? all : all.slice(-flags.last);
-  const mode = outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') return printJson(ctx, items);
-  await printTable(
+  const table = await printRows(
     ctx,
+    globals,
     items,
     [
       { header: 'WHEN', value: (d) => d.createdAt, kind: 'date' },
@@ -37,7 +35,7 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
       { header: 'RESULT', value: (d) => (d.error === undefined ? d.statusCode : `${d.error}`), kind: 'text' },
       { header: 'NEXT RETRY', value: (d) => d.nextRetryAt, kind: 'date' },
     ],
-    'no deliveries',
+    { empty: 'no deliveries' },
   );
-  if (items.length < all.length) ctx.io.err.write(`Showing the newest ${items.length} of ${all.length}.\n`);
+  if (table && items.length < all.length) ctx.io.err.write(`Showing the newest ${items.length} of ${all.length}.\n`);
 }

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
-import { outputMode, printJson, printTable } from '../../output/index.js';
+import { printRows } from '../../output/index.js';
 
 export interface SandboxEmailsOptions {
   to?: string;
@@ -21,11 +21,9 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
   const qs = query.toString();
   const { body } = await sandboxCall(root, 'GET', `/_sandbox/emails${qs ? `?${qs}` : ''}`, ctx);
   const { items, total } = body as { items: SandboxEmail[]; total: number };
-  const mode = outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') return printJson(ctx, items);
-  await printTable(
+  const table = await printRows(
     ctx,
+    globals,
     items,
     [
       { header: 'ID', value: (e) => e.id },
@@ -34,7 +32,7 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
       { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})`, kind: 'text' },
       { header: 'CREATED', value: (e) => e.createdAt, kind: 'date' },
     ],
-    'no emails',
+    { empty: 'no emails' },
   );
-  if (items.length < total) ctx.io.err.write(`Showing the newest ${items.length} of ${total}.\n`);
+  if (table && items.length < total) ctx.io.err.write(`Showing the newest ${items.length} of ${total}.\n`);
 }

@@ -5,8 +5,5 @@ import * as out from '../../output/index.js';
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const rows = Object.entries(EVENTS).map(([event, meaning]) => ({ event, meaning }));
-  const mode = out.outputMode(ctx, globals);
-  if (mode.quiet) return;
-  if (mode.format === 'json') out.printJson(ctx, rows);
-  else await out.printTable(ctx, rows, [{ header: 'EVENT', value: (r) => r.event }, { header: 'MEANING', value: (r) => r.meaning, kind: 'text' }]);
+  await out.printRows(ctx, globals, rows, [{ header: 'EVENT', value: (r) => r.event }, { header: 'MEANING', value: (r) => r.meaning, kind: 'text' }]);
 }
