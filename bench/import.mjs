@@ -1,47 +1,20 @@
 // Import cost of the library entry (`import { Mailroom } from 'mailroom-cli'`) against the CLI's
 // `check` path, measured in one run, interleaved (issue 14 target: the import costs no more than
 // `mailroom check -q`). Also shown: the library making the same check request. Run `npm run build` first.
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median, startStandIn, time } from './measure.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'mailroom.js');
 const ENTRY = pathToFileURL(join(ROOT, 'dist', 'index.js')).href;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
-// The check endpoint on loopback, answered by a bare node:http server (as in bench/startup.mjs).
-const STAND_IN = `
-const http = require('node:http');
-const KEY = 'sk_live_benchbenchbenchbench0000';
-const s = http.createServer((req, res) => {
-  const ok = req.headers.authorization === 'Bearer ' + KEY;
-  res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(ok ? { status: 'SUCCEED', displayName: 'bench', role: 'API_USER' } : { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' }));
-});
-s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ baseUrl: 'http://127.0.0.1:' + s.address().port, apiKey: KEY })));
-`;
-
-const server = spawn(process.execPath, ['-e', STAND_IN], { stdio: ['ignore', 'pipe', 'inherit'] });
-const api = await new Promise((resolve, reject) => {
-  server.stdout.once('data', (d) => resolve(JSON.parse(String(d))));
-  server.once('exit', (code) => reject(new Error(`stand-in exited ${code}`)));
-});
-
-function time(args, env) {
-  const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+// The check endpoint on loopback, answered by a bare node:http server (bench/measure.mjs).
+const api = await startStandIn();
+const server = api.child;
 
 const configDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, MAILROOM_CONFIG_DIR: configDir, MAILROOM_API_KEY: api.apiKey, MAILROOM_BASE_URL: api.baseUrl };

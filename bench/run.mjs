@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['startup', 'batch', 'sandbox', 'pacing', 'install'];
+const ALL = ['startup', 'import', 'batch', 'sandbox', 'pacing', 'install'];
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !ALL.includes(n));
 if (unknown.length > 0) {

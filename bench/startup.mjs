@@ -1,47 +1,17 @@
 // Start-up time of mailroom, as ratios to `node -e 0`, measured in one run (issue 3 targets:
 // `--help` <= 1.3x, `check` <= 1.5x), beside bare scripts making the same check request. `check` talks to a loopback API: `mailroom sandbox` when it
 // starts, else a tiny stand-in server answering the check endpoint. Run `npm run build` first.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstJsonLine, median, startStandIn, time } from './measure.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'mailroom.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const TARGETS = { help: 1.3, check: 1.5 };
-
-/** Waits for the first line of JSON a child prints on stdout. */
-function firstJsonLine(child, ms = 15_000) {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error('no JSON line in time')), ms);
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(buf.slice(0, nl)));
-      } catch (err) {
-        reject(err);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
-  });
-}
-
-const STAND_IN = `
-const http = require('node:http');
-const KEY = 'sk_live_benchbenchbenchbench0000';
-const s = http.createServer((req, res) => {
-  const ok = req.headers.authorization === 'Bearer ' + KEY;
-  res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'x-request-id': 'req_bench' });
-  res.end(JSON.stringify(ok ? { status: 'SUCCEED', displayName: 'bench', role: 'API_USER' } : { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' }));
-});
-s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ baseUrl: 'http://127.0.0.1:' + s.address().port, apiKey: KEY })));
-`;
 
 async function startApi() {
   const sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -52,23 +22,8 @@ async function startApi() {
     // fall through to the stand-in
   }
   sandbox.kill();
-  const child = spawn(process.execPath, ['-e', STAND_IN], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return { ...(await firstJsonLine(child)), kind: 'stand-in node:http server', child };
+  return { ...(await startStandIn()), kind: 'stand-in node:http server' };
 }
-
-function time(args, env) {
-  const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 const api = await startApi();
 const configDir = mkdtempSync(join(tmpdir(), 'mailroom-bench-'));
