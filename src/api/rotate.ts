@@ -29,7 +29,6 @@ const requestIdOf = (err: unknown) => (isCliError(err) ? err.requestId : undefin
  * with its own secret, and is saved. Each failure leaves the old key working and says what is left.
  */
 export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldKey: ApiKey; newKey: ApiKey }> {
-  
   const { transport, workspaceId } = deps;
 
   let oldKey: ApiKey | undefined;
