@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.js';
 
 /**
  * Unit files that act on the whole process, each in a fresh worker: they assert on its open handles
@@ -10,6 +11,8 @@ const ISOLATED = ['test/sandbox/library.test.ts', 'test/sandbox/log-lines.test.t
 
 export default defineConfig({
   test: {
+    // The longest e2e files first, even on a clean checkout (test/helpers/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {
@@ -23,10 +26,10 @@ export default defineConfig({
           maxWorkers: 2,
           // Files share their worker and its loaded modules (importing src/ and its dependencies
           // once per worker instead of once per file was most of this project's time). Each file
-          // starts with no held secrets (unit-setup.ts); no file changes process.env, listens on
+          // starts with no held secrets (shared-worker-setup.ts); no file changes process.env, listens on
           // process signals or mocks modules, and fake timers and spies are restored after each test.
           isolate: false,
-          setupFiles: ['test/helpers/unit-setup.ts'],
+          setupFiles: ['test/helpers/shared-worker-setup.ts'],
           sequence: { groupOrder: 0 },
         },
       },
@@ -48,6 +51,12 @@ export default defineConfig({
           hookTimeout: 60_000,
           // The machine has 2 cores; e2e files spawn servers and CLIs.
           maxWorkers: 2,
+          // As in the unit project: the files share two worker threads and the modules loaded in
+          // them (the sandbox, the test helpers). They spawn the CLI rather than act on this process:
+          // none writes process.env, listens on its signals or mocks modules.
+          pool: 'threads',
+          isolate: false,
+          setupFiles: ['test/helpers/shared-worker-setup.ts'],
           // Projects with different maxWorkers must run in separate groups (plain `vitest run`).
           sequence: { groupOrder: 1 },
         },

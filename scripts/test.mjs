@@ -1,24 +1,48 @@
-// `npm test`: the static checks and the build run at once (they read the sources and write only
-// dist/, so on two cores they take about half their summed time), each one's output printed whole
-// under its name when it ends; then the test projects, which need dist/, one after the other.
-// Exits with the code of the first step, in this order, that failed.
+// `npm test`: every step of the suite, each started as soon as what it needs has ended, so that the
+// two cores stay busy. The build first, with the static checks beside it at a lower CPU priority
+// (nothing waits for them: they fill the time the test projects leave idle); the unit projects once
+// dist/ is built (a few of their files read it); then the end-to-end and browser projects together
+// (the browser project mostly waits on Chromium, one core). Each step's output is printed whole
+// under its name when it ends. A step whose prerequisite failed does not run. Exits with the code of
+// the first step, in the order below, that failed.
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 
-const CONCURRENT = ['typecheck', 'lint', 'deps', 'build'];
-const IN_TURN = ['test:unit', 'test:e2e', 'test:browser'];
+/** Each step, the steps it waits for, and whether it runs niced (a background filler). */
+const STEPS = [
+  { name: 'build', after: [] },
+  { name: 'typecheck', after: [], filler: true },
+  { name: 'lint', after: [], filler: true },
+  { name: 'deps', after: [], filler: true },
+  { name: 'test:unit', after: ['build'] },
+  { name: 'test:e2e', after: ['build', 'test:unit'] },
+  { name: 'test:browser', after: ['build', 'test:unit'] },
+];
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const children = new Set();
+const startedAt = performance.now();
+const clock = () => `${((performance.now() - startedAt) / 1000).toFixed(1)} s`;
 
-function runScript(name, { buffered }) {
+function runScript(name, filler) {
   const started = performance.now();
+  process.stdout.write(`── ${name}: started at ${clock()}\n`);
   // Colour as on a terminal when ours is one, though the step writes to a pipe.
-  const env = buffered && process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
-  const child = spawn(npm, ['run', '--silent', name], { stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
+  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
+  const child = spawn(npm, ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'], env });
   children.add(child);
+  // Set before npm starts the step's own process, which inherits it. Where the OS refuses, it runs
+  // at normal priority: only slower.
+  if (filler && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, 10);
+    } catch {
+      // runs at normal priority
+    }
+  }
   const output = [];
-  child.stdout?.on('data', (chunk) => output.push(chunk));
-  child.stderr?.on('data', (chunk) => output.push(chunk));
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
   return new Promise((resolve) => {
     child.on('error', (err) => output.push(Buffer.from(`${err.message}\n`)));
     child.on('close', (code, signal) => {
@@ -39,16 +63,19 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-const codes = await Promise.all(CONCURRENT.map((name) => runScript(name, { buffered: true })));
+/** name → promise of its exit status (undefined: not run, a prerequisite failed). */
+const outcomes = new Map();
+for (const step of STEPS) {
+  outcomes.set(
+    step.name,
+    Promise.all(step.after.map((name) => outcomes.get(name))).then((statuses) =>
+      statuses.every((status) => status === 0) && !process.exitCode ? runScript(step.name, step.filler) : undefined,
+    ),
+  );
+}
+const statuses = await Promise.all(outcomes.values());
 if (process.exitCode) process.exit();
-const failed = codes.findIndex((code) => code !== 0);
-if (failed !== -1) {
-  process.stdout.write(`\nnpm test: ${CONCURRENT.filter((_, i) => codes[i] !== 0).join(', ')} failed; tests not run\n`);
-  process.exit(codes[failed]);
-}
-for (const name of IN_TURN) {
-  process.stdout.write(`\n── ${name}\n`);
-  const code = await runScript(name, { buffered: false });
-  if (process.exitCode) process.exit();
-  if (code !== 0) process.exit(code);
-}
+const failed = STEPS.filter((_, i) => statuses[i] !== 0 && statuses[i] !== undefined).map((s) => s.name);
+const skipped = STEPS.filter((_, i) => statuses[i] === undefined).map((s) => s.name);
+process.stdout.write(`\nnpm test: ${failed.length ? `${failed.join(', ')} failed` : 'all steps passed'}${skipped.length ? `; not run: ${skipped.join(', ')}` : ''}, ${clock()}\n`);
+if (failed.length) process.exit(statuses[STEPS.findIndex((s) => s.name === failed[0])]);
