@@ -7,7 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * them, but a clean checkout (CI) has none and it falls back to file size, which puts several of
  * these last.
  */
-export const LONGEST_FIRST = [
+const LONGEST_FIRST = [
   'test/e2e/library-tarball.test.ts',
   'test/e2e/docs-examples.test.ts',
   'test/e2e/batch-faults.test.ts',

@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+/**
+ * scripts/test.mjs (`npm test`) with a stand-in `npm` on PATH: each step prints its name and the
+ * niceness it runs at, and exits with the code FAIL_<step> gives it (0 unless set).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'mailroom-npm-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const npm = join(dir, 'npm');
+writeFileSync(
+  npm,
+  `#!/bin/sh
+# npm run --silent <step>; npm takes a moment to start its step, as this does
+sleep 0.1
+step="$3"
+var="FAIL_$(echo "$step" | tr ':' '_')"
+echo "ran $step at niceness $(nice)"
+code=$(printenv "$var")
+exit "\${code:-0}"
+`,
+);
+chmodSync(npm, 0o755);
+
+function npmTest(fail: Record<string, number> = {}): Promise<{ code: number | null; stdout: string }> {
+  const env: Record<string, string> = { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+  for (const [step, code] of Object.entries(fail)) env[`FAIL_${step.replace(':', '_')}`] = String(code);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}
+
+const ran = (stdout: string) => [...stdout.matchAll(/^ran (\S+)/gm)].map((m) => m[1]).sort();
+const ALL = ['build', 'deps', 'lint', 'test:browser', 'test:e2e', 'test:unit', 'typecheck'];
+
+describe('npm test (scripts/test.mjs)', () => {
+  it('runs every step and exits 0 when all pass; the static checks run niced, the rest at our priority', async () => {
+    const r = await npmTest();
+    expect(r.code).toBe(0);
+    expect(ran(r.stdout)).toEqual(ALL);
+    expect(r.stdout).toMatch(/npm test: all steps passed/);
+    const own = getPriority();
+    const niceness = (step: string) => Number(new RegExp(`^ran ${step} at niceness (-?\\d+)`, 'm').exec(r.stdout)?.[1]);
+    for (const step of ['typecheck', 'lint', 'deps']) expect(niceness(step)).toBe(Math.max(10, own));
+    for (const step of ['build', 'test:unit', 'test:e2e', 'test:browser']) expect(niceness(step)).toBe(own);
+  });
+
+  it('a failed static check fails the run with its exit code, and the tests still run', async () => {
+    const r = await npmTest({ lint: 3 });
+    expect(r.code).toBe(3);
+    expect(ran(r.stdout)).toEqual(ALL);
+    expect(r.stdout).toMatch(/── lint: failed \(exit 3\)/);
+    expect(r.stdout).toMatch(/npm test: lint failed, /);
+  });
+
+  it('a failed build: nothing that needs dist/ runs, and the run exits with the build’s code', async () => {
+    const r = await npmTest({ build: 2 });
+    expect(r.code).toBe(2);
+    expect(ran(r.stdout)).toEqual(['build', 'deps', 'lint', 'typecheck']);
+    expect(r.stdout).toMatch(/npm test: build failed; not run: test:unit, test:e2e, test:browser/);
+  });
+
+  it('failed unit tests: the e2e and browser projects do not run; with two failures, the first in order gives the code', async () => {
+    const r = await npmTest({ 'test:unit': 1, typecheck: 2 });
+    expect(r.code).toBe(2);
+    expect(ran(r.stdout)).toEqual(['build', 'deps', 'lint', 'test:unit', 'typecheck']);
+    expect(r.stdout).toMatch(/npm test: typecheck, test:unit failed; not run: test:e2e, test:browser/);
+  });
+});
