@@ -19,7 +19,7 @@ writeFileSync(
 sleep 0.1
 step="$3"
 var="FAIL_$(echo "$step" | tr ':' '_')"
-echo "ran $step at niceness $(nice)"
+echo "ran $step at niceness $(nice), extra CA certs \${NODE_EXTRA_CA_CERTS:-unset}"
 code=$(printenv "$var")
 exit "\${code:-0}"
 `,
@@ -27,7 +27,8 @@ exit "\${code:-0}"
 chmodSync(npm, 0o755);
 
 function npmTest(fail: Record<string, number> = {}): Promise<{ code: number | null; stdout: string }> {
-  const env: Record<string, string> = { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+  // As on the CI machines: set, for every process (an empty bundle here).
+  const env: Record<string, string> = { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, NODE_EXTRA_CA_CERTS: '/dev/null' };
   for (const [step, code] of Object.entries(fail)) env[`FAIL_${step.replace(':', '_')}`] = String(code);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -42,7 +43,7 @@ const ran = (stdout: string) => [...stdout.matchAll(/^ran (\S+)/gm)].map((m) => 
 const ALL = ['build', 'deps', 'lint', 'test:browser', 'test:e2e', 'test:unit', 'typecheck'];
 
 describe('npm test (scripts/test.mjs)', () => {
-  it('runs every step and exits 0 when all pass; the static checks run niced, the rest at our priority', async () => {
+  it('runs every step and exits 0 when all pass; the static checks run niced, the rest at our priority; no step loads extra CA certificates', async () => {
     const r = await npmTest();
     expect(r.code).toBe(0);
     expect(ran(r.stdout)).toEqual(ALL);
@@ -51,6 +52,7 @@ describe('npm test (scripts/test.mjs)', () => {
     const niceness = (step: string) => Number(new RegExp(`^ran ${step} at niceness (-?\\d+)`, 'm').exec(r.stdout)?.[1]);
     for (const step of ['typecheck', 'lint', 'deps']) expect(niceness(step)).toBe(Math.max(10, own));
     for (const step of ['build', 'test:unit', 'test:e2e', 'test:browser']) expect(niceness(step)).toBe(own);
+    expect(r.stdout.match(/extra CA certs unset$/gm)).toHaveLength(ALL.length);
   });
 
   it('a failed static check fails the run with its exit code, and the tests still run', async () => {
