@@ -26,8 +26,9 @@ export default defineConfig({
           maxWorkers: 2,
           // Files share their worker and its loaded modules (importing src/ and its dependencies
           // once per worker instead of once per file was most of this project's time). Each file
-          // starts with no held secrets (shared-worker-setup.ts); no file changes process.env, listens on
-          // process signals or mocks modules, and fake timers and spies are restored after each test.
+          // starts with no held secrets (shared-worker-setup.ts); no file changes process.env,
+          // listens on process signals or mocks modules, and fake timers and spies are restored
+          // after each test.
           isolate: false,
           setupFiles: ['test/helpers/shared-worker-setup.ts'],
           sequence: { groupOrder: 0 },
