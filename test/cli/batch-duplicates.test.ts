@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { readNdjson, reset, sandboxEnv } from '../helpers/batch.js';
-
+import type { TestSandbox } from '../helpers/sandbox.js';
+import { batchWorld, readNdjson } from '../helpers/batch.js';
 
 /** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
 const summaryOf = (stdout: string) => JSON.parse(stdout.split('\n')[0]!) as Record<string, unknown>;
@@ -18,18 +16,11 @@ const order = { from: 'shop@example.com', to: 'alice@example.com', subject: 'You
 const refund = { from: 'shop@example.com', to: 'bob@example.com', subject: 'Refund', html: '<p>Refunded</p>', idempotencyKey: 'order-1' };
 const other = { from: 'shop@example.com', to: 'carol@example.com', subject: 'Hi', html: '<p>Hi</p>' };
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-dups-'));
-  env = sandboxEnv(sandbox, join(dir, 'state'));
+batchWorld('mailroom-batch-dups-', (world) => {
+  ({ sandbox, dir, env } = world);
   input = join(dir, 'orders.ndjson');
   writeFileSync(input, [order, order, refund, other].map((e) => JSON.stringify(e)).join('\n') + '\n');
 });
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => reset(sandbox));
 
 describe('mailroom batch: one idempotencyKey, one email', () => {
   it('--dry-run: a key repeated with other content is invalid (exit 2, naming both entries); the identical repeat is a duplicate', async () => {

@@ -1,29 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { readNdjson, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+import { batchWorld, entry, readNdjson, reportIndexes } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-e2e-'));
-  env = sandboxEnv(sandbox, join(dir, 'state'));
-});
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => reset(sandbox));
-
-function entry(i: number) {
-  return { to: recipient(i), subject: `Hello ${i}`, html: `<p>Hello ${i}</p>` };
-}
+batchWorld('mailroom-batch-e2e-', (world) => ({ sandbox, dir, env } = world));
 
 describe('mailroom batch end to end', () => {
   it('sends the good entries of a mixed input, puts the bad ones in --failed with reasons, exits 7; the fixed file goes back in', async () => {

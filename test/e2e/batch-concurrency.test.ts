@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { countingProxy, exactlyOnce, ndjsonInput, reset, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
+import { countingProxy, exactlyOnce, ndjsonInput, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let proxy: CountingProxy;
@@ -24,7 +24,7 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => reset(sandbox));
+beforeEach(() => sandbox.reset());
 
 interface Proc {
   pid: number;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
+import { exactlyOnce, ndjsonInput, reportIndexes, sandboxEnv } from '../helpers/batch.js';
 
 /** Real full filesystems: small tmpfs mounts (root only, as on the build machine). */
 let sandbox: TestSandbox;
@@ -32,7 +32,7 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => reset(sandbox));
+beforeEach(() => sandbox.reset());
 
 function run(command: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { ndjsonInput, reset, sandboxEnv } from '../helpers/batch.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+import { batchWorld, ndjsonInput } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let dir: string;
@@ -12,19 +11,12 @@ let env: Record<string, string>;
 let input: string;
 let inputText: string;
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-paths-'));
-  env = sandboxEnv(sandbox, join(dir, 'state'));
+batchWorld('mailroom-batch-paths-', (world) => {
+  ({ sandbox, dir, env } = world);
   input = join(dir, 'in.ndjson');
   ndjsonInput(input, 120);
   inputText = readFileSync(input, 'utf8');
 });
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => reset(sandbox));
 
 const batch = (args: string[], opts: { shell?: string } = {}) => runCli(['batch', ...args, '--from', 'ops@example.com', '--subject', 'Hi'], { env, cwd: dir, ...opts });
 

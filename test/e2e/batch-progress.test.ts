@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { ndjsonInput, reset, sandboxEnv } from '../helpers/batch.js';
+import { batchWorld, ndjsonInput } from '../helpers/batch.js';
 
 // The bar redraws its line with \r; every frame is one "N% | S sent, F failed" between them.
 // eslint-disable-next-line no-control-regex
@@ -19,19 +16,9 @@ const screen = (out: string) =>
     .map((line) => line.split('\r').filter((part) => part !== '').at(-1) ?? '')
     .join('\n');
 
-let sandbox: TestSandbox;
 let dir: string;
 let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-progress-'));
-  env = sandboxEnv(sandbox, join(dir, 'state'));
-});
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => reset(sandbox));
+batchWorld('mailroom-progress-', (world) => ({ dir, env } = world));
 
 describe('the batch progress bar on a terminal', () => {
   it('shows entries settled: its percentage never runs ahead of the count, and it ends on its own line', async () => {

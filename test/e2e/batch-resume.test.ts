@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, spawnCli } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { countingProxy, exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
+import { countingProxy, exactlyOnce, ndjsonInput, recipient, reportIndexes, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let proxy: CountingProxy;
@@ -24,7 +24,7 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => reset(sandbox));
+beforeEach(() => sandbox.reset());
 
 /** Starts a batch and SIGKILLs it once `after` of its batch requests have reached the API (or when it ends by itself). */
 function runAndKill(args: string[], after: number): Promise<{ killed: boolean; code: number | null }> {

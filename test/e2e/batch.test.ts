@@ -1,30 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { exactlyOnce, ndjsonInput, recipient, reportIndexes, reset, sandboxEnv } from '../helpers/batch.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+import { batchWorld, entry, exactlyOnce, ndjsonInput, recipient, reportIndexes } from '../helpers/batch.js';
 
 const N = 10_000;
 let sandbox: TestSandbox;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-e2e-'));
-  env = sandboxEnv(sandbox, join(dir, 'state'));
-});
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => reset(sandbox));
-
-function entry(i: number) {
-  return { to: recipient(i), subject: `Hello ${i}`, html: `<p>Hello ${i}</p>` };
-}
+batchWorld('mailroom-batch-e2e-', (world) => ({ sandbox, dir, env } = world));
 
 const formats: Array<[string, string, () => string]> = [
   ['a JSON array', 'emails.json', () => `[\n${Array.from({ length: N }, (_, i) => `  ${JSON.stringify(entry(i))}`).join(',\n')}\n]\n`],

@@ -1,6 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { recordingProxy } from './recording-proxy.js';
-import type { InboxEmail, TestSandbox } from './sandbox.js';
+import { withSandbox, type InboxEmail, type TestSandbox } from './sandbox.js';
 
 export const sandboxEnv = (sandbox: TestSandbox, stateDir: string): Record<string, string> => ({
   MAILROOM_BASE_URL: sandbox.baseUrl,
@@ -9,6 +12,36 @@ export const sandboxEnv = (sandbox: TestSandbox, stateDir: string): Record<strin
 });
 
 export const recipient = (i: number) => `user${i}@example.com`;
+
+/** Entry `i` of a batch: its own recipient, subject and HTML. */
+export const entry = (i: number) => ({ to: recipient(i), subject: `Hello ${i}`, html: `<p>Hello ${i}</p>` });
+
+export interface BatchWorld {
+  sandbox: TestSandbox;
+  /** A temp directory of the file's own; the CLI's state (journals) goes in `state/` under it. */
+  dir: string;
+  env: Record<string, string>;
+}
+
+/**
+ * The hooks a batch test file needs: one sandbox and temp directory for the file (closed and removed
+ * after it), the env that points the CLI at both, and an empty sandbox before each test. `ready`
+ * receives them once made, for the file's own set-up.
+ */
+export function batchWorld(prefix: string, ready: (world: BatchWorld) => void): void {
+  let world: BatchWorld | undefined;
+  beforeAll(async () => {
+    const sandbox = await withSandbox();
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    world = { sandbox, dir, env: sandboxEnv(sandbox, join(dir, 'state')) };
+    ready(world);
+  });
+  afterAll(async () => {
+    await world?.sandbox.close();
+    if (world) rmSync(world.dir, { recursive: true, force: true });
+  });
+  beforeEach(() => world!.sandbox.reset());
+}
 
 export function ndjsonInput(path: string, count: number): void {
   const lines: string[] = [];
@@ -21,10 +54,6 @@ export function readNdjson(path: string): Array<Record<string, unknown>> {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-export async function reset(sandbox: TestSandbox): Promise<void> {
-  await sandbox.reset();
 }
 
 /** Each of `count` recipients arrived exactly once, each under its own idempotency key. */
