@@ -27,7 +27,7 @@ class MailroomCommand extends Command {
   /** Commander's "unknown command", pointing names people try from other CLIs at mailroom's own. */
   unknownCommand(): never {
     const name = this.args[0];
-    const meant = this.parent === null && name !== undefined ? POINTERS[name] : undefined;
+    const meant = this.parent === null && name !== undefined && Object.hasOwn(POINTERS, name) ? POINTERS[name] : undefined;
     if (meant) this.error(`error: unknown command '${name}' (did you mean ${meant}?)`, { code: 'commander.unknownCommand' });
     return (Command.prototype as unknown as { unknownCommand(this: Command): never }).unknownCommand.call(this);
   }

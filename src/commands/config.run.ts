@@ -1,4 +1,5 @@
 import type { CommandContext } from '../client.js';
+import { storedProfile } from '../config/file.js';
 import { configFile } from '../config/paths.js';
 import { describeSource, type Setting } from '../config/settings.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
@@ -93,7 +94,7 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | undefi
   const profile = settings.profile.value;
   if (!PROFILE_NAME.test(profile)) throw usageError(`profile name "${profile}" may use letters, digits, "-" and "_" only`);
   const store = await openStore(ctx.env);
-  const had = store.read().profiles[profile]?.[FIELD[key]] !== undefined;
+  const had = storedProfile(store.read(), profile)?.[FIELD[key]] !== undefined;
   store.updateProfile(profile, { [FIELD[key]]: value });
   if (!globals.quiet && ctx.io.isStdoutTTY) {
     ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);

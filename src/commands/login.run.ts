@@ -1,4 +1,5 @@
 import type { CommandContext } from '../client.js';
+import { storedProfile } from '../config/file.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
 import { CliError, interruptedError, usageError } from '../errors.js';
 import { readSource } from '../input/sources.js';
@@ -51,7 +52,7 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
   // A key in the environment outranks the stored one: the login would seem to have no effect.
   const envKey = globals.apiKeyFile === undefined ? ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'].find((name) => ctx.env[name]) : undefined;
   if (envKey && ctx.env[envKey] !== key) ctx.io.err.write(`note: ${envKey} overrides the stored key while it is set\n`);
-  const saved = store.read().profiles[profile] ?? {};
+  const saved = storedProfile(store.read(), profile) ?? {};
   const view = {
     profile,
     displayName: typeof result.displayName === 'string' ? result.displayName : undefined,

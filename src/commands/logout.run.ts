@@ -1,4 +1,5 @@
 import type { CommandContext } from '../client.js';
+import { storedProfile } from '../config/file.js';
 import { openStore } from '../config/store.js';
 import { outputMode, printJson } from '../output/index.js';
 
@@ -7,7 +8,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   const { globals } = ctx;
   const profile = ctx.settings().profile.value;
   const store = await openStore(ctx.env);
-  const stored = store.read().profiles[profile];
+  const stored = storedProfile(store.read(), profile);
   const had = stored?.apiKey !== undefined;
   if (stored) {
     if (stored.baseUrl === undefined && stored.workspace === undefined) store.deleteProfile(profile);

@@ -11,6 +11,7 @@ export interface StoredProfile {
 }
 
 export interface StoredConfig {
+  /** Null-prototype: a profile named `constructor` or `__proto__` is an entry like any other (see storedProfile). */
   profiles: Record<string, StoredProfile>;
   /** Why the keys in this store must not be used (a directory others can write to), if so. */
   keysRefused?: string;
@@ -29,7 +30,7 @@ export function readStoredConfig(path: string, warn?: (line: string) => void): S
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return sanitize(undefined);
     throw storeError(path, err, 'read');
   }
   let config: StoredConfig;
@@ -74,8 +75,17 @@ export function storeError(path: string, err: unknown, doing: 'read' | 'write'):
   return new CliError(doing === 'write' && DISK_FULL_OR_BROKEN.has(code) ? 'storage' : 'usage', message, { cause: err });
 }
 
+/**
+ * The stored profile of that name, an own entry only: `--profile constructor` or `toString` must not
+ * find what every object inherits.
+ */
+export function storedProfile(config: StoredConfig, name: string): StoredProfile | undefined {
+  return Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
+}
+
 export function sanitize(data: unknown): StoredConfig {
-  const profiles: Record<string, StoredProfile> = {};
+  // No prototype: a hand-written "__proto__" profile stays an entry instead of becoming one.
+  const profiles: Record<string, StoredProfile> = Object.create(null) as Record<string, StoredProfile>;
   const raw = data && typeof data === 'object' ? (data as { profiles?: unknown }).profiles : undefined;
   if (raw && typeof raw === 'object') {
     for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {

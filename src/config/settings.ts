@@ -1,6 +1,6 @@
 import type { Context, Globals } from '../context.js';
 import { CliError, usageError } from '../errors.js';
-import { readStoredConfig, type StoredProfile } from './file.js';
+import { readStoredConfig, storedProfile, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
 import { holdSecret } from '../secrets.js';
@@ -54,7 +54,7 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
       ? { value: env.MAILROOM_PROFILE as string, source: 'env', origin: 'MAILROOM_PROFILE' }
       : { value: DEFAULT_PROFILE, source: 'default', origin: 'default' };
   const store = readStoredConfig(file, ctx.io ? (line) => void ctx.io?.err.write(`${line}\n`) : undefined);
-  const stored: StoredProfile | undefined = store.profiles[profile.value];
+  const stored: StoredProfile | undefined = storedProfile(store, profile.value);
   const inProfile = `profile ${profile.value}`;
 
   const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined): Setting<string> | undefined => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { JournalLock } from '../output/lock.js';
 import { isCliError } from '../errors.js';
 import { CONFIG_NAME, configDir } from './paths.js';
-import { readStoredConfig, sanitize, storeError, type StoredConfig, type StoredProfile } from './file.js';
+import { readStoredConfig, sanitize, storedProfile, storeError, type StoredConfig, type StoredProfile } from './file.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -71,7 +71,7 @@ export async function openStore(env: Env): Promise<ConfigStore> {
     checkWritable: () => locked(() => undefined),
     updateProfile(name, patch) {
       change((profiles) => {
-        const next: StoredProfile = { ...profiles[name] };
+        const next: StoredProfile = { ...storedProfile({ profiles }, name) };
         for (const [k, v] of Object.entries(patch) as [keyof StoredProfile, string | undefined][]) {
           if (v === undefined) delete next[k];
           else next[k] = v;
@@ -82,7 +82,7 @@ export async function openStore(env: Env): Promise<ConfigStore> {
     },
     deleteProfile(name) {
       return change((profiles) => {
-        if (!(name in profiles)) return false;
+        if (!Object.hasOwn(profiles, name)) return false;
         delete profiles[name];
         return true;
       });

@@ -25,10 +25,21 @@ export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
   return `${url.origin}${path}`;
 }
 
-/** A name or address of this machine's loopback interface (`localhost`, `*.localhost`, 127/8, ::1). */
+/**
+ * Whether a host name or address is this machine's loopback interface: `localhost`, `*.localhost`,
+ * 127.0.0.0/8, `::1`, and 127/8 mapped into IPv6 (`::ffff:127.0.0.1`, which URL parsing writes
+ * `::ffff:7f00:1`, and sockets report dotted), with or without brackets. The one test for "does not
+ * leave this machine" (the proxy bypass, the plain-http warning, the sandbox's inspection endpoints,
+ * the listeners' exposure warning). The unspecified addresses (0.0.0.0, ::) are not loopback: a
+ * server there listens on every interface, and a client is better told to write 127.0.0.1.
+ */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(host);
+  if (v4) return v4[1] === '127';
+  const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(host);
+  return mapped !== null && parseInt(mapped[1] as string, 16) >> 8 === 127;
 }
 
 /**

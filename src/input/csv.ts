@@ -98,7 +98,8 @@ export function rowToItem(header: string[], record: string[], line: number): Inp
       const key = group === 'var' ? 'variables' : 'contactProperties';
       ((entry[key] ??= {}) as Record<string, string>)[field] = cell;
     } else if (group === 'settings' && SETTINGS.has(field)) {
-      const flag = BOOLEAN[cell.trim().toLowerCase()];
+      const word = cell.trim().toLowerCase();
+      const flag = Object.hasOwn(BOOLEAN, word) ? BOOLEAN[word] : undefined;
       if (flag === undefined) return { line, error: `${name}: "${cell}" is not true or false` };
       ((entry.settings ??= {}) as Record<string, boolean>)[field] = flag;
     } else {

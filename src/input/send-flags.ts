@@ -155,7 +155,8 @@ export function validateEmail(body: Record<string, unknown>, now: Date = new Dat
   const parsed = parseEmailRequest(body);
   if (!parsed.ok) {
     const named = (path: string) => {
-      const flag = FIELD_FLAGS[path.split('.')[0] as string];
+      const field = path.split('.')[0] as string;
+      const flag = Object.hasOwn(FIELD_FLAGS, field) ? FIELD_FLAGS[field] : undefined;
       return flag ? `${path} (${flag})` : path;
     };
     throw usageError(`invalid ${parsed.kind} email: ${describeIssues(parsed.issues, named)}`);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIP } from 'node:net';
+import { isLoopback } from '../config/url.js';
 import { HttpError } from './errors.js';
 import { isApiPath } from './faults.js';
 
@@ -50,8 +51,7 @@ function isJson(contentType: string | undefined): boolean {
 }
 
 export function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+  return address !== undefined && isLoopback(address);
 }
 
 export function isLocalHostName(hostname: string): boolean {

@@ -101,6 +101,17 @@ describe('proxy support', () => {
     ['[::1]', true],
     ['api.smashsend.com', false],
     ['10.0.0.1', false],
+    // IPv4-mapped loopback, as written and as URL parsing writes it, and as a socket reports it
+    ['[::ffff:127.0.0.1]', true],
+    ['[::ffff:7f00:1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['[::ffff:a00:1]', false],
+    // the unspecified addresses mean "any interface" to a server: never treated as loopback
+    ['0.0.0.0', false],
+    ['[::]', false],
+    // a DNS name that only starts like an address
+    ['127.example.com', false],
+    ['127.0.0.1.nip.io', false],
   ])('isLoopback(%s) = %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected);
   });
