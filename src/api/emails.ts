@@ -87,15 +87,16 @@ export function readBatchAnswer(res: ApiResponse): Pick<BatchResult, 'successful
 
 /** Throws IdempotencyConflictError when the API's answer is another email than the one sent under its key. */
 export function checkSameEmail(sent: EmailRequest, got: EmailResult, hint: string): void {
-  const other = describeOtherEmail(sent, got);
+  const other = otherEmail(sent, got);
   if (other !== undefined) throw new IdempotencyConflictError(sent.idempotencyKey ?? '', got, other, hint);
 }
 
 /**
  * An idempotency key the API saw before answers with the first email it was used for, whatever
  * this request held: what tells them apart is the answer's recipient, subject or template.
+ * Undefined when the answer is the email sent; else a description of the other one.
  */
-function describeOtherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
+export function otherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
   const differs = (a: string | undefined, b: string | null | undefined, norm = (v: string) => v) => a !== undefined && typeof b === 'string' && norm(a) !== norm(b);
   const address = (v: string) => v.trim().toLowerCase();
   const subject = 'subject' in sent ? sent.subject : undefined;

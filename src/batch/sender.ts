@@ -5,6 +5,7 @@ import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { AbortedError, ApiError, ConnectionError, failedBeforeSending } from '../transport/errors.js';
 import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry.js';
+import { IdempotencyConflictError } from '../api/errors.js';
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
 
@@ -57,6 +58,8 @@ const MAX_PAUSE_MS = 5 * 60_000;
 const TRIES_AFTER_ABORT = 3;
 
 type Verdict = 'fatal' | 'split' | 'rate' | 'transient';
+
+const CONFLICT_HINT = 'give the entry another idempotencyKey (or none: each entry gets its own)';
 
 /**
  * Keeps up to `concurrency` batch requests in flight (fewer while the API answers 429), settles
@@ -251,6 +254,10 @@ export class BatchSender {
       const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);
+      for (const { pos, result, other } of matched.conflicts) {
+        const key = pending[pos]!.email.idempotencyKey ?? '';
+        events.rejected(pending[pos]!, { error: new IdempotencyConflictError(key, result, other, CONFLICT_HINT).message });
+      }
       const again = [...matched.unknown];
       for (const pos of matched.unknown) mayHaveReached.add(pending[pos]!);
       for (const { pos, failure } of matched.failed) {

@@ -49,6 +49,20 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
 
 const callOptions = (opts: T.RequestOptions = {}) => opts;
 
+/** One key on two emails of a request: the API would answer the second with the first and send nothing for it. */
+function refuseReusedKeys(requests: ReadonlyArray<{ idempotencyKey?: string | undefined }>): void {
+  const seen = new Map<string, { index: number; json: string }>();
+  for (const [index, request] of requests.entries()) {
+    const key = request.idempotencyKey!;
+    const json = JSON.stringify(request);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, { index, json });
+    else if (first.json !== json) {
+      throw new ValidationError(`emails.sendBatch: email ${index}: idempotencyKey "${key}" is also email ${first.index}'s, with other content: the API would answer with that email and send nothing`);
+    }
+  }
+}
+
 /** POST /v1/emails and /v1/emails/batch, and batches of any size with a journal (docs/library.md). */
 export class Emails {
   readonly #c: Connection;
@@ -68,16 +82,20 @@ export class Emails {
     return { email: result, idempotencyKey: request.idempotencyKey!, requestId };
   }
 
-  /** Sends 1 to 50 emails in one request, each under its own idempotency key; the answer says which failed. */
+  /**
+   * Sends 1 to 50 emails in one request, each under its own idempotency key. Every email ends in
+   * `successful` or in `failed` (each failure names its `index`), or the call rejects before sending.
+   */
   async sendBatch(emails: readonly T.EmailInput[], opts?: T.RequestOptions): Promise<T.SendBatchResult> {
     if (!Array.isArray(emails) || emails.length < 1 || emails.length > 50) {
       throw new ValidationError(`emails.sendBatch: give 1 to 50 emails, got ${Array.isArray(emails) ? emails.length : typeof emails}; emails.batch() sends any number`);
     }
-    const [{ prepareEmail }, { sendBatch }] = await Promise.all([import('./prepare.js'), import('../api/emails.js')]);
+    const [{ prepareEmail }, { sendBatch }, { settleBatch }] = await Promise.all([import('./prepare.js'), import('../api/emails.js'), import('./settle-batch.js')]);
     const requests = [];
     for (const [i, email] of emails.entries()) requests.push(await prepareEmail(email, `emails.sendBatch: email ${i}`));
+    refuseReusedKeys(requests);
     const result = await sendBatch(await this.#c.transport(), requests, callOptions(opts));
-    return { ...result, idempotencyKeys: requests.map((r) => r.idempotencyKey!) };
+    return { ...settleBatch(requests, result), idempotencyKeys: requests.map((r) => r.idempotencyKey!), requestId: result.requestId };
   }
 
   /**

@@ -34,6 +34,28 @@ describe('matching a batch answer to the request', () => {
   });
 });
 
+describe('an answer that is another email: the key was used before', () => {
+  it('with a result for every position, they pair in order and the odd one is a conflict, not a success', () => {
+    const m = matchBatch(emails.slice(0, 3), { successful: [result('a@example.com'), result('z@example.com'), result('c@example.com')], failed: [] });
+    expect(m.successful.map((s) => s.pos)).toEqual([0, 2]);
+    expect(m.conflicts).toEqual([{ pos: 1, result: result('z@example.com'), other: 'trs_z@example.com, to z@example.com' }]);
+    expect(m.unknown).toEqual([]);
+  });
+
+  it('the same recipient with another subject is a conflict too', () => {
+    const m = matchBatch(emails.slice(0, 1), { successful: [{ ...result('a@example.com'), subject: 'other' }], failed: [] });
+    expect(m.conflicts.map((c) => c.pos)).toEqual([0]);
+    expect(m.successful).toEqual([]);
+  });
+
+  it('with results missing, one that does not fit is left unknown (resent), never called a conflict', () => {
+    const m = matchBatch(emails.slice(0, 3), { successful: [result('a@example.com'), { ...result('c@example.com'), subject: 'other' }], failed: [] });
+    expect(m.successful.map((s) => s.pos)).toEqual([0]);
+    expect(m.conflicts).toEqual([]);
+    expect(m.unknown).toEqual([1, 2]);
+  });
+});
+
 describe('reading a batch answer', () => {
   it('keeps each readable result, leaves out odd ones so their entries are resent, tolerates any failure shape', async () => {
     const { readBatchAnswer } = await import('../../src/api/emails.js');

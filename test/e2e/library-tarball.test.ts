@@ -36,8 +36,31 @@ const handled: WebhookEvent['known'] = false;
 console.log(JSON.stringify({ id: email.id, key: sent.idempotencyKey, refused, verified: verifySignature('{}', signature, 'wht_tokentoken'), handled, sandbox: typeof sandbox.baseUrl }));
 `;
 
+/**
+ * What a user of the library relies on beyond the types, run as plain ESM in the same installed
+ * project (packing again would double the file's time): each line of output is one case's result.
+ */
+const SAFETY = `
+import { IdempotencyConflictError, Mailroom, ValidationError } from 'mailroom-cli';
+
+const out = {};
+const outcome = (p) => p.then((v) => ({ ok: v }), (e) => ({ name: e.constructor.name, validation: e instanceof ValidationError, message: e.message }));
+const mailroom = new Mailroom({ apiKey: process.env.KEY, baseUrl: process.env.BASE_URL, workspaceId: process.env.WORKSPACE });
+const email = (to, idempotencyKey) => ({ from: 'ops@example.com', to, subject: 'Hi', html: '<p>Hi</p>', ...(idempotencyKey ? { idempotencyKey } : {}) });
+
+// One key on two emails of a batch: refused, nothing sent. A key send() used: that entry fails as a conflict.
+out.sameKeyInBatch = await outcome(mailroom.emails.sendBatch([email('one@example.com', 'tb-1'), email('two@example.com', 'tb-1')]));
+await mailroom.emails.send(email('one@example.com', 'tb-2'));
+const mixed = await mailroom.emails.sendBatch([email('zero@example.com'), email('two@example.com', 'tb-2')]);
+out.keyUsedBySend = { successful: mixed.successful.map((r) => r.to), failed: mixed.failed.map((f) => [f.index, f.error]) };
+out.sendConflict = (await outcome(mailroom.emails.send(email('three@example.com', 'tb-2')))).name === IdempotencyConflictError.name;
+await mailroom.close();
+console.log(JSON.stringify(out));
+`;
+
 describe('the packed tarball, installed into a project of its own', () => {
   let dir: string;
+  let project: string;
   let sandbox: TestSandbox;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mailroom-tarball-'));
@@ -51,7 +74,7 @@ describe('the packed tarball, installed into a project of its own', () => {
   it('type-checks (strict, node16 and bundler resolution, no skipLibCheck) and runs a TypeScript program importing both entry points', async () => {
     // The checkout's dist/ as built (npm run build first): packing rebuilds nothing here.
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string }>;
-    const project = join(dir, 'app');
+    project = join(dir, 'app');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     // No registry: the tarball has no dependencies (its optional peers are not needed here).
@@ -90,4 +113,20 @@ describe('the packed tarball, installed into a project of its own', () => {
     expect(out).toMatchObject({ refused: 'usage', verified: true, handled: false, sandbox: 'string' });
     expect(out.id).toMatch(/\S/);
   }, 180_000);
+
+  it('keeps its promises to a plain ESM program: nothing vanishes from a batch', async () => {
+    await sandbox.reset();
+    writeFileSync(join(project, 'safety.mjs'), SAFETY);
+    const run = await promisify(execFile)(process.execPath, [join(project, 'safety.mjs')], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, KEY: sandbox.apiKey, BASE_URL: sandbox.baseUrl, WORKSPACE: sandbox.workspaceId },
+    });
+    expect(run.stderr).toBe('');
+    const out = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(out.sameKeyInBatch).toMatchObject({ validation: true, message: expect.stringMatching(/email 1: idempotencyKey "tb-1" is also email 0's, with other content/) });
+    expect(out.keyUsedBySend).toEqual({ successful: ['zero@example.com'], failed: [[1, 'IdempotencyConflict']] });
+    expect(out.sendConflict).toBe(true);
+    expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['one@example.com', 'zero@example.com']);
+  }, 60_000);
 });
