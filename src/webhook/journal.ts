@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { openDurableAppender, type DurableAppender } from '../output/files.js';
 import { JournalLock } from '../output/lock.js';
@@ -62,13 +63,18 @@ export function journalBody(body: Buffer | undefined, accepted: boolean): Pick<J
   return { bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') };
 }
 
+/** Where an append landed: its line number in the file (1-based), or the write's error. */
+export type Appended = { line: number; error?: undefined } | { line?: undefined; error: Error };
+
 /**
  * Appends entries in arrival order, each on disk (written and fdatasync'ed) when its promise
  * resolves: the listener answers 2xx only then. Entries that arrive while a write is under way go
- * together in the next write, so a burst costs one sync, not one each.
+ * together in the next write, so a burst costs one sync, not one each. Each append learns its line
+ * number, which is how the listener names what it has not forwarded (`webhooks replay --lines`):
+ * arrival times cannot, since a delivery whose body is slow is journalled after one that started later.
  */
 export class JournalWriter {
-  private pending: Array<{ line: string; done: (err: Error | undefined) => void }> = [];
+  private pending: Array<{ line: string; done: (r: Appended) => void }> = [];
   private flushing = false;
   private flushed: Promise<void> = Promise.resolve();
 
@@ -76,6 +82,10 @@ export class JournalWriter {
     readonly path: string,
     private readonly file: DurableAppender,
     private readonly lock: JournalLock,
+    /** Lines already in the file: the next entry goes on line `lines + 1`. */
+    private lines: number,
+    /** The file ends in a line cut short (a crash mid-write elsewhere): the next entry starts a line of its own. */
+    private torn: boolean,
   ) {}
 
   /**
@@ -91,15 +101,22 @@ export class JournalWriter {
       throw usageError(`--journal: cannot write ${path}: ${fsReason(err, 'write')}`);
     }
     try {
-      return new JournalWriter(path, file, JournalLock.acquire(path, { subject: `--journal ${path}`, holder: 'another mailroom webhooks listen', createDir: false }));
+      const lock = JournalLock.acquire(path, { subject: `--journal ${path}`, holder: 'another mailroom webhooks listen', createDir: false });
+      try {
+        const { lines, torn } = await countLines(path);
+        return new JournalWriter(path, file, lock, lines, torn);
+      } catch (err) {
+        lock.release();
+        throw usageError(`--journal: cannot read ${path}: ${fsReason(err, 'read')}`);
+      }
     } catch (err) {
       await file.close().catch(() => undefined);
       throw err;
     }
   }
 
-  /** Resolves once the entry is on disk, with this write's error, if any (the caller decides what to answer). */
-  append(entry: JournalEntry): Promise<Error | undefined> {
+  /** Resolves once the entry is on disk, with its line, or this write's error (the caller decides what to answer). */
+  append(entry: JournalEntry): Promise<Appended> {
     return new Promise((done) => {
       this.pending.push({ line: `${JSON.stringify(entry)}\n`, done });
       if (!this.flushing) this.flushed = this.flush();
@@ -112,11 +129,15 @@ export class JournalWriter {
       const batch = this.pending.splice(0);
       let error: Error | undefined;
       try {
-        await this.file.append(batch.map((b) => b.line).join(''));
+        await this.file.append((this.torn ? '\n' : '') + batch.map((b) => b.line).join(''));
+        this.torn = false;
       } catch (err) {
+        // The appender truncates a failed write away: the line numbers are those before it.
         error = err as Error;
       }
-      for (const b of batch) b.done(error);
+      const first = this.lines + 1;
+      if (!error) this.lines += batch.length;
+      batch.forEach((b, i) => b.done(error ? { error } : { line: first + i }));
     }
     this.flushing = false;
   }
@@ -133,7 +154,21 @@ export class JournalWriter {
   }
 }
 
-export async function readJournal(path: string): Promise<JournalEntry[]> {
+/** Lines in a file, as readJournal numbers them, and whether the last one lacks its newline. */
+async function countLines(path: string): Promise<{ lines: number; torn: boolean }> {
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  return last === 10 ? { lines, torn: false } : { lines: lines + 1, torn: true };
+}
+
+/** A journal entry and the line it is on (1-based), the position `webhooks replay --lines` names. */
+export type JournalLine = JournalEntry & { line: number };
+
+export async function readJournal(path: string): Promise<JournalLine[]> {
   let text: string;
   try {
     // A journal is a file the listener wrote: a device or pipe (/dev/zero) would be read without end.
@@ -144,7 +179,7 @@ export async function readJournal(path: string): Promise<JournalEntry[]> {
     if (isCliError(err)) throw err;
     throw usageError(`--journal: cannot read ${path}: ${fsReason(err, 'read')}`);
   }
-  const entries: JournalEntry[] = [];
+  const entries: JournalLine[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -156,7 +191,7 @@ export async function readJournal(path: string): Promise<JournalEntry[]> {
       throw usageError(`--journal: line ${i + 1} of ${path} is not JSON`);
     }
     if (!isEntry(value)) throw usageError(`--journal: line ${i + 1} of ${path} is not a listener journal entry`);
-    entries.push(value);
+    entries.push({ ...value, line: i + 1 });
   }
   return entries;
 }

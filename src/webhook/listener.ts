@@ -40,6 +40,8 @@ export interface Delivery {
   /** Seconds the sender should wait before retrying a 503. */
   retryAfter?: number;
   event?: NormalizedEvent;
+  /** The journal line it was stored on (set by `settle`), the position `webhooks replay --lines` names. */
+  journalLine?: number;
 }
 
 export interface RunningListener {
@@ -49,8 +51,11 @@ export interface RunningListener {
 
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
   let queue: Promise<void> = Promise.resolve();
+  // Requests being read or settled: close() waits for them, so every delivery the journal
+  // accepted reaches onDelivery (and the listener's count of what is not yet forwarded).
+  const handling = new Set<Promise<void>>();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    void receive(req, res, options)
+    const handled = receive(req, res, options)
       .then(async (delivery) => {
         if (!delivery) return;
         const settled = options.settle ? await options.settle(delivery) : delivery;
@@ -61,7 +66,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       // The sender went away mid-body (nobody to answer), or a bug: never leave a sender hanging.
       .catch(() => {
         if (!res.headersSent && !res.destroyed) refuse(res, 500, 'Internal Server Error', 'the listener failed to handle this request', true);
-      });
+      })
+      .finally(() => handling.delete(handled));
+    handling.add(handled);
   };
   const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
@@ -80,6 +87,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await Promise.all(handling);
       await queue;
     },
   };

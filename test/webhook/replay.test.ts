@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBody, entryBody, journalHeaders, JournalWriter, readJournal, type JournalEntry } from '../../src/webhook/journal.js';
-import { parseSince, replayRequest, selectEntries } from '../../src/webhook/replay.js';
+import { formatLines, linesFor, parseLines, parseSince, replayRequest, selectEntries } from '../../src/webhook/replay.js';
 import { sign } from '../../src/webhook/signature.js';
 
 const entry = (over: Partial<JournalEntry>): JournalEntry => ({
@@ -42,10 +42,36 @@ describe('journal', () => {
     const writer = await JournalWriter.open(path);
     const first = writer.append(entry({ event: 'CONTACT_CREATED' }));
     const second = writer.append(entry({ event: 'CONTACT_DELETED' }));
-    expect(await Promise.all([first, second])).toEqual([undefined, undefined]);
-    expect((await readJournal(path)).map((e) => e.event)).toEqual(['CONTACT_CREATED', 'CONTACT_DELETED']);
+    expect(await Promise.all([first, second])).toEqual([{ line: 1 }, { line: 2 }]);
+    expect((await readJournal(path)).map((e) => [e.line, e.event])).toEqual([
+      [1, 'CONTACT_CREATED'],
+      [2, 'CONTACT_DELETED'],
+    ]);
+    await writer.close();
     await writeFile(path, `${await readFile(path, 'utf8')}not json\n`);
     await expect(readJournal(path)).rejects.toThrow('line 3');
+  });
+
+  it('a journal opened again numbers on from its last line; one cut short gets its next entry on a line of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-journal-'));
+    const path = join(dir, 'j.ndjson');
+    await writeFile(path, `${JSON.stringify(entry({ event: 'CONTACT_CREATED' }))}\n\n{"cut`);
+    const writer = await JournalWriter.open(path);
+    expect(await writer.append(entry({ event: 'CONTACT_DELETED' }))).toEqual({ line: 4 });
+    await writer.close();
+    expect((await readFile(path, 'utf8')).split('\n')[3]).toContain('CONTACT_DELETED');
+  });
+
+  it('--lines: parses lists and ranges; the printed list spans only entries replay skips anyway', () => {
+    expect(parseLines('3, 5-7,9')).toEqual([
+      [3, 3],
+      [5, 7],
+      [9, 9],
+    ]);
+    for (const bad of ['', '0', '3-1', 'a', '1-', '1,,2']) expect(() => parseLines(bad)).toThrow(/--lines/);
+    const among = [1, 2, 4, 7, 8, 10].map((line) => ({ line }));
+    expect(formatLines(linesFor(among, new Set([2, 4, 8, 10])))).toBe('2-4,8-10');
+    expect(formatLines(linesFor(among, new Set([1])))).toBe('1');
   });
 });
 

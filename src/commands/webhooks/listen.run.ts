@@ -18,6 +18,7 @@ import { outputMode, palette } from '../../output/index.js';
 import { oneLine } from '../../output/one-line.js';
 import { exposedHostWarning } from '../../config/url.js';
 import { shellQuote } from '../shared/command-line.js';
+import { formatLines, linesFor } from '../../webhook/replay.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;
@@ -77,8 +78,11 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
     ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(line))}\n` : `${deliveryLine(line, colors)}\n`);
   };
 
-  // Deliveries accepted for forwarding and not yet forwarded: waiting, plus the one under way.
+  // Deliveries accepted for forwarding, in journal order; those not yet forwarded: waiting, plus
+  // the one under way; those the app did not take (no connection, or not a 2xx answer).
+  const accepted: Delivery[] = [];
   const waiting: Delivery[] = [];
+  const failed: Delivery[] = [];
   let reserved = 0;
   let stopping = false;
   const abortForward = new AbortController();
@@ -101,6 +105,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
         return;
       }
       reserved -= 1;
+      if (result.status === undefined || result.status < 200 || result.status >= 300) failed.push(d);
       print(d, { forward: result });
     }
   };
@@ -139,8 +144,8 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
       }
       refusedJournalled += size;
     }
-    const error = await journal.append(entry);
-    if (!error) return out;
+    const { line, error } = await journal.append(entry);
+    if (!error) return { ...out, journalLine: line };
     warnOnce('journal', `warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
     if (!accepted) return out;
     if (holds) reserved -= 1;
@@ -158,6 +163,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
       received += 1;
       if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') return print(d, { note: 'connection test; not forwarded' });
       if (!forwardable(d) || d.status !== 200) return print(d);
+      accepted.push(d);
       waiting.push(d);
       if (!working) worker = work();
     },
@@ -197,27 +203,63 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   await worker;
   clearTimeout(deadline);
   await journal?.close();
-  if (!globals.quiet) printStopped(ctx, { received, waiting, journal: journal?.path, forwardTo, webhookId: webhook?.id });
+  if (!globals.quiet) printStopped(ctx, { received, accepted, failed, waiting, journal: journal?.path, forwardTo, events: only, token: replayToken(flags, webhook?.id) });
   // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) and a closed stdout exit 0.
   if (why === 'interrupted') throw new QuietExit(130);
 }
 
-/** The last line: what was received, and what was left unforwarded (lost, or in the journal with the command that forwards it). */
-function printStopped(ctx: CommandContext, s: { received: number; waiting: readonly Delivery[]; journal: string | undefined; forwardTo: string | undefined; webhookId: string | undefined }): void {
-  const { received, waiting, journal, forwardTo } = s;
-  const left = waiting.length;
+interface StopReport {
+  received: number;
+  /** Every delivery accepted for forwarding this run, in journal order. */
+  accepted: readonly Delivery[];
+  failed: readonly Delivery[];
+  waiting: readonly Delivery[];
+  journal: string | undefined;
+  forwardTo: string | undefined;
+  events: ReadonlySet<string> | undefined;
+  /** How the replay finds the signing token (`--webhook wh_…`, `--token-file …`), or a note when it cannot say. */
+  token: { args: string[] } | { note: string };
+}
+
+/**
+ * The last lines: what was received, and what the app did not take (forwards that failed, and
+ * those never made): lost, or in the journal with the command that forwards exactly those, named
+ * by their journal lines, with the same event filter.
+ */
+function printStopped(ctx: CommandContext, s: StopReport): void {
+  const { received, failed, waiting, journal, forwardTo } = s;
   const requests = `${count(received, 'request')} received`;
-  if (left === 0) {
+  const parts = [...(failed.length > 0 ? [`${failed.length} failed to forward`] : []), ...(waiting.length > 0 ? [`${waiting.length} not forwarded`] : [])];
+  if (parts.length === 0) {
     ctx.io.err.write(`Stopped: ${requests}\n`);
     return;
   }
   if (!journal) {
-    ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded and lost (no --journal)\n`);
+    ctx.io.err.write(`Stopped: ${requests}; ${parts.join(', ')}; lost (no --journal)\n`);
     return;
   }
-  const since = (waiting[0] as Delivery).receivedAt;
-  const replay = ['mailroom webhooks replay --journal', shellQuote(journal), '--since', since, '--forward-to', shellQuote(forwardTo as string), ...(s.webhookId ? ['--webhook', s.webhookId] : [])];
-  ctx.io.err.write(`Stopped: ${requests}; ${left} not forwarded, still in the journal\n  to forward them: ${replay.join(' ')}\n`);
+  const among = [...s.accepted].filter((d) => d.journalLine !== undefined).sort((a, b) => a.journalLine! - b.journalLine!) as Array<Delivery & { journalLine: number }>;
+  const wanted = new Set([...failed, ...waiting].map((d) => d.journalLine).filter((l): l is number => l !== undefined));
+  const replay = [
+    'mailroom webhooks replay --journal',
+    shellQuote(journal),
+    '--lines',
+    formatLines(linesFor(among.map((d) => ({ line: d.journalLine })), wanted)),
+    ...(s.events ? ['--event', [...s.events].join(',')] : []),
+    '--forward-to',
+    shellQuote(forwardTo as string),
+    ...('args' in s.token ? s.token.args : []),
+  ];
+  ctx.io.err.write(`Stopped: ${requests}; ${parts.join(', ')}; still in the journal\n  to forward them: ${replay.join(' ')}\n`);
+  if ('note' in s.token) ctx.io.err.write(`  ${s.token.note}\n`);
+}
+
+/** Where `webhooks replay` finds the token this listener verified with. */
+function replayToken(flags: WebhooksListenOptions, webhookId: string | undefined): StopReport['token'] {
+  if (webhookId !== undefined) return { args: ['--webhook', webhookId] };
+  if (flags.tokenFile !== undefined && flags.tokenFile !== '-') return { args: ['--token-file', shellQuote(flags.tokenFile)] };
+  if (flags.token === undefined) return { args: [] }; // MAILROOM_WEBHOOK_TOKEN, which replay reads too
+  return { note: `(with the same signing token: MAILROOM_WEBHOOK_TOKEN, --token-file or --token)` };
 }
 
 /** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */
