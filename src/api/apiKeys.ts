@@ -1,11 +1,12 @@
 import type { ApiKey, CreateKeyRequest, KeyCheckResult, UpdateKeyRequest } from '../schema/index.js';
 import { keyCheckResultSchema, keyDeleteResponseSchema, keyListResponseSchema, keyResponseSchema } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
+import { paths } from './paths.js';
 import { callOptions, deleteRequest, parseBody, type CallOptions } from './request.js';
 
 /** GET /v1/api-keys/check: validates the key the transport sends. */
 export async function checkKey(t: Transport, opts: CallOptions = {}): Promise<KeyCheckResult> {
-  const res = await t.request({ method: 'GET', path: '/v1/api-keys/check', ...callOptions(opts) });
+  const res = await t.request({ method: 'GET', path: paths.keyCheck(), ...callOptions(opts) });
   return parseBody(keyCheckResultSchema, res, 'key check');
 }
 
@@ -22,14 +23,11 @@ export interface ListKeysQuery {
   startAt?: string | undefined;
 }
 
-const keysPath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/api-keys`;
-const keyPath = (workspaceId: string, keyId: string) => `${keysPath(workspaceId)}/${encodeURIComponent(keyId)}`;
-
 /** GET /v1/workspaces/{wrk}/api-keys: one page. */
 export async function listKeys(t: Transport, workspaceId: string, query: ListKeysQuery = {}, opts: CallOptions = {}): Promise<KeyPage> {
   const res = await t.request({
     method: 'GET',
-    path: keysPath(workspaceId),
+    path: paths.keys(workspaceId),
     query: { limit: query.limit, sort: query.sort, startAt: query.startAt },
     ...callOptions(opts),
   });
@@ -66,13 +64,13 @@ export async function listAllKeys(t: Transport, workspaceId: string, query: List
 
 /** POST /v1/workspaces/{wrk}/api-keys: the answer holds the full secret, the only time it is shown. */
 export async function createKey(t: Transport, workspaceId: string, body: CreateKeyRequest, opts: CallOptions = {}): Promise<ApiKey> {
-  const res = await t.request({ method: 'POST', path: keysPath(workspaceId), body, ...callOptions(opts) });
+  const res = await t.request({ method: 'POST', path: paths.keys(workspaceId), body, ...callOptions(opts) });
   return parseBody(keyResponseSchema, res, 'key create').apiKey;
 }
 
 /** POST /v1/workspaces/{wrk}/api-keys/{aki}: name and role only; the secret cannot change. */
 export async function updateKey(t: Transport, workspaceId: string, keyId: string, body: UpdateKeyRequest, opts: CallOptions = {}): Promise<ApiKey> {
-  const res = await t.request({ method: 'POST', path: keyPath(workspaceId, keyId), body, ...callOptions(opts) });
+  const res = await t.request({ method: 'POST', path: paths.key(workspaceId, keyId), body, ...callOptions(opts) });
   return parseBody(keyResponseSchema, res, 'key update').apiKey;
 }
 
@@ -81,6 +79,6 @@ export async function updateKey(t: Transport, workspaceId: string, keyId: string
  * answer was lost and a retry found the key already deleted (see deleteRequest).
  */
 export async function deleteKey(t: Transport, workspaceId: string, keyId: string, opts: CallOptions = {}): Promise<ApiKey | 'gone'> {
-  const res = await deleteRequest(t, keyPath(workspaceId, keyId), opts);
+  const res = await deleteRequest(t, paths.key(workspaceId, keyId), opts);
   return res === 'gone' ? res : parseBody(keyDeleteResponseSchema, res, 'key delete').apiKey;
 }

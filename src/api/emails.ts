@@ -3,6 +3,7 @@ import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js
 import type { ApiResponse, Transport } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
 import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
+import { paths } from './paths.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
 
 export { IdempotencyConflictError } from './errors.js';
@@ -18,7 +19,7 @@ export interface SendResult {
 export async function sendEmail(t: Transport, email: EmailRequest, opts: CallOptions = {}): Promise<SendResult> {
   const res = await t.request({
     method: 'POST',
-    path: '/v1/emails',
+    path: paths.emails(),
     body: email,
     idempotent: Boolean(email.idempotencyKey),
     ...callOptions(opts),
@@ -43,7 +44,7 @@ export interface BatchResult {
 export async function sendBatch(t: Transport, emails: EmailRequest[], opts: CallOptions = {}): Promise<BatchResult> {
   const res = await t.request({
     method: 'POST',
-    path: '/v1/emails/batch',
+    path: paths.emailBatch(),
     body: { emails },
     idempotent: emails.length > 0 && emails.every((e) => Boolean(e.idempotencyKey)),
     ...callOptions(opts),

@@ -1,5 +1,6 @@
-import { CliError, isCliError, type ErrorKind } from '../errors.js';
+import { CliError, isCliError, usageError, type ErrorKind } from '../errors.js';
 import type { ApiKey, KeyCheckResult } from '../schema/api-key.js';
+import { idProblem } from '../schema/ids.js';
 import { isMasked } from '../secrets.js';
 import type { Transport } from '../transport/index.js';
 import * as api from './apiKeys.js';
@@ -30,6 +31,9 @@ const requestIdOf = (err: unknown) => (isCliError(err) ? err.requestId : undefin
  */
 export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldKey: ApiKey; newKey: ApiKey }> {
   const { transport, workspaceId } = deps;
+  // Found by id in the list, not by path: checked here as every other key id is (api/paths.ts).
+  const problem = idProblem('apiKey', keyId);
+  if (problem !== undefined) throw usageError(problem);
 
   let oldKey: ApiKey | undefined;
   try {

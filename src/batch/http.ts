@@ -1,6 +1,7 @@
 import { readBatchAnswer } from '../api/emails.js';
 import type { Transport } from '../transport/index.js';
 import type { SendBatch } from './sender.js';
+import { paths } from '../api/paths.js';
 
 /**
  * POST /v1/emails/batch for the engine. Not `api/emails.ts` `sendBatch`: that one (the library's)
@@ -12,7 +13,7 @@ export function batchOver(transport: Transport): SendBatch {
   return async (emails, pacingSignal) => {
     // No retries here: the batch sender owns them (one budget, --max-retries), and every entry
     // carries an idempotency key (see input/entries.ts), so its retries of the POST are safe.
-    const res = await transport.request({ method: 'POST', path: '/v1/emails/batch', body: { emails }, idempotent: true, maxRetries: 0, ...(pacingSignal ? { pacingSignal } : {}) });
+    const res = await transport.request({ method: 'POST', path: paths.emailBatch(), body: { emails }, idempotent: true, maxRetries: 0, ...(pacingSignal ? { pacingSignal } : {}) });
     return readBatchAnswer(res);
   };
 }

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../client.js';
 import { describeSource } from '../config/settings.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
+import { paths } from '../api/paths.js';
 
 /**
  * Kept lean on purpose (CI runs it before every deploy): no zod, no conf, no api/ layer; the check
@@ -9,7 +10,7 @@ import { mask, outputMode, printJson, printKeyValues } from '../output/index.js'
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const settings = ctx.settings();
-  const { body } = await (await ctx.api()).request({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal });
+  const { body } = await (await ctx.api()).request({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
   if (globals.quiet) return;
   const result = readCheckResult(body);
   const mode = outputMode(ctx, globals);

@@ -8,6 +8,7 @@ import { mask, outputMode, printJson, printKeyValues } from '../output/index.js'
 import { oneLine } from '../output/one-line.js';
 import { hasPrefix } from '../schema/ids.js';
 import { ApiError } from '../transport/index.js';
+import { paths } from '../api/paths.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
@@ -29,7 +30,7 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
   const key = await obtainKey(ctx, opts);
   let result: Record<string, unknown>;
   try {
-    const res = await (await ctx.api({ apiKey: key, origin: 'login' })).request<Record<string, unknown>>({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal });
+    const res = await (await ctx.api({ apiKey: key, origin: 'login' })).request<Record<string, unknown>>({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
     result = res.body && typeof res.body === 'object' ? res.body : {};
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {

@@ -5,6 +5,7 @@ import type { CommandContext } from '../client.js';
 import { CliError, usageError } from '../errors.js';
 import { oneLine } from '../output/one-line.js';
 import { EVENT_NAMES, type EventName } from '../schema/events.js';
+import { paths } from '../api/paths.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -22,7 +23,7 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
   if (flags.token !== undefined || flags.tokenFile !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token, --token-file and --webhook');
   const root = ctx.settings().baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
   try {
-    await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', ctx);
+    await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
   } catch (err) {
     if (err instanceof CliError && err.kind === 'rejected') {
       throw usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);

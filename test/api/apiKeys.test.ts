@@ -98,9 +98,9 @@ describe('api keys endpoints', () => {
     await expect(deleteKey(retrying, 'wrk_1', 'aki_6')).rejects.toMatchObject({ status: 404, exitCode: 4 });
   });
 
-  it('escapes path segments', async () => {
-    api.answer('DELETE', '/v1/workspaces/wrk_%2F..%2F/api-keys/aki_1', 200, { apiKey: key(1), isDeleted: true });
-    await deleteKey(api.transport, 'wrk_/../', 'aki_1');
-    expect(api.seen[0]!.path).toBe('/v1/workspaces/wrk_%2F..%2F/api-keys/aki_1');
+  it('refuses a path segment that is not an id of its kind, before any request (api/paths.ts)', async () => {
+    await expect(deleteKey(api.transport, 'wrk_/../', 'aki_1')).rejects.toThrow('"wrk_/../" is not a workspace id: expected wrk_...');
+    await expect(deleteKey(api.transport, 'wrk_1', 'aki_1/..')).rejects.toThrow('"aki_1/.." is not an API key id: expected aki_...');
+    expect(api.seen).toEqual([]);
   });
 });

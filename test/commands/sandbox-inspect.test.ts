@@ -64,6 +64,11 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     const missing = await mailroom(['email', 'trs_nope']);
     expect(missing.error).toMatchObject({ kind: 'rejected', exitCode: 4, message: `no email trs_nope in the sandbox at ${sb.baseUrl}` });
     expect(missing.stdout).toBe('');
+    // Not an email id: refused before any request (".." would have asked for /_sandbox/ instead).
+    for (const bad of ['..', 'nope']) {
+      expect((await mailroom(['email', bad])).error).toMatchObject({ kind: 'usage', exitCode: 2, message: `"${bad}" is not an email id: expected trs_...` });
+      expect((await mailroom(['open', bad])).error).toMatchObject({ kind: 'usage', exitCode: 2, message: `"${bad}" is not an email id: expected trs_...` });
+    }
     expect((await mailroom(['email', id, '--html', '--text'])).error).toMatchObject({ exitCode: 2, message: '--html and --text cannot be used together: pick one' });
   });
 

@@ -54,6 +54,15 @@ await mailroom.emails.send(email('one@example.com', 'tb-2'));
 const mixed = await mailroom.emails.sendBatch([email('zero@example.com'), email('two@example.com', 'tb-2')]);
 out.keyUsedBySend = { successful: mixed.successful.map((r) => r.to), failed: mixed.failed.map((f) => [f.index, f.error]) };
 out.sendConflict = (await outcome(mailroom.emails.send(email('three@example.com', 'tb-2')))).name === IdempotencyConflictError.name;
+// Ids that would reach other endpoints ('..' made DELETE /v1/webhooks/.. a DELETE /v1/): refused, nothing sent.
+const elsewhere = new Mailroom({ apiKey: process.env.KEY, baseUrl: process.env.BASE_URL, workspaceId: '..' });
+out.badIds = [
+  await outcome(mailroom.webhooks.delete('..')),
+  await outcome(mailroom.apiKeys.update('.', { displayName: 'x' })),
+  await outcome(Promise.resolve(elsewhere.apiKeys.list())),
+  await outcome(elsewhere.apiKeys.delete('check')),
+].map((r) => r.validation && r.message);
+await elsewhere.close();
 await mailroom.close();
 console.log(JSON.stringify(out));
 `;
@@ -114,7 +123,7 @@ describe('the packed tarball, installed into a project of its own', () => {
     expect(out.id).toMatch(/\S/);
   }, 180_000);
 
-  it('keeps its promises to a plain ESM program: nothing vanishes from a batch', async () => {
+  it('keeps its promises to a plain ESM program: nothing vanishes from a batch, no id reaches another endpoint', async () => {
     await sandbox.reset();
     writeFileSync(join(project, 'safety.mjs'), SAFETY);
     const run = await promisify(execFile)(process.execPath, [join(project, 'safety.mjs')], {
@@ -127,6 +136,12 @@ describe('the packed tarball, installed into a project of its own', () => {
     expect(out.sameKeyInBatch).toMatchObject({ validation: true, message: expect.stringMatching(/email 1: idempotencyKey "tb-1" is also email 0's, with other content/) });
     expect(out.keyUsedBySend).toEqual({ successful: ['zero@example.com'], failed: [[1, 'IdempotencyConflict']] });
     expect(out.sendConflict).toBe(true);
+    expect(out.badIds).toEqual([
+      '".." is not a webhook id: expected wh_...',
+      '"." is not an API key id: expected aki_...',
+      '".." is not a workspace id: expected wrk_...',
+      '".." is not a workspace id: expected wrk_...',
+    ]);
     expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['one@example.com', 'zero@example.com']);
   }, 60_000);
 });

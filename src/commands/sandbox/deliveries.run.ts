@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
+import { paths } from '../../api/paths.js';
 
 interface DeliveryRow {
   id?: string;
@@ -20,7 +21,7 @@ export interface SandboxDeliveriesOptions {
 export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const root = sandboxRoot(ctx);
-  const { body } = await sandboxCall(root, 'GET', '/_sandbox/deliveries', ctx);
+  const { body } = await sandboxCall(root, 'GET', paths.sandboxDeliveries(), ctx);
   const all = (body as { items: DeliveryRow[] }).items;
   const items = flags.last === undefined ? all : all.slice(-flags.last);
   const table = await printRows(

@@ -4,6 +4,7 @@ import { terminalText } from '../../output/one-line.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { CliError, usageError } from '../../errors.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
+import { paths } from '../../api/paths.js';
 
 export interface SandboxEmailOptions {
   id: string;
@@ -17,7 +18,7 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
   const picked = [flags.html && '--html', flags.text && '--text', globals.json && '--json'].filter(Boolean);
   if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
   const root = sandboxRoot(ctx);
-  const res = await sandboxCall(root, 'GET', `/_sandbox/emails/${encodeURIComponent(id)}`, ctx);
+  const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
   if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
   const email = (res.body as { email: SandboxEmail }).email;
   if (globals.quiet) return;

@@ -2,6 +2,7 @@ import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
+import { paths } from '../../api/paths.js';
 
 export interface SandboxEmailsOptions {
   to?: string;
@@ -18,8 +19,7 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
   if (flags.search !== undefined) query.set('q', flags.search);
   if (flags.status !== undefined) query.set('status', flags.status);
   if (flags.last !== undefined) query.set('limit', String(flags.last));
-  const qs = query.toString();
-  const { body } = await sandboxCall(root, 'GET', `/_sandbox/emails${qs ? `?${qs}` : ''}`, ctx);
+  const { body } = await sandboxCall(root, 'GET', paths.sandboxEmails(query), ctx);
   const { items, total } = body as { items: SandboxEmail[]; total: number };
   const table = await printRows(
     ctx,

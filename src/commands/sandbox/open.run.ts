@@ -2,6 +2,7 @@ import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { CliError } from '../../errors.js';
 import { openInBrowser } from '../shared/open-browser.js';
+import { paths } from '../../api/paths.js';
 
 export interface SandboxOpenOptions {
   id: string | undefined;
@@ -13,12 +14,12 @@ export async function run(flags: SandboxOpenOptions, ctx: CommandContext): Promi
   const { id } = flags;
   const root = sandboxRoot(ctx);
   // Only a URL that answers is printed: a wrong port fails here, not in the browser.
-  await sandboxCall(root, 'GET', '/_sandbox/emails?limit=0', ctx);
+  await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
   let url = `${root}/`;
   if (id !== undefined) {
-    const res = await sandboxCall(root, 'GET', `/_sandbox/emails/${encodeURIComponent(id)}`, ctx);
+    const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
     if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`);
-    url = `${root}/inbox/${encodeURIComponent(id)}`;
+    url = `${root}${paths.sandboxInbox(id)}`;
   }
   if (!globals.quiet) ctx.io.out.write(`${url}\n`);
   if (flags.browser) {

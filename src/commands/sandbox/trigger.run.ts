@@ -3,6 +3,7 @@ import type { CommandContext } from '../../client.js';
 import { CliError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { isEmailAddress } from '../../schema/index.js';
+import { paths } from '../../api/paths.js';
 
 export interface SandboxTriggerOptions {
   event: string;
@@ -16,7 +17,7 @@ export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Pro
   const [event] = parseEvents([opts.event]);
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
   const base = sandboxRoot(ctx);
-  const res = await sandboxCall(base, 'POST', '/_sandbox/events', ctx, opts.email === undefined ? { event } : { event, email: opts.email });
+  const res = await sandboxCall(base, 'POST', paths.sandboxEvents(), ctx, opts.email === undefined ? { event } : { event, email: opts.email });
   if (res.status === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
   const envelope = (res.body as { event?: unknown } | undefined)?.event;
   if (typeof envelope !== 'object' || envelope === null) throw new CliError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);

@@ -13,6 +13,7 @@ import { proxySettings } from '../../transport/agent.js';
 import { ApiError } from '../../transport/errors.js';
 import { transportHints } from './transport-hints.js';
 import { VERSION } from '../../version.js';
+import { paths } from '../../api/paths.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 
@@ -168,7 +169,7 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
   if (key && !unknownProfile) {
     const started = Date.now();
     try {
-      const res = await (await ctx.api()).request({ method: 'GET', path: '/v1/api-keys/check', signal: ctx.signal });
+      const res = await (await ctx.api()).request({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
       const ms = Date.now() - started;
       identity = res.body && typeof res.body === 'object' ? (res.body as Identity) : {};
       if (!identityOnly) add({ name: 'reachable', status: 'ok', detail: `HTTP ${res.status} in ${ms} ms${settings.baseUrl.value.startsWith('https:') ? ', TLS verified' : ''}` });
