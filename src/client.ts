@@ -1,5 +1,5 @@
 import type { Context, Globals, Prompter } from './context.js';
-import { requireNamedProfile, resolveSettings, type Settings } from './config/settings.js';
+import { requireNamedProfile, resolveSettings, settingsLine, type Settings } from './config/settings.js';
 import { terminalPrompter } from './input/prompter.js';
 import type { Transport } from './transport/index.js';
 import type { TransportOverrides } from './transport/create.js';
@@ -12,13 +12,14 @@ import type { TransportOverrides } from './transport/create.js';
  */
 export interface CommandContext extends Context {
   readonly globals: Globals;
-  /** flag > environment > profile > default, resolved on first call (and the `--sandbox` session over all). */
+  /** flag > --profile's > environment > MAILROOM_PROFILE's or default's > default, resolved on first call (the `--sandbox` session over all). */
   settings(): Settings;
   /**
    * The API, authenticated with the settings' key; the same transport on every call. With `as`,
-   * a separate one for another key (a key just created, to check it before it is stored).
+   * a separate one for another key (a key just created, to check it before it is stored), on
+   * another host if given (login checks a key on the host it saves it with).
    */
-  api(as?: { apiKey: string; origin: string }): Promise<Transport>;
+  api(as?: { apiKey: string; origin: string; baseUrl?: string }): Promise<Transport>;
   readonly prompter: Prompter;
 }
 
@@ -29,6 +30,7 @@ export interface CommandContext extends Context {
 export function commandContext(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): CommandContext {
   let settings: Settings | undefined;
   let transport: Promise<Transport> | undefined;
+  let saidSettings = false;
   const open = (chosen: Settings): Promise<Transport> => {
     const created = import('./transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
     // A transport that was never made (no key) has nothing to close.
@@ -42,7 +44,15 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
     settings: () => (settings ??= resolveSettings(ctx, globals)),
     api(as) {
       const current = self.settings();
-      if (as) return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin } });
+      if (!saidSettings) {
+        saidSettings = true;
+        if (current.setAside) ctx.io.err.write(`mailroom: warning: ${current.setAside}\n`);
+        if (current.verbose) ctx.io.err.write(`settings: ${settingsLine(current)}\n`);
+      }
+      if (as) {
+        const baseUrl = as.baseUrl === undefined ? current.baseUrl : { value: as.baseUrl, source: 'flag' as const, origin: as.origin };
+        return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin }, baseUrl });
+      }
       // A profile named on purpose that is not stored is a typo: no request with credentials nobody chose.
       requireNamedProfile(current);
       return (transport ??= open(current));

@@ -15,7 +15,7 @@ const paragraph = (text: string, width: number) => `${wrapWords(text, width).joi
 /** Every environment variable mailroom reads, by subject: `mailroom help environment`, the reference and the man page come from here. */
 export const ENVIRONMENT = {
   intro:
-    'Environment variables mailroom reads. Each setting is taken from the first of: its flag, its environment variable, the profile in the config file, the default. `mailroom config list` shows which one won.',
+    'Environment variables mailroom reads. Each setting is taken from the first of: its flag, the profile named by --profile, its environment variable, the profile named by MAILROOM_PROFILE (else the profile "default"), the built-in default. Under --profile the key and base URL variables are not read. `mailroom config list` shows which one won.',
   sections: [
     {
       title: 'Credentials and API',

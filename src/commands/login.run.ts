@@ -1,5 +1,7 @@
 import type { CommandContext } from '../client.js';
 import { storedProfile } from '../config/file.js';
+import { DEFAULT_PROFILE, keyVariable } from '../config/settings.js';
+import { normalizeBaseUrl } from '../config/url.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
 import { CliError, interruptedError, usageError } from '../errors.js';
 import { readSource } from '../input/sources.js';
@@ -27,14 +29,16 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
   // A store that cannot be written fails now: before asking for a key or spending a request.
   const store = await openStore(ctx.env);
   store.checkWritable();
+  const storedUrl = storedProfile(store.read(), profile)?.baseUrl;
+  const host = checkHost(ctx, profile, storedUrl);
   const key = await obtainKey(ctx, opts);
   let result: Record<string, unknown>;
   try {
-    const res = await (await ctx.api({ apiKey: key, origin: 'login' })).request<Record<string, unknown>>({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
+    const res = await (await ctx.api({ apiKey: key, origin: 'login', baseUrl: host.url })).request<Record<string, unknown>>({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
     result = res.body && typeof res.body === 'object' ? res.body : {};
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-      throw new CliError('auth', `${base.baseUrl.value} rejected this key (${err.status}); nothing was saved`, {
+      throw new CliError('auth', `${host.url} rejected this key (${err.status}); nothing was saved`, {
         requestId: err.requestId,
         hints: ['check that you copied the whole key (sk_live_...), and --base-url if you use another host'],
       });
@@ -42,24 +46,28 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
     throw err;
   }
 
+  // The key goes with the host it was just checked on, always: never a key without its host.
   store.updateProfile(profile, {
     apiKey: key,
-    ...(globals.baseUrl !== undefined ? { baseUrl: base.baseUrl.value } : {}),
+    baseUrl: host.url,
     ...(workspace !== undefined ? { workspace } : {}),
   });
+  if (!globals.quiet && host.note) ctx.io.err.write(`note: ${host.note}\n`);
 
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  // A key in the environment outranks the stored one: the login would seem to have no effect.
-  const envKey = globals.apiKeyFile === undefined ? ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'].find((name) => ctx.env[name]) : undefined;
-  if (envKey && ctx.env[envKey] !== key) ctx.io.err.write(`note: ${envKey} overrides the stored key while it is set\n`);
+  // A key in the environment outranks the stored one (but for --profile): the login would seem to have no effect.
+  const envKey = globals.apiKeyFile === undefined ? keyVariable(ctx.env) : undefined;
+  if (envKey && ctx.env[envKey] !== key) {
+    ctx.io.err.write(base.profile.source === 'flag' ? `note: ${envKey} is used instead of this key unless --profile ${profile} is given\n` : `note: ${envKey} overrides the stored key while it is set\n`);
+  }
   const saved = storedProfile(store.read(), profile) ?? {};
   const view = {
     profile,
     displayName: typeof result.displayName === 'string' ? result.displayName : undefined,
     role: typeof result.role === 'string' ? result.role : undefined,
     key: mask(key),
-    baseUrl: saved.baseUrl ?? base.baseUrl.value,
+    baseUrl: saved.baseUrl ?? host.url,
     workspace: saved.workspace,
     configFile: store.path,
   };
@@ -75,6 +83,33 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
     ['saved to', view.configFile],
   ]);
 }
+
+/**
+ * The host the key is checked on, which is the host it is saved with: `--base-url`; else, under
+ * `--profile`, the profile's stored URL; else the environment's, the profile's or the default, as
+ * for any command. A login that would move a profile to another host without `--base-url` saying so
+ * (MAILROOM_BASE_URL naming another host than the stored one) is refused before anything is sent;
+ * one that moves it with `--base-url`, or leaves the environment's URL aside, says so in a note.
+ */
+function checkHost(ctx: CommandContext, profile: string, storedUrl: string | undefined): { url: string; note?: string } {
+  const base = ctx.settings().baseUrl;
+  const envUrl = ctx.env.MAILROOM_BASE_URL ? normalizeBaseUrl(ctx.env.MAILROOM_BASE_URL, 'MAILROOM_BASE_URL') : undefined;
+  const moved = (url: string) => (storedUrl !== undefined && storedUrl !== url ? `profile ${profile}'s base URL is now ${url} (was ${storedUrl})` : undefined);
+  if (base.source === 'flag' || base.source === 'sandbox') return withNote(base.value, moved(base.value));
+  if (ctx.settings().profile.source === 'flag') {
+    if (storedUrl === undefined) return { url: envUrl ?? base.value };
+    return withNote(storedUrl, envUrl !== undefined && envUrl !== storedUrl ? `checked on ${storedUrl}, the base URL of profile ${profile}; MAILROOM_BASE_URL (${envUrl}) is not used with --profile ${profile}` : undefined);
+  }
+  if (base.source === 'env' && storedUrl !== undefined && storedUrl !== base.value) {
+    throw usageError(`MAILROOM_BASE_URL (${base.value}) is not the base URL of profile ${profile} (${storedUrl}): refusing to save a key for another host`, [
+      `to save it for ${base.value}, say so: mailroom login${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`} --base-url ${base.value}`,
+      `to log in to ${storedUrl}, unset MAILROOM_BASE_URL`,
+    ]);
+  }
+  return { url: base.value };
+}
+
+const withNote = (url: string, note: string | undefined): { url: string; note?: string } => (note === undefined ? { url } : { url, note });
 
 /** Never requires the key in argv (shell history, `ps`): prompt, stdin, or the --api-key flag. */
 async function obtainKey(ctx: CommandContext, opts: LoginOptions): Promise<string> {

@@ -18,11 +18,15 @@ export async function runWhoami(ctx: CommandContext): Promise<number> {
   if (globals.quiet) return d.exitCode;
   const s = d.settings;
   const key = s?.apiKey;
+  const ws = s?.workspace;
   const view = {
     ...(d.identity ?? {}),
+    ...(s ? { profile: s.profile.value, profileSource: s.profile.source, profileOrigin: s.profile.origin } : {}),
     ...(key ? { key: mask(key.value), keySource: key.source, keyOrigin: key.origin } : {}),
     baseUrl: s?.baseUrl.value,
-    workspace: s?.workspace?.value,
+    ...(s ? { baseUrlSource: s.baseUrl.source, baseUrlOrigin: s.baseUrl.origin } : {}),
+    workspace: ws?.value,
+    ...(ws ? { workspaceSource: ws.source, workspaceOrigin: ws.origin } : {}),
   };
   if (outputMode(ctx, globals).format === 'json') printJson(ctx, view);
   else {
@@ -30,10 +34,13 @@ export async function runWhoami(ctx: CommandContext): Promise<number> {
       ['name', d.identity?.displayName],
       ['role', d.identity?.role],
       ['status', d.identity?.status],
+      ['profile', s ? `${s.profile.value} (${describeSource(s.profile)})` : undefined],
       ['key', key ? mask(key.value) : undefined],
       ['key from', key ? describeSource(key) : undefined],
       ['api', s?.baseUrl.value],
-      ['workspace', s?.workspace?.value],
+      ['api from', s ? describeSource(s.baseUrl) : undefined],
+      ['workspace', ws?.value],
+      ['workspace from', ws ? describeSource(ws) : undefined],
     ]);
   }
   for (const check of d.checks.filter((k) => k.status === 'fail')) {

@@ -3,7 +3,7 @@ import { CliError, usageError } from '../errors.js';
 import { readStoredConfig, storedProfile, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
-import { holdSecret } from '../secrets.js';
+import { holdSecret, mask as maskKey } from '../secrets.js';
 import { readSecretFile } from '../input/secret-file.js';
 
 export type Source = 'flag' | 'env' | 'profile' | 'sandbox' | 'default';
@@ -31,6 +31,10 @@ export interface Settings {
   maxRetries: Setting<number>;
   verbose: boolean;
   configFile: string;
+  /** The environment variable holding a key (used or, under --profile, set aside), if any. */
+  keyVariable?: string;
+  /** Under --profile, the environment's other key or base URL left unused: one warning before a request. */
+  setAside?: string;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -40,7 +44,10 @@ export const DEFAULT_MAX_RETRIES = 3;
 type Env = Readonly<Record<string, string | undefined>>;
 const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
 
-/** flag > environment > profile in the store > default, for every setting (docs/configuration.md). */
+/**
+ * flag > --profile's stored value > environment > the profile of MAILROOM_PROFILE or `default` >
+ * default, for every setting (docs/configuration.md, "Where each setting comes from").
+ */
 export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: string; io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   // An empty flag is a mistake (an unset shell variable: `--api-key "$KEY"`), never "use the next
@@ -57,24 +64,29 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
   const stored: StoredProfile | undefined = storedProfile(store, profile.value);
   const inProfile = `profile ${profile.value}`;
 
-  const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined): Setting<string> | undefined => {
+  // A profile named with --profile is a choice typed on this command line: its key and base URL beat
+  // the environment's, which is not even consulted for them (as the AWS CLI's --profile beats
+  // environment credentials). MAILROOM_PROFILE and the default profile come after the environment.
+  const chosen = profile.source === 'flag';
+  const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined, credential = false): Setting<string> | undefined => {
     if (flag !== undefined && flag !== '') return { value: flag, source: 'flag', origin: flagName };
+    const fromProfile = storedValue ? { value: storedValue, source: 'profile' as const, origin: inProfile } : undefined;
+    if (chosen && (credential || fromProfile)) return fromProfile;
     for (const name of envNames) {
       const v = fromEnv(env, name);
       if (v !== undefined) return { value: v, source: 'env', origin: name };
     }
-    if (storedValue) return { value: storedValue, source: 'profile', origin: inProfile };
-    return undefined;
+    return fromProfile;
   };
 
   if (globals.apiKey !== undefined && globals.apiKeyFile !== undefined) throw usageError('use --api-key or --api-key-file, not both');
   let apiKey =
     globals.apiKeyFile !== undefined
       ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file', ctx.cwd ?? process.cwd()), source: 'flag' as const, origin: '--api-key-file' }
-      : pick(globals.apiKey, '--api-key', ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'], stored?.apiKey);
+      : pick(globals.apiKey, '--api-key', KEY_VARIABLES, stored?.apiKey, true);
   const apiKeyRefused = apiKey?.source === 'profile' && store.keysRefused ? `refusing the API key stored in ${file}: ${store.keysRefused}` : undefined;
   if (apiKeyRefused) apiKey = undefined;
-  const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl);
+  const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl, true);
   let baseUrl: Setting<string> = rawBase
     ? { ...rawBase, value: normalizeBaseUrl(rawBase.value, rawBase.origin) }
     : { value: DEFAULT_BASE_URL, source: 'default', origin: 'default' };
@@ -89,6 +101,7 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
   }
 
   holdSecret(apiKey?.value);
+  const aside = chosen && stored !== undefined && apiKey && !sandbox ? setAside(env, apiKey, baseUrl) : undefined;
   return {
     profile,
     profileExists: stored !== undefined,
@@ -101,7 +114,38 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
     maxRetries: globals.maxRetries !== undefined ? { value: globals.maxRetries, source: 'flag', origin: '--max-retries' } : { value: DEFAULT_MAX_RETRIES, source: 'default', origin: 'default' },
     verbose: Boolean(globals.verbose) || env.MAILROOM_DEBUG === '1',
     configFile: file,
+    ...(keyVariable(env) ? { keyVariable: keyVariable(env) } : {}),
+    ...(aside ? { setAside: `--profile ${profile.value} wins over the environment: ${aside}` } : {}),
   };
+}
+
+/** The variables that hold an API key, the first set one wins. */
+export const KEY_VARIABLES = ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'];
+
+/** The set key variable, if any. */
+export const keyVariable = (env: Env): string | undefined => KEY_VARIABLES.find((name) => fromEnv(env, name) !== undefined);
+
+/**
+ * Under --profile, what the environment held that was not used, when it differs from what is
+ * used (`its key and base URL are used, not MAILROOM_API_KEY and MAILROOM_BASE_URL`); undefined
+ * when nothing differs. A flag that beat both is no news.
+ */
+function setAside(env: Env, apiKey: Setting<string> | undefined, baseUrl: Setting<string>): string | undefined {
+  const keyVar = apiKey?.source === 'flag' ? undefined : keyVariable(env);
+  const otherKey = keyVar !== undefined && env[keyVar] !== apiKey?.value ? keyVar : undefined;
+  const envBase = baseUrl.source === 'flag' ? undefined : fromEnv(env, 'MAILROOM_BASE_URL');
+  let otherBase: string | undefined;
+  if (envBase !== undefined) {
+    try {
+      if (normalizeBaseUrl(envBase, 'MAILROOM_BASE_URL') !== baseUrl.value) otherBase = 'MAILROOM_BASE_URL';
+    } catch {
+      otherBase = 'MAILROOM_BASE_URL';
+    }
+  }
+  const used = [otherKey && 'key', otherBase && (baseUrl.source === 'default' ? 'the default base URL' : 'base URL')].filter(Boolean);
+  if (used.length === 0) return undefined;
+  const names = [otherKey, otherBase].filter(Boolean);
+  return `its ${used.join(' and ')} ${used.length > 1 ? 'are' : 'is'} used, not ${names.join(' and ')}`;
 }
 
 /** `environment (MAILROOM_API_KEY)`, `flag (--api-key)`, `profile work`, `sandbox`, `default`. */
@@ -110,6 +154,23 @@ export function describeSource(setting: Pick<Setting<unknown>, 'source' | 'origi
   if (setting.source === 'flag') return `flag (${setting.origin})`;
   if (setting.source === 'profile') return setting.origin;
   return setting.source;
+}
+
+/**
+ * One line naming every value a request is made with and where it came from (`--verbose`); the key
+ * masked to its last four characters.
+ */
+export function settingsLine(s: Settings): string {
+  const key = s.apiKey ? `key ${maskKey(s.apiKey.value)} (${describeSource(s.apiKey)})` : 'key none';
+  const ws = s.workspace ? `workspace ${s.workspace.value} (${describeSource(s.workspace)})` : 'workspace none';
+  return [
+    `profile ${s.profile.value} (${describeSource(s.profile)})`,
+    key,
+    `base URL ${s.baseUrl.value} (${describeSource(s.baseUrl)})`,
+    ws,
+    `timeout ${s.timeoutMs.value} ms (${describeSource(s.timeoutMs)})`,
+    `max retries ${s.maxRetries.value} (${describeSource(s.maxRetries)})`,
+  ].join('; ');
 }
 
 /**
@@ -153,8 +214,13 @@ export function requireApiKey(settings: Settings): string {
   }
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
+  const asideVar = settings.profile.source === 'flag' ? settings.keyVariable : undefined;
   throw new CliError('auth', where, {
-    hints: [`run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`, 'no account yet? add --sandbox to try any command against a local API that sends nothing'],
+    hints: [
+      `run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`,
+      ...(asideVar ? [`--profile ${settings.profile.value} leaves ${asideVar} aside: drop --profile to use it`] : []),
+      'no account yet? add --sandbox to try any command against a local API that sends nothing',
+    ],
   });
 }
 

@@ -46,12 +46,13 @@ describe('check in-process', () => {
 });
 
 describe('a 401 names where the key and the base URL came from', () => {
-  it('--profile slow check, MAILROOM_BASE_URL pointing elsewhere: the hint names MAILROOM_BASE_URL, not only `mailroom login`', async () => {
+  it('MAILROOM_PROFILE=slow check, MAILROOM_BASE_URL pointing elsewhere: the hint names MAILROOM_BASE_URL, not only `mailroom login`', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailroom-401-'));
     try {
       // The profile's key is valid on its own API; MAILROOM_BASE_URL sends it to this sandbox instead.
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { slow: { apiKey: 'sk_live_validelsewherevalidelsewhere', baseUrl: 'https://api.smashsend.com' } } }), { mode: 0o600 });
-      const r = await runInProcess(['--profile', 'slow', 'check'], { env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_BASE_URL: sandbox.baseUrl } });
+      // (With --profile slow the profile's own URL would be used: docs/configuration.md.)
+      const r = await runInProcess(['check'], { env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_PROFILE: 'slow', MAILROOM_BASE_URL: sandbox.baseUrl } });
       expect(r.code).toBe(3);
       expect(r.stderr.split('\n')).toContain(
         `  a key is valid only on the API that issued it: check MAILROOM_BASE_URL, or run \`mailroom login --profile slow\` to store a valid key; the key came from profile slow, the base URL ${sandbox.baseUrl} from environment (MAILROOM_BASE_URL)`,

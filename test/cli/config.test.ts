@@ -34,7 +34,8 @@ describe('mailroom config list', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').map((l) => l.trimEnd())).toEqual([
       'KEY          VALUE                  SOURCE',
-      'api-key      sk_live_…1234          environment (SMASHSEND_API_KEY)',
+      // --profile ci: its key (none) and base URL, never the environment's.
+      'api-key      (not set)              -',
       'base-url     http://127.0.0.1:4010  profile ci',
       'workspace    (not set)              -',
       'profile      ci                     flag (--profile)',

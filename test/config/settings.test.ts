@@ -121,7 +121,7 @@ describe('missing credentials and hints', () => {
   it('a key from one place and a base URL from another: the 401 hint names both, not only `mailroom login`', () => {
     store({ slow: { apiKey: 'sk_live_x', baseUrl: 'https://api.smashsend.com' } });
     const env = { MAILROOM_CONFIG_DIR: dir, MAILROOM_BASE_URL: 'http://127.0.0.1:4025' };
-    expect(authHint(resolveSettings({ env }, { profile: 'slow' }))).toBe(
+    expect(authHint(resolveSettings({ env: { ...env, MAILROOM_PROFILE: 'slow' } }, {}))).toBe(
       'a key is valid only on the API that issued it: check MAILROOM_BASE_URL, or run `mailroom login --profile slow` to store a valid key; ' +
         'the key came from profile slow, the base URL http://127.0.0.1:4025 from environment (MAILROOM_BASE_URL)',
     );

@@ -1,4 +1,5 @@
 import type { CommandContext } from '../../client.js';
+import { storedProfile } from '../../config/file.js';
 import { openStore, PROFILE_NAME } from '../../config/store.js';
 import { usageError } from '../../errors.js';
 import { refuseDiscardingSecret } from './secret-once.js';
@@ -16,8 +17,14 @@ export function checkProfileName(name: string | undefined): void {
   if (name !== undefined && !PROFILE_NAME.test(name)) throw usageError(`--save-as: "${name}" is not a profile name (letters, digits, _ and -, up to 64)`);
 }
 
-/** Stores a new secret in a profile with the base URL and workspace it belongs to. */
+/**
+ * Stores a new secret in a profile with the base URL and workspace it belongs to; a profile that
+ * pointed at another host is moved with it, and a note says so.
+ */
 export async function saveToProfile(ctx: CommandContext, profile: string, secret: string, workspaceId: string): Promise<void> {
   const store = await openStore(ctx.env);
-  store.updateProfile(profile, { apiKey: secret, baseUrl: ctx.settings().baseUrl.value, workspace: workspaceId });
+  const baseUrl = ctx.settings().baseUrl.value;
+  const was = storedProfile(store.read(), profile)?.baseUrl;
+  store.updateProfile(profile, { apiKey: secret, baseUrl, workspace: workspaceId });
+  if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) ctx.io.err.write(`note: profile ${profile}'s base URL is now ${baseUrl} (was ${was})\n`);
 }
