@@ -26,9 +26,10 @@ beforeAll(async () => {
   hostB = await withSandbox({ apiKey: KEY });
   dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-api-'));
   env = cleanEnv(join(dir, 'cfg'), { MAILROOM_BASE_URL: hostB.baseUrl, MAILROOM_API_KEY: KEY, MAILROOM_STATE_DIR: join(dir, 'state') });
-  // --profile names a stored profile (a named profile that does not exist is refused); the env key and --base-url win over it.
+  // --profile names a stored profile (a named profile that does not exist is refused) holding the key
+  // (--profile takes its key, not the environment's: docs/configuration.md); --base-url wins over it.
   mkdirSync(join(dir, 'cfg'), { mode: 0o700 });
-  writeFileSync(join(dir, 'cfg', 'config.json'), JSON.stringify({ profiles: { work: {} } }), { mode: 0o600 });
+  writeFileSync(join(dir, 'cfg', 'config.json'), JSON.stringify({ profiles: { work: { apiKey: KEY } } }), { mode: 0o600 });
   input = join(dir, 'big.ndjson');
   ndjsonInput(input, N);
   journal = join(dir, 'big.journal');
