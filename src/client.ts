@@ -1,5 +1,6 @@
 import type { Context, Globals, Prompter } from './context.js';
 import { requireNamedProfile, resolveSettings, settingsLine, type Settings } from './config/settings.js';
+import { clearTextProblem } from './config/url.js';
 import { terminalPrompter } from './input/prompter.js';
 import type { Transport } from './transport/index.js';
 import type { TransportOverrides } from './transport/create.js';
@@ -31,6 +32,14 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
   let settings: Settings | undefined;
   let transport: Promise<Transport> | undefined;
   let saidSettings = false;
+  const warnedClearText = new Set<string>();
+  // Once per host and command, however many requests follow (docs/configuration.md, "Plain http").
+  const warnClearText = (baseUrl: string) => {
+    const problem = globals.allowHttp ? undefined : clearTextProblem(baseUrl);
+    if (!problem || warnedClearText.has(baseUrl)) return;
+    warnedClearText.add(baseUrl);
+    ctx.io.err.write(`mailroom: warning: ${problem}: use https://, or --allow-http to send it knowingly\n`);
+  };
   const open = (chosen: Settings): Promise<Transport> => {
     const created = import('./transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
     // A transport that was never made (no key) has nothing to close.
@@ -49,6 +58,7 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
         if (current.setAside) ctx.io.err.write(`mailroom: warning: ${current.setAside}\n`);
         if (current.verbose) ctx.io.err.write(`settings: ${settingsLine(current)}\n`);
       }
+      warnClearText(as?.baseUrl ?? current.baseUrl.value);
       if (as) {
         const baseUrl = as.baseUrl === undefined ? current.baseUrl : { value: as.baseUrl, source: 'flag' as const, origin: as.origin };
         return open({ ...current, apiKey: { value: as.apiKey, source: 'flag', origin: as.origin }, baseUrl });

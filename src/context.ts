@@ -32,6 +32,8 @@ export interface Globals {
   maxRetries?: number;
   /** `--sandbox`: this one command runs against a throw-away local sandbox. */
   sandbox?: boolean;
+  /** `--allow-http`: the key may go over plain http:// to a host that is not loopback, without a warning. */
+  allowHttp?: boolean;
 }
 
 /**

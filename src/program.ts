@@ -90,6 +90,7 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
     .option('--base-url <url>', 'API host root (env MAILROOM_BASE_URL; default https://api.smashsend.com)')
     .option('--workspace <wrk_id>', 'workspace for keys commands (env MAILROOM_WORKSPACE)')
     .option('--sandbox', 'run this one command against a throw-away local sandbox (no account needed)')
+    .option('--allow-http', 'send the API key over plain http:// to a host other than this machine without the warning (check refuses without it)')
     .option('--json', 'machine output: JSON on stdout; --json id,displayName keeps only those fields (of each item of a list)')
     .option('-q, --quiet', 'print nothing on success; exit code only')
     .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')

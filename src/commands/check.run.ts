@@ -1,5 +1,7 @@
 import type { CommandContext } from '../client.js';
 import { describeSource } from '../config/settings.js';
+import { clearTextProblem, loopbackFor } from '../config/url.js';
+import { usageError } from '../errors.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
 import { paths } from '../api/paths.js';
 
@@ -10,6 +12,7 @@ import { paths } from '../api/paths.js';
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const settings = ctx.settings();
+  refuseClearText(settings.baseUrl.value, globals.allowHttp);
   const { body } = await (await ctx.api()).request({ method: 'GET', path: paths.keyCheck(), signal: ctx.signal });
   if (globals.quiet) return;
   const result = readCheckResult(body);
@@ -28,6 +31,18 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
     ['key', key ? mask(key.value) : undefined],
     ['key from', key ? describeSource(key) : undefined],
     ['api', settings.baseUrl.value],
+  ]);
+}
+
+/**
+ * check is the gate a deploy runs: it refuses, rather than warns, to send the key in clear text
+ * (docs/configuration.md, "Plain http"). Nothing is sent; exit 2.
+ */
+function refuseClearText(baseUrl: string, allowed: boolean | undefined): void {
+  if (allowed || clearTextProblem(baseUrl) === undefined) return;
+  const local = loopbackFor(baseUrl);
+  throw usageError(`refusing to send the API key in clear text to ${baseUrl} (http:// to a host that is not this machine's loopback); nothing was sent`, [
+    `${local ? `for a sandbox on this machine use ${local}; else ` : ''}use https://, or pass --allow-http to send it anyway`,
   ]);
 }
 

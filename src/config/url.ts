@@ -43,6 +43,24 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /**
+ * Why the key would travel in clear text to `baseUrl` (http:// to a host that is not loopback), in
+ * words for a warning or a refusal; undefined over https:// or to this machine.
+ */
+export function clearTextProblem(baseUrl: string): string | undefined {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return undefined;
+  return `the API key goes in clear text to ${baseUrl} (http:// to a host that is not this machine's loopback)`;
+}
+
+/** `http://127.0.0.1:4025` for `http://0.0.0.0:4025` or `http://[::]:4025` (the sandbox's own address); undefined otherwise. */
+export function loopbackFor(baseUrl: string): string | undefined {
+  const url = new URL(baseUrl);
+  if (url.hostname !== '0.0.0.0' && url.hostname !== '[::]') return undefined;
+  url.hostname = '127.0.0.1';
+  return url.href.replace(/\/$/, '');
+}
+
+/**
  * The warning for a server bound to a host other machines can reach (`--host 0.0.0.0`), shared by
  * the sandbox and `webhooks listen`; undefined on loopback. `what`: who could then be reached.
  */

@@ -25,6 +25,8 @@ export interface ApiErrorInit {
   retryAfterMs?: number;
   /** What the transport's creator says to do after a 401 (where its key came from decides the fix). */
   authHint?: string;
+  /** The base URL the request went to: a 404 under one with a path gets a line naming the path. */
+  baseUrl?: string;
 }
 
 /** A non-2xx answer from the API, after any retries. */
@@ -75,15 +77,22 @@ export class ApiError extends CliError {
 /** The API could not be reached (refused, reset, DNS, TLS) after the retries. */
 export class ConnectionError extends CliError {
   readonly code: string | undefined;
+  /** Whether trying again could help; not for a server that answers plain HTTP to https://. */
+  readonly transient: boolean;
   constructor(url: string, code: string | undefined, cause: unknown) {
-    const reason = cause instanceof Error && cause.message ? cause.message : (code ?? 'connection failed');
-    super('network', `could not reach ${url}: ${reason}`, { cause });
+    // An https:// URL naming a plain HTTP server (a local sandbox): OpenSSL's "wrong version number"
+    // says nothing to most people, the likely mistake does.
+    const plainHttp = code === 'ERR_SSL_WRONG_VERSION_NUMBER' && url.startsWith('https:');
+    const reason = plainHttp ? 'it answers plain HTTP, not TLS' : cause instanceof Error && cause.message ? cause.message : (code ?? 'connection failed');
+    const hints = plainHttp ? [`did you mean ${url.replace(/^https:/, 'http:')}? (the base URL says https://)`] : [];
+    super('network', `could not reach ${url}: ${reason}`, { cause, hints });
     this.code = code;
+    this.transient = !plainHttp;
   }
 }
 
 /** Connection failures that happen before a byte of the request is written: it never reached the API. */
-const BEFORE_SENDING = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_TLS_.*|CERT_.*|UNABLE_TO_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
+const BEFORE_SENDING = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|UNABLE_TO_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
 
 export function failedBeforeSending(code: string | undefined): boolean {
   return code !== undefined && BEFORE_SENDING.test(code);
@@ -161,6 +170,23 @@ const REASONS: Record<number, string> = {
 };
 
 /**
+ * `https://host/api` answering 404: the API lives at the host root and requests go to
+ * `<base URL>/v1/...`, so a path after the host is the likely mistake (a proxy that serves the API
+ * under a path is the exception, hence "did you mean").
+ */
+function pathHint(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path) return undefined;
+  return `the base URL ${baseUrl} has a path after the host (${path}): the API is at the host root (requests go to <base URL>/v1/...); did you mean ${url.origin}?`;
+}
+
+/**
  * Status → exit code (docs/reference/exit-codes.md). 5xx after retries counts as "network" (6), not "rejected":
  * the request was fine and may succeed later, which is what a CI retry wrapper needs to know.
  */
@@ -187,6 +213,8 @@ function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: 
     hints.push('the service had a problem; try again later');
   } else if (status >= 400) {
     kind = 'rejected';
+    const hint = status === 404 && init.baseUrl !== undefined ? pathHint(init.baseUrl) : undefined;
+    if (hint) hints.push(hint);
   } else {
     kind = 'unexpected';
   }

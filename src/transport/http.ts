@@ -73,8 +73,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       } catch (err) {
         pacer?.failed();
         if (err instanceof TimeoutError || err instanceof AbortedError) abandoned = true;
-        const transient = err instanceof ConnectionError || err instanceof TimeoutError;
-        log?.(`← ${transient ? err.message : String(err)}`);
+        const transient = (err instanceof ConnectionError && err.transient) || err instanceof TimeoutError;
+        log?.(`← ${err instanceof ConnectionError || err instanceof TimeoutError ? err.message : String(err)}`);
         if (!transient || n >= maxRetries) throw err;
         await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error', undefined, err instanceof ConnectionError ? err.code : undefined);
         continue;
@@ -90,7 +90,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
       const retryable = RETRYABLE_STATUSES.has(raw.status) && n < maxRetries && (retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
       if (!retryable) {
-        throw new ApiError({ status: raw.status, body: parsed, requestId, retryAfterMs, authHint: options.authHint });
+        throw new ApiError({ status: raw.status, body: parsed, requestId, retryAfterMs, authHint: options.authHint, baseUrl: options.baseUrl });
       }
       await retryAfter(n, retryAfterMs ?? backoffMs(n, random), `HTTP ${raw.status}`, raw.status);
     }

@@ -5,7 +5,7 @@ import { readStoredConfig } from '../../config/file.js';
 import { configFile } from '../../config/paths.js';
 import { authHint, describeSource, requireNamedProfile, type Settings } from '../../config/settings.js';
 import { isCliError, type CliError } from '../../errors.js';
-import { isLoopback } from '../../config/url.js';
+import { clearTextProblem, isLoopback } from '../../config/url.js';
 import type { Context } from '../../context.js';
 import { count } from '../../count.js';
 import { mask } from '../../secrets.js';
@@ -156,7 +156,12 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
       ? { name: 'API key', status: 'ok', detail: `${mask(key.value)} (${from(key)})` }
       : { name: 'API key', status: 'fail', detail: 'none', fix: 'run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key (try --sandbox without an account)', exitCode: 3 },
   );
-  add({ name: 'base URL', status: 'ok', detail: `${settings.baseUrl.value} (${from(settings.baseUrl)})` });
+  const clearText = ctx.globals.allowHttp ? undefined : clearTextProblem(settings.baseUrl.value);
+  add(
+    clearText
+      ? { name: 'base URL', status: 'warn', detail: `${settings.baseUrl.value} (${from(settings.baseUrl)}): ${clearText.replace(/^the API key goes/, 'the key goes')}`, fix: 'use https://, or pass --allow-http if this network is yours' }
+      : { name: 'base URL', status: 'ok', detail: `${settings.baseUrl.value} (${from(settings.baseUrl)})` },
+  );
   const ws = settings.workspace;
   add(
     ws
