@@ -1,7 +1,7 @@
 import type { CommandContext } from '../client.js';
-import { storedProfile } from '../config/file.js';
+import { MAX_RETRIES_RANGE, storedProfile, TIMEOUT_RANGE } from '../config/file.js';
 import { configFile } from '../config/paths.js';
-import { describeSource, type Setting } from '../config/settings.js';
+import { describeSource, requireNamedProfile, type Setting } from '../config/settings.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
 import { normalizeBaseUrl } from '../config/url.js';
 import type { Globals } from '../context.js';
@@ -12,7 +12,8 @@ import { stdinFor } from '../input/stdin.js';
 import * as output from '../output/index.js';
 import { hasPrefix } from '../schema/ids.js';
 import { mask } from '../secrets.js';
-import { ALL_KEYS, STORED_KEYS, type Key, type StoredKey } from './shared/config-keys.js';
+import { ALL_KEYS, type Key, type StoredKey } from './shared/config-keys.js';
+import { parseIntegerOption } from './shared/option-parsers.js';
 
 export type ConfigOptions = { verb: 'list' } | { verb: 'get'; key: string } | { verb: 'set'; key: string; value: string } | { verb: 'unset'; key: string } | { verb: 'path' };
 
@@ -57,6 +58,7 @@ function entries(ctx: CommandContext): ConfigEntry[] {
 }
 
 async function list(ctx: CommandContext, globals: Globals): Promise<void> {
+  requireNamedProfile(ctx.settings());
   const rows = entries(ctx);
   await output.printRows(ctx, globals, rows, [
     { header: 'KEY', value: (r) => r.key },
@@ -67,6 +69,7 @@ async function list(ctx: CommandContext, globals: Globals): Promise<void> {
 
 async function get(ctx: CommandContext, globals: Globals, name: string): Promise<void> {
   const key = asKey(name, ALL_KEYS);
+  requireNamedProfile(ctx.settings());
   const rows = entries(ctx);
   const entry = rows.find((r) => r.key === key) as ConfigEntry;
   // Plain when piped too, like `git config` and `gh config get`: `$(mailroom config get workspace)`.
@@ -76,19 +79,29 @@ async function get(ctx: CommandContext, globals: Globals, name: string): Promise
   else ctx.io.out.write(`${entry.value}\n`);
 }
 
+/** The keys set and unset accept: every key but `profile`, which is not stored anywhere. */
+function storedKey(name: string): StoredKey {
+  const key = asKey(name, ALL_KEYS);
+  if (key === 'profile') throw usageError('profile is not stored in a profile: choose it with --profile or MAILROOM_PROFILE');
+  return key;
+}
+
 async function set(ctx: CommandContext, name: string, raw: string): Promise<void> {
-  const key = asKey<StoredKey>(name, STORED_KEYS);
+  const key = storedKey(name);
   const value = await validated(ctx, key, raw);
   await write(ctx, key, value);
 }
 
+/** Unset, like every command but those that create a profile (set, login), refuses a named profile that is not stored. */
 async function unset(ctx: CommandContext, name: string): Promise<void> {
-  await write(ctx, asKey<StoredKey>(name, STORED_KEYS), undefined);
+  const key = storedKey(name);
+  requireNamedProfile(ctx.settings());
+  await write(ctx, key, undefined);
 }
 
-const FIELD = { 'api-key': 'apiKey', 'base-url': 'baseUrl', workspace: 'workspace' } as const;
+const FIELD = { 'api-key': 'apiKey', 'base-url': 'baseUrl', workspace: 'workspace', timeout: 'timeout', 'max-retries': 'maxRetries' } as const;
 
-async function write(ctx: CommandContext, key: StoredKey, value: string | undefined): Promise<void> {
+async function write(ctx: CommandContext, key: StoredKey, value: string | number | undefined): Promise<void> {
   const { globals } = ctx;
   const settings = ctx.settings();
   const profile = settings.profile.value;
@@ -100,13 +113,16 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | undefi
     ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);
   }
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
-  const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace } as const)[key];
+  const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries } as const)[key];
   if (value !== undefined && shadow && (shadow.source === 'env' || shadow.source === 'flag')) {
     ctx.io.err.write(`note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
   }
 }
 
-async function validated(ctx: CommandContext, key: StoredKey, raw: string): Promise<string> {
+async function validated(ctx: CommandContext, key: StoredKey, raw: string): Promise<string | number> {
+  // The same rules, and words, as the flags.
+  if (key === 'timeout') return integer(raw, 'timeout', TIMEOUT_RANGE);
+  if (key === 'max-retries') return integer(raw, 'max-retries', MAX_RETRIES_RANGE);
   if (key === 'base-url') {
     return normalizeBaseUrl(raw, 'base-url');
   }
@@ -120,6 +136,14 @@ async function validated(ctx: CommandContext, key: StoredKey, raw: string): Prom
   }
   if (!secret || /\s/.test(secret)) throw usageError('api-key: expected one key without spaces');
   return secret;
+}
+
+function integer(raw: string, name: string, [min, max]: readonly [number, number]): number {
+  try {
+    return parseIntegerOption(name, min, max)(raw);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
 }
 
 async function path(ctx: CommandContext, globals: Globals): Promise<void> {

@@ -11,7 +11,9 @@ export function register(parent: Command, ctx: Context): void {
     .addHelpText(
       'after',
       `
-Keys: ${ALL_KEYS.join(', ')} (set/unset: ${STORED_KEYS.join(', ')}, stored in the --profile profile).
+Keys: ${STORED_KEYS.join(', ')}, stored in the chosen profile (set creates it; get, list and unset
+refuse a --profile that is not stored, as every command does); and profile, shown only: choose it
+with --profile or MAILROOM_PROFILE.
 
 Examples:
   $ mailroom config list

@@ -8,7 +8,17 @@ export interface StoredProfile {
   apiKey?: string;
   baseUrl?: string;
   workspace?: string;
+  /** Per-request timeout in ms (`config set timeout`), as --timeout. */
+  timeout?: number;
+  /** As --max-retries. */
+  maxRetries?: number;
 }
+
+/** The ranges of --timeout and --max-retries, which the stored values share. */
+export const TIMEOUT_RANGE = [1, Number.MAX_SAFE_INTEGER] as const;
+export const MAX_RETRIES_RANGE = [0, 20] as const;
+
+const inRange = (v: unknown, [min, max]: readonly [number, number]): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 export interface StoredConfig {
   /** Null-prototype: a profile named `constructor` or `__proto__` is an entry like any other (see storedProfile). */
@@ -95,6 +105,9 @@ export function sanitize(data: unknown): StoredConfig {
       if (typeof v.apiKey === 'string') p.apiKey = v.apiKey;
       if (typeof v.baseUrl === 'string') p.baseUrl = v.baseUrl;
       if (typeof v.workspace === 'string') p.workspace = v.workspace;
+      // A value out of range (a hand edit) is left out, as a wrong type is: the default applies.
+      if (inRange(v.timeout, TIMEOUT_RANGE)) p.timeout = v.timeout;
+      if (inRange(v.maxRetries, MAX_RETRIES_RANGE)) p.maxRetries = v.maxRetries;
       profiles[name] = p;
     }
   }

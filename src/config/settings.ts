@@ -100,6 +100,14 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
     workspace = { value: sandbox.workspaceId, source: 'sandbox', origin: '--sandbox' };
   }
 
+  // No variable for these: the flag, the profile, the default.
+  const number = (flag: number | undefined, flagName: string, storedValue: number | undefined, fallback: number): Setting<number> =>
+    flag !== undefined
+      ? { value: flag, source: 'flag', origin: flagName }
+      : storedValue !== undefined
+        ? { value: storedValue, source: 'profile', origin: inProfile }
+        : { value: fallback, source: 'default', origin: 'default' };
+
   holdSecret(apiKey?.value);
   const aside = chosen && stored !== undefined && apiKey && !sandbox ? setAside(env, apiKey, baseUrl) : undefined;
   return {
@@ -110,8 +118,8 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
     ...(apiKeyRefused ? { apiKeyRefused } : {}),
     baseUrl,
     workspace,
-    timeoutMs: globals.timeout !== undefined ? { value: globals.timeout, source: 'flag', origin: '--timeout' } : { value: DEFAULT_TIMEOUT_MS, source: 'default', origin: 'default' },
-    maxRetries: globals.maxRetries !== undefined ? { value: globals.maxRetries, source: 'flag', origin: '--max-retries' } : { value: DEFAULT_MAX_RETRIES, source: 'default', origin: 'default' },
+    timeoutMs: number(globals.timeout, '--timeout', stored?.timeout, DEFAULT_TIMEOUT_MS),
+    maxRetries: number(globals.maxRetries, '--max-retries', stored?.maxRetries, DEFAULT_MAX_RETRIES),
     verbose: Boolean(globals.verbose) || env.MAILROOM_DEBUG === '1',
     configFile: file,
     ...(keyVariable(env) ? { keyVariable: keyVariable(env) } : {}),

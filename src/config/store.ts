@@ -13,7 +13,7 @@ export interface ConfigStore {
   /** Fails (naming the file and the cause) now if a write would: before a login spends a request. */
   checkWritable(): void;
   /** Merges `patch` into the profile, creating it; `undefined` values remove a field. */
-  updateProfile(name: string, patch: Partial<Record<keyof StoredProfile, string | undefined>>): void;
+  updateProfile(name: string, patch: { [K in keyof StoredProfile]?: StoredProfile[K] | undefined }): void;
   deleteProfile(name: string): boolean;
 }
 
@@ -71,12 +71,12 @@ export async function openStore(env: Env): Promise<ConfigStore> {
     checkWritable: () => locked(() => undefined),
     updateProfile(name, patch) {
       change((profiles) => {
-        const next: StoredProfile = { ...storedProfile({ profiles }, name) };
-        for (const [k, v] of Object.entries(patch) as [keyof StoredProfile, string | undefined][]) {
+        const next: Record<string, unknown> = { ...storedProfile({ profiles }, name) };
+        for (const [k, v] of Object.entries(patch)) {
           if (v === undefined) delete next[k];
           else next[k] = v;
         }
-        profiles[name] = next;
+        profiles[name] = next as StoredProfile;
         return true;
       });
     },

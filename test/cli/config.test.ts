@@ -80,7 +80,7 @@ describe('mailroom config get|set|unset|path', () => {
   it.each([
     [['config', 'set', 'base-url', 'api.example.com'], 'mailroom: base-url: "api.example.com" has no scheme: did you mean https://api.example.com?'],
     [['config', 'set', 'workspace', 'ws_1'], 'mailroom: workspace: "ws_1" is not a workspace id (expected wrk_...)'],
-    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace'],
+    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
     [['config', 'get', 'nope'], 'mailroom: unknown config key "nope": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
     [['config', 'set', 'api-key', 'two words'], 'mailroom: api-key: expected one key without spaces'],
     [['config', 'set', 'workspace', 'wrk_1', '--profile', 'bad name'], 'mailroom: profile name "bad name" may use letters, digits, "-" and "_" only'],
