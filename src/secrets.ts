@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { setOwn } from './schema/own-field.js';
 
 /**
  * The secret rules, in one place: what counts as a secret, how one is shown, and the guard every
@@ -141,7 +142,7 @@ export function redactValue<T>(value: T, options: RedactOptions = {}): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const secretField = SECRET_FIELDS.has(k.toLowerCase()) && typeof v === 'string';
-    out[k] = secretField && !(options.allowRevealed && revealed.has(v)) ? mask(v) : redactValue(v, options);
+    setOwn(out, k, secretField && !(options.allowRevealed && revealed.has(v)) ? mask(v) : redactValue(v, options));
   }
   return out as T;
 }

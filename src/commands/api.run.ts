@@ -26,7 +26,7 @@ type Method = (typeof METHODS)[number];
  */
 export function apiPath(path: string): string {
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) throw usageError(`path "${path}" contains control characters`);
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(path)) throw usageError(`path "${path}" contains control characters`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
     throw usageError(`path "${path}": give a path such as /v1/webhooks, not a URL (the host comes from --base-url)`);
   }

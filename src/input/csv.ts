@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { usageError } from '../errors.js';
 import type { InputItem } from './json-stream.js';
 import { INPUT_LIMIT, sizeWords } from './text.js';
+import { setOwn } from '../schema/own-field.js';
 
 const BOOLEAN: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false };
 const SETTINGS = new Set(['trackClicks', 'trackOpens']);
@@ -96,14 +97,14 @@ export function rowToItem(header: string[], record: string[], line: number): Inp
     const field = name.slice(dot + 1);
     if (group === 'var' || group === 'prop') {
       const key = group === 'var' ? 'variables' : 'contactProperties';
-      ((entry[key] ??= {}) as Record<string, string>)[field] = cell;
+      setOwn((entry[key] ??= {}) as Record<string, string>, field, cell);
     } else if (group === 'settings' && SETTINGS.has(field)) {
       const word = cell.trim().toLowerCase();
       const flag = Object.hasOwn(BOOLEAN, word) ? BOOLEAN[word] : undefined;
       if (flag === undefined) return { line, error: `${name}: "${cell}" is not true or false` };
       ((entry.settings ??= {}) as Record<string, boolean>)[field] = flag;
     } else {
-      entry[name] = cell;
+      setOwn(entry, name, cell);
     }
   }
   return { line, value: entry };

@@ -4,6 +4,7 @@ import { quickParseEmail } from '../schema/email-quick.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
 import type { InputItem } from './json-stream.js';
 import { canonicalSendAt, checkSchedule } from './time.js';
+import { setOwn } from '../schema/own-field.js';
 
 /** Values from `batch` flags, applied to every entry that lacks them. */
 export interface EntryDefaults {
@@ -79,7 +80,7 @@ function finish(email: EmailRequest, entry: Record<string, unknown>, index: numb
 
 function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) if (!key.startsWith('_')) entry[key] = value[key];
+  for (const key of Object.keys(value)) if (!key.startsWith('_')) setOwn(entry, key, value[key]);
   if (entry.template === undefined && entry.html === undefined) {
     if (d.template !== undefined) entry.template = d.template;
     else if (d.html !== undefined) entry.html = d.html;

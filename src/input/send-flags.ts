@@ -5,6 +5,7 @@ import { describeIssues, parseEmailRequest } from '../schema/index.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
 import { parseJsonObject, readJsonObject, readSource } from './sources.js';
 import { canonicalSendAt, checkSchedule, parseSendAt } from './time.js';
+import { setOwn } from '../schema/own-field.js';
 
 /** `mailroom send`'s own flags, as Commander parses them (docs/sending.md). */
 export interface SendFlags {
@@ -171,7 +172,7 @@ export function pairs(values: readonly string[], flag: string): Record<string, s
   for (const item of values) {
     const eq = item.indexOf('=');
     if (eq <= 0) throw usageError(`${flag}: expected key=value, got "${item}"`);
-    out[item.slice(0, eq).trim()] = item.slice(eq + 1);
+    setOwn(out, item.slice(0, eq).trim(), item.slice(eq + 1));
   }
   return out;
 }

@@ -33,14 +33,38 @@ export interface Connection {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
 
+/** The longest timer Node keeps: a longer one fires after 1 ms instead (with a warning). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** `timeoutMs` and `maxRetries`, of the client and of each call alike: one check, one wording. */
+export function checkLimits(o: { timeoutMs?: unknown; maxRetries?: unknown }, label: string): void {
+  const { timeoutMs, maxRetries } = o;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) >= 1 && (timeoutMs as number) <= MAX_TIMEOUT_MS)) {
+    throw new ValidationError(`${label}: timeoutMs must be a positive integer of at most ${MAX_TIMEOUT_MS} (about 24 days), got ${String(timeoutMs)}`);
+  }
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && (maxRetries as number) >= 0 && (maxRetries as number) <= 10)) {
+    throw new ValidationError(`${label}: maxRetries must be an integer from 0 to 10, got ${String(maxRetries)}`);
+  }
+}
+
+/** A call's options (RequestOptions), checked before anything is done: the same limits as the client's. */
+export function checkCallOptions<T extends object>(opts: T | undefined, label: string): T | undefined {
+  if (opts === undefined) return undefined;
+  if (typeof opts !== 'object' || opts === null) throw new ValidationError(`${label}: the options must be an object, got ${opts === null ? 'null' : typeof opts}`);
+  const { signal, onRetry } = opts as { signal?: unknown; onRetry?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ValidationError(`${label}: signal must be an AbortSignal`);
+  if (onRetry !== undefined && typeof onRetry !== 'function') throw new ValidationError(`${label}: onRetry must be a function`);
+  checkLimits(opts, label);
+  return opts;
+}
+
 export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');
+  checkLimits(options, 'new Mailroom()');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ValidationError(`new Mailroom(): timeoutMs must be a positive integer, got ${String(timeoutMs)}`);
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) throw new ValidationError(`new Mailroom(): maxRetries must be an integer from 0 to 10, got ${String(maxRetries)}`);
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.MAILROOM_BASE_URL || DEFAULT_BASE_URL), 'baseUrl');
   let opened: Promise<{ transport: Transport }> | undefined;
   const connection: Connection = {

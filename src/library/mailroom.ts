@@ -1,6 +1,6 @@
 import type { Transport } from '../transport/index.js';
 import type * as T from '../types.js';
-import { connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
+import { checkCallOptions, connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
 import { ValidationError } from './errors.js';
 
 export type { MailroomOptions } from './connection.js';
@@ -47,7 +47,7 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
   return Object.assign(client, { emails: new Emails(connection), apiKeys: new ApiKeys(connection), webhooks: new Webhooks(connection) });
 }
 
-const callOptions = (opts: T.RequestOptions = {}) => opts;
+const callOptions = (opts: T.RequestOptions | undefined, label: string): T.RequestOptions => checkCallOptions(opts, label) ?? {};
 
 /** One key on two emails of a request: the API would answer the second with the first and send nothing for it. */
 function refuseReusedKeys(requests: ReadonlyArray<{ idempotencyKey?: string | undefined }>): void {
@@ -75,9 +75,10 @@ export class Emails {
    * reuse it, so the email is sent once. React elements and component files are rendered locally.
    */
   async send(email: T.EmailInput, opts?: T.RequestOptions): Promise<T.SendResult> {
+    const call = callOptions(opts, 'emails.send');
     const [{ prepareEmail }, { sendEmail, checkSameEmail }] = await Promise.all([import('./prepare.js'), import('../api/emails.js')]);
     const request = await prepareEmail(email, 'emails.send');
-    const { email: result, requestId } = await sendEmail(await this.#c.transport(), request, callOptions(opts));
+    const { email: result, requestId } = await sendEmail(await this.#c.transport(), request, call);
     checkSameEmail(request, result, 'send this email with another idempotencyKey (or none: each send gets its own)');
     return { email: result, idempotencyKey: request.idempotencyKey!, requestId };
   }
@@ -90,11 +91,12 @@ export class Emails {
     if (!Array.isArray(emails) || emails.length < 1 || emails.length > 50) {
       throw new ValidationError(`emails.sendBatch: give 1 to 50 emails, got ${Array.isArray(emails) ? emails.length : typeof emails}; emails.batch() sends any number`);
     }
+    const call = callOptions(opts, 'emails.sendBatch');
     const [{ prepareEmail }, { sendBatch }, { settleBatch }] = await Promise.all([import('./prepare.js'), import('../api/emails.js'), import('./settle-batch.js')]);
     const requests = [];
     for (const [i, email] of emails.entries()) requests.push(await prepareEmail(email, `emails.sendBatch: email ${i}`));
     refuseReusedKeys(requests);
-    const result = await sendBatch(await this.#c.transport(), requests, callOptions(opts));
+    const result = await sendBatch(await this.#c.transport(), requests, call);
     return { ...settleBatch(requests, result), idempotencyKeys: requests.map((r) => r.idempotencyKey!), requestId: result.requestId };
   }
 
@@ -105,6 +107,7 @@ export class Emails {
    * Resolves with the summary even when entries failed; rejects with BatchError when the run stopped early.
    */
   async batch(source: T.BatchSource, opts: T.BatchOptions = {}): Promise<T.BatchSummary> {
+    checkCallOptions(opts, 'emails.batch');
     const { runLibraryBatch } = await import('./batch.js');
     return runLibraryBatch(this.#c, source, opts);
   }
@@ -127,11 +130,11 @@ export class ApiKeys {
   list(query: T.ListKeysQuery = {}, opts?: T.RequestOptions): T.KeyList {
     const pages = async function* (this: ApiKeys): AsyncGenerator<T.KeyPage> {
       const { keyPages } = await import('../api/apiKeys.js');
-      yield* keyPages(await this.#c.transport(), this.#workspace(), query, callOptions(opts));
+      yield* keyPages(await this.#c.transport(), this.#workspace(), query, callOptions(opts, 'apiKeys.list'));
     }.bind(this);
     const first = async (): Promise<T.KeyPage> => {
       const { listKeys } = await import('../api/apiKeys.js');
-      return listKeys(await this.#c.transport(), this.#workspace(), query, callOptions(opts));
+      return listKeys(await this.#c.transport(), this.#workspace(), query, callOptions(opts, 'apiKeys.list'));
     };
     return {
       then: (onfulfilled, onrejected) => first().then(onfulfilled, onrejected),
@@ -145,25 +148,25 @@ export class ApiKeys {
   /** Creates a key; its `secretKey` is in this answer only. */
   async create(body: { displayName: string; role: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
     const { createKey } = await import('../api/apiKeys.js');
-    return createKey(await this.#c.transport(), this.#workspace(), body, callOptions(opts));
+    return createKey(await this.#c.transport(), this.#workspace(), body, callOptions(opts, 'apiKeys.create'));
   }
 
   /** Renames a key or changes its role; the secret never changes. */
   async update(id: string, body: { displayName?: string; role?: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
     const { updateKey } = await import('../api/apiKeys.js');
-    return updateKey(await this.#c.transport(), this.#workspace(), id, body, callOptions(opts));
+    return updateKey(await this.#c.transport(), this.#workspace(), id, body, callOptions(opts, 'apiKeys.update'));
   }
 
   /** Deletes a key: it stops working at once. `'gone'` when an answer was lost and the retry found it already deleted. */
   async delete(id: string, opts?: T.RequestOptions): Promise<T.ApiKey | 'gone'> {
     const { deleteKey } = await import('../api/apiKeys.js');
-    return deleteKey(await this.#c.transport(), this.#workspace(), id, callOptions(opts));
+    return deleteKey(await this.#c.transport(), this.#workspace(), id, callOptions(opts, 'apiKeys.delete'));
   }
 
   /** Checks the client's own key (GET /v1/api-keys/check): resolves when it is valid, rejects with ApiError (401) when not. */
   async check(opts?: T.RequestOptions): Promise<T.KeyCheckResult> {
     const { checkKey } = await import('../api/apiKeys.js');
-    return checkKey(await this.#c.transport(), callOptions(opts));
+    return checkKey(await this.#c.transport(), callOptions(opts, 'apiKeys.check'));
   }
 
   /**
@@ -172,6 +175,7 @@ export class ApiKeys {
    * removes a half-made new one; RotateIncompleteError carries the new key if only the delete failed.
    */
   async rotate(id: string, opts: T.RotateOptions = {}): Promise<{ oldKey: T.ApiKey; newKey: T.ApiKey }> {
+    checkCallOptions(opts, 'apiKeys.rotate');
     const [{ rotateKey }, { checkKey }] = await Promise.all([import('../api/rotate.js'), import('../api/apiKeys.js')]);
     const connection = this.#c;
     return rotateKey(
@@ -203,28 +207,28 @@ export class Webhooks {
 
   async list(opts?: T.RequestOptions): Promise<T.WebhookPage> {
     const { listWebhookPage } = await import('../api/webhooks.js');
-    return listWebhookPage(await this.#c.transport(), callOptions(opts));
+    return listWebhookPage(await this.#c.transport(), callOptions(opts, 'webhooks.list'));
   }
 
   async get(id: string, opts?: T.RequestOptions): Promise<T.Webhook> {
     const { getWebhook } = await import('../api/webhooks.js');
-    return getWebhook(await this.#c.transport(), id, callOptions(opts));
+    return getWebhook(await this.#c.transport(), id, callOptions(opts, 'webhooks.get'));
   }
 
   /** Subscribes a URL; the answer holds the signing token in full, this once. */
   async create(body: T.CreateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
     const { createWebhook } = await import('../api/webhooks.js');
-    return createWebhook(await this.#c.transport(), body, callOptions(opts));
+    return createWebhook(await this.#c.transport(), body, callOptions(opts, 'webhooks.create'));
   }
 
   async update(id: string, body: T.UpdateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
     const { updateWebhook } = await import('../api/webhooks.js');
-    return updateWebhook(await this.#c.transport(), id, body, callOptions(opts));
+    return updateWebhook(await this.#c.transport(), id, body, callOptions(opts, 'webhooks.update'));
   }
 
   /** `'gone'` when an answer was lost and the retry found it already deleted. */
   async delete(id: string, opts?: T.RequestOptions): Promise<T.Webhook | 'gone'> {
     const { deleteWebhook } = await import('../api/webhooks.js');
-    return deleteWebhook(await this.#c.transport(), id, callOptions(opts));
+    return deleteWebhook(await this.#c.transport(), id, callOptions(opts, 'webhooks.delete'));
   }
 }

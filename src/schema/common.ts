@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isEmailAddress, senderAddress } from './address.js';
 import { zonedDateTimeProblem } from './datetime.js';
+import { setOwn } from './own-field.js';
 import { headerProblem, httpUrlProblem, nulProblem, URL_PROBLEMS } from './text.js';
 
 export { isEmailAddress, senderAddress } from './address.js';
@@ -54,11 +55,37 @@ export const zonedTimestamp = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-/** Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. */
-export const scalarRecord = z.record(z.string(), z.union([plainText, z.number(), z.boolean(), z.null()])).superRefine((record, ctx) => {
+const scalar = z.union([plainText, z.number(), z.boolean(), z.null()]);
+
+const scalarMap = z.record(z.string(), scalar).superRefine((record, ctx) => {
   // Keys are names (header-safe); checked here, not by the key schema, whose issue zod words as "Invalid key in record".
   for (const key of Object.keys(record)) {
     const problem = headerProblem(key);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [key] });
   }
+});
+
+/**
+ * Values of `contactProperties` and template `variables`: JSON scalars keyed by strings. Any string
+ * is a key in JSON, "__proto__" too, but zod builds the parsed record by assignment, which would
+ * drop that key (it sets the prototype instead): it is put back as the own field it was.
+ */
+export const scalarRecord = z.unknown().transform((input, ctx): z.infer<typeof scalarMap> => {
+  const parsed = scalarMap.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: undefined } as never);
+    return z.NEVER;
+  }
+  if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
+    const value = scalar.safeParse((input as { __proto__: unknown }).__proto__);
+    if (!value.success) {
+      for (const issue of value.error.issues) ctx.issues.push({ ...issue, path: ['__proto__', ...issue.path], input: undefined } as never);
+      return z.NEVER;
+    }
+    // In the order given, as zod's copy keeps it.
+    const out: Record<string, z.infer<typeof scalar>> = {};
+    for (const key of Object.keys(input)) setOwn(out, key, key === '__proto__' ? value.data : parsed.data[key]);
+    return out;
+  }
+  return parsed.data;
 });

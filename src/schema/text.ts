@@ -1,10 +1,12 @@
 /**
  * What a string may hold, without zod (the batch quick check uses these too). A value the API would
  * put in a mail header (subject, names, addresses, reply-to, ids) must hold no control character: a
- * CR/LF could add a header, a NUL cut one. No string at all may hold a NUL.
+ * CR/LF could add a header, a NUL cut one, and a mail or JSON reader may break a line at NEL (U+0085)
+ * or at the line and paragraph separators (U+2028, U+2029). So: no C0 or C1 control, no DEL, no
+ * Unicode line or paragraph separator. No string at all may hold a NUL.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const codePoint = (ch: string) => `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -43,7 +45,7 @@ export const URL_PROBLEMS: Record<UrlProblem, string> = {
  */
 export function httpUrlProblem(value: string): UrlProblem | undefined {
   // eslint-disable-next-line no-control-regex
-  if (/[\s\u0000-\u001f\u007f]/.test(value)) return 'characters';
+  if (/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value)) return 'characters';
   let url: URL;
   try {
     url = new URL(value);

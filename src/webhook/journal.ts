@@ -5,6 +5,7 @@ import { openDurableAppender, type DurableAppender } from '../output/files.js';
 import { JournalLock } from '../output/lock.js';
 import { isCliError, usageError } from '../errors.js';
 import { fsReason } from '../files.js';
+import { setOwn } from '../schema/own-field.js';
 
 /**
  * The listener's journal: one NDJSON line per request received, in arrival order, with the raw
@@ -36,7 +37,7 @@ export function journalHeaders(headers: Record<string, string | string[] | undef
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name] = REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+    setOwn(out, name, REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value);
   }
   return out;
 }

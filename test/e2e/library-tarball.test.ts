@@ -41,7 +41,7 @@ console.log(JSON.stringify({ id: email.id, key: sent.idempotencyKey, refused, ve
  * project (packing again would double the file's time): each line of output is one case's result.
  */
 const SAFETY = `
-import { IdempotencyConflictError, Mailroom, ValidationError } from 'mailroom-cli';
+import { createWebhookHandler, IdempotencyConflictError, Mailroom, ValidationError, WebhookSignatureError } from 'mailroom-cli';
 
 const out = {};
 const outcome = (p) => p.then((v) => ({ ok: v }), (e) => ({ name: e.constructor.name, validation: e instanceof ValidationError, message: e.message }));
@@ -63,6 +63,14 @@ out.badIds = [
   await outcome(elsewhere.apiKeys.delete('check')),
 ].map((r) => r.validation && r.message);
 await elsewhere.close();
+
+// A request without headers is the handler's own 401; per-call limits are the client's; a
+// "__proto__" variable is sent; a Unicode line separator in a header field is refused.
+const headless = await outcome(createWebhookHandler({ token: 'wht_tokentoken' })({ body: '{}', headers: null }));
+out.headless = [headless.name === WebhookSignatureError.name, headless.message];
+out.perCall = [(await outcome(mailroom.emails.send(email('ada@example.com'), { timeoutMs: -1 }))).message, (await outcome(mailroom.webhooks.list({ maxRetries: 1e9 }))).message];
+await mailroom.emails.send({ template: 'welcome', to: 'proto@example.com', variables: JSON.parse('{"__proto__":"kept"}') });
+out.lineSeparator = (await outcome(mailroom.emails.send({ ...email('ada@example.com'), subject: 'Hi\u2028Bcc: eve@example.com' }))).validation;
 await mailroom.close();
 console.log(JSON.stringify(out));
 `;
@@ -123,7 +131,7 @@ describe('the packed tarball, installed into a project of its own', () => {
     expect(out.id).toMatch(/\S/);
   }, 180_000);
 
-  it('keeps its promises to a plain ESM program: nothing vanishes from a batch, no id reaches another endpoint', async () => {
+  it('keeps its promises to a plain ESM program: nothing vanishes from a batch, no id reaches another endpoint, odd input gets a clear answer', async () => {
     await sandbox.reset();
     writeFileSync(join(project, 'safety.mjs'), SAFETY);
     const run = await promisify(execFile)(process.execPath, [join(project, 'safety.mjs')], {
@@ -142,6 +150,14 @@ describe('the packed tarball, installed into a project of its own', () => {
       '".." is not a workspace id: expected wrk_...',
       '".." is not a workspace id: expected wrk_...',
     ]);
-    expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['one@example.com', 'zero@example.com']);
+    expect(out.headless).toEqual([true, expect.stringMatching(/X-Smashsend-Signature/i)]);
+    expect(out.perCall).toEqual([
+      'emails.send: timeoutMs must be a positive integer of at most 2147483647 (about 24 days), got -1',
+      'webhooks.list: maxRetries must be an integer from 0 to 10, got 1000000000',
+    ]);
+    expect(out.lineSeparator).toBe(true);
+    const caught = await sandbox.emails();
+    expect(caught.map((e) => e.to).sort()).toEqual(['one@example.com', 'proto@example.com', 'zero@example.com']);
+    expect(JSON.stringify(caught.find((e) => e.to === 'proto@example.com')!.variables)).toBe('{"__proto__":"kept"}');
   }, 60_000);
 });
