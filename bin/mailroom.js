@@ -14,8 +14,8 @@ const HELP_WIDTH = 80;
 /** This process's streams, terminal and catalog file; a test passes its own (test/cli/launcher.test.ts). */
 const processIO = {
   readCatalog: () => readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'),
-  out: (text) => quietOnClosedReader(process.stdout).write(text),
-  err: (text) => quietOnClosedReader(process.stderr).write(text),
+  out: (text) => watchOutput(process.stdout).write(text),
+  err: (text) => watchOutput(process.stderr).write(text),
   /** The width of the terminal on fd 1 or 2; undefined when that fd is not a terminal. */
   columns: (fd) => (isatty(fd) ? (fd === 1 ? process.stdout : process.stderr).columns : undefined),
 };
@@ -60,11 +60,20 @@ function screenKey(args, words, catalog) {
   return words.length === args.length ? words.join(' ') : [...words, '--help'].join(' ');
 }
 
-/** `mailroom --help | head -1`: the reader left, nothing more to say (as src/context.ts does). */
-function quietOnClosedReader(stream) {
-  return stream.on('error', (err) => {
-    if (err.code !== 'EPIPE') throw err;
-  });
+/**
+ * As src/context.ts and src/exit.ts do for the CLI: `mailroom --help | head -1` (the reader left) is
+ * nothing more to say; a stdout that cannot be written (`> /dev/full`) is one line and exit 9. This
+ * process never calls process.exit: Node ends it once its writes have reached a slow reader.
+ */
+function watchOutput(stream) {
+  if (stream.listenerCount('error') === 0) {
+    stream.on('error', (err) => {
+      if (err.code === 'EPIPE' || stream !== process.stdout || process.exitCode) return;
+      process.exitCode = 9;
+      process.stderr.write(`mailroom: cannot write to stdout: ${err.code === 'ENOSPC' ? 'no space left on device' : err.code}\n`);
+    });
+  }
+  return stream;
 }
 
 /** Commander wraps help to a terminal narrower than HELP_WIDTH: leave that to it. */

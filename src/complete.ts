@@ -20,4 +20,6 @@ function completeValues(what: string | undefined, env: Readonly<Record<string, s
 }
 
 const names = completeValues(process.argv[3], process.env);
-if (names.length) process.stdout.write(`${names.join('\n')}\n`);
+// Node ends this process once the write is done (nothing calls process.exit), so a slow reader gets it
+// whole; a shell that stops listening is not an error worth a stack trace at a TAB.
+if (names.length) process.stdout.on('error', () => undefined).write(`${names.join('\n')}\n`);

@@ -75,10 +75,10 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
   return {
     // Touching process.stdout/stderr/stdin sets up a stream (~2 ms each); `check -q` writes nothing.
     get out() {
-      return tolerateClosedReader(process.stdout);
+      return watchOutput(process.stdout, 'stdout');
     },
     get err() {
-      return tolerateClosedReader(process.stderr);
+      return watchOutput(process.stderr, 'stderr');
     },
     get in() {
       return process.stdin;
@@ -97,21 +97,37 @@ export function processIO(env: Readonly<Record<string, string | undefined>>, col
   };
 }
 
-const tolerant = new WeakSet<Writable>();
+/** A stream of the process's own stdout or stderr, by name (the exit says which one failed). */
+export type OutputName = 'stdout' | 'stderr';
+
+const opened = new Map<Writable, OutputName>();
+let writeFailure: { stream: OutputName; err: NodeJS.ErrnoException } | undefined;
 
 /**
- * `mailroom … | head -1`: once the reader is gone, writes fail with EPIPE, which Node raises as an
- * uncaught error (a stack trace). The command carries on and exits with its own code; what it
- * would have printed has nobody to read it. Long-running commands also listen for it to stop.
+ * Watches the process's stdout or stderr from its first use. `mailroom … | head -1`: once the reader
+ * is gone, writes fail with EPIPE, which Node would raise as an uncaught error (a stack trace); the
+ * command carries on and exits with its own code, and what it would have printed has nobody to read
+ * it (long-running commands also listen for it to stop). Any other failure (`> /dev/full`: ENOSPC)
+ * is kept for the exit (src/exit.ts) to report, once.
  */
-function tolerateClosedReader<T extends Writable>(stream: T): T {
-  if (!tolerant.has(stream)) {
-    tolerant.add(stream);
+function watchOutput<T extends Writable>(stream: T, name: OutputName): T {
+  if (!opened.has(stream)) {
+    opened.set(stream, name);
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
+      if (err.code !== 'EPIPE') writeFailure ??= { stream: name, err };
     });
   }
   return stream;
+}
+
+/** What the process did with its stdout and stderr: those it opened (the exit drains them) and the first write that failed other than by its reader leaving. */
+export function processOutputs(): { streams: Writable[]; failure: { stream: OutputName; err: NodeJS.ErrnoException } | undefined } {
+  // A write that failed just now has set `errored`; its 'error' event comes on a later tick.
+  for (const [stream, name] of opened) {
+    const err = stream.errored as NodeJS.ErrnoException | null;
+    if (err && err.code !== 'EPIPE') writeFailure ??= { stream: name, err };
+  }
+  return { streams: [...opened.keys()], failure: writeFailure };
 }
 
 export function colorEnabled(env: Readonly<Record<string, string | undefined>>, isTTY: boolean, colorFlag?: boolean): boolean {

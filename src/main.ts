@@ -1,5 +1,8 @@
 import { processIO, type Context } from './context.js';
+import { exitProcess } from './exit.js';
 import { run } from './run.js';
+
+const ending = exitProcess();
 
 /**
  * The terminal echoes Ctrl-C as `^C` where the cursor is (a prompt, a progress bar): end that line,
@@ -16,10 +19,12 @@ function processContext(argv: readonly string[]): Context {
   let interrupts = 0;
   process.on('SIGINT', () => {
     interrupts += 1;
-    // First Ctrl-C lets in-flight work settle; a second one means "now".
+    // A third Ctrl-C while what was printed still waits for a slow reader: now, whatever is left.
+    if (interrupts > 2) return ending.now(130);
+    // The second means "now": what was printed still reaches its reader, nothing more is done.
     if (interrupts > 1) {
       endEchoLine();
-      process.exit(130);
+      return ending.end(130);
     }
     // Abort first: a progress bar redraws its line over the echo, then the line ends.
     controller.abort();
@@ -29,8 +34,8 @@ function processContext(argv: readonly string[]): Context {
   return { io: processIO(env, noColor ? false : undefined), env, cwd: process.cwd(), signal: controller.signal };
 }
 
-// The only place that ends the process; everything else is run() (src/run.ts), which tests call in-process.
+// Everything else is run() (src/run.ts), which tests call in-process; src/exit.ts ends the process.
 run(process.argv.slice(2), processContext(process.argv)).then(
-  (code) => process.exit(code),
-  () => process.exit(1),
+  (code) => ending.end(code),
+  () => ending.end(1),
 );

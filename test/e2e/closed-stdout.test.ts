@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, cliEnv } from '../helpers/cli.js';
 
 /** `mailroom … | true`: the reader is gone before mailroom writes; bash reports mailroom's own exit code. */
 function intoClosedPipe(args: string[]) {
@@ -25,5 +26,24 @@ describe('stdout closed by its reader (mailroom … | head -1)', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/^mailroom: unknown event NOPE/);
     expect(stderr).not.toMatch(/EPIPE/);
+  });
+});
+
+describe('stdout that cannot be written (mailroom … > /dev/full)', () => {
+  /** stdout on /dev/full (every write fails ENOSPC), stderr captured. */
+  function intoFullDisk(args: string[]) {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [BIN, ...args], { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', env: cliEnv() });
+      return { code: r.status, stderr: r.stderr };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it.each([[['--version']], [['--help']], [['completion', 'zsh']], [['webhooks', 'events', '--json']]])('%j: one line, exit 9 (storage), no stack trace', (args) => {
+    const { code, stderr } = intoFullDisk(args);
+    expect(stderr).toBe('mailroom: cannot write to stdout: no space left on device\n');
+    expect(code).toBe(9);
   });
 });

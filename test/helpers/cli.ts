@@ -10,7 +10,7 @@ import {
   type StdioPipe,
 } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -242,3 +242,89 @@ export function startCli(args: string[], env: Record<string, string>, opts: { tt
   };
 }
 
+
+/** Who reads the CLI's stdout and stderr (runCliTo). */
+export type Reader =
+  /** A file, as `> out.txt 2> err.txt` gives: every write lands at once. */
+  | 'file'
+  /**
+   * A pipe whose reader waits before reading (`| (sleep 2; wc -c)`): nothing is read until the CLI
+   * has exited or `waitMs` have passed since its first byte, so a CLI that exits without waiting for
+   * its pipes to drain loses what the pipe (64 KiB) could not hold.
+   */
+  | 'slow'
+  /** A pipe whose reader leaves after the first line of stdout (`| head -1`); stderr is read whole. */
+  | 'first-line';
+
+export interface ReaderResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+/**
+ * Runs `node bin/mailroom.js ...args` with stdout and stderr going to `reader` (build first). The
+ * output is bytes, so byte counts compare as `wc -c` would give them.
+ */
+export async function runCliTo(reader: Reader, args: string[], opts: { env: Record<string, string>; waitMs?: number; timeoutMs?: number }): Promise<ReaderResult> {
+  if (reader === 'file') return toFiles(args, opts.env);
+  const child = spawnCli(args, { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+  try {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const closed = Promise.all([new Promise((r) => child.stdout.on('close', r)), new Promise((r) => child.stderr.on('close', r))]);
+    if (reader === 'first-line') {
+      child.stderr.on('data', (d: Buffer) => err.push(d));
+      child.stdout.on('data', (d: Buffer) => {
+        const at = d.indexOf(10);
+        out.push(at >= 0 ? d.subarray(0, at + 1) : d);
+        if (at >= 0) child.stdout.destroy();
+      });
+    } else {
+      // Node's own side of a pipe reads ahead up to its high-water mark (16 KiB), then stops reading
+      // while paused: from the first chunk on, nothing more is taken until the wait is over.
+      child.stdout.on('data', (d: Buffer) => out.push(d));
+      child.stderr.on('data', (d: Buffer) => err.push(d));
+      const firstChunk = new Promise<void>((resolve) => {
+        const seen = () => {
+          child.stdout.pause();
+          child.stderr.pause();
+          resolve();
+        };
+        child.stdout.once('data', seen);
+        child.stderr.once('data', seen);
+      });
+      await Promise.race([exited, firstChunk.then(() => new Promise((r) => setTimeout(r, opts.waitMs ?? 1000)))]);
+      child.stdout.resume();
+      child.stderr.resume();
+    }
+    const code = await exited;
+    await closed;
+    return { stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString(), code };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function toFiles(args: string[], env: Record<string, string>): Promise<ReaderResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailroom-out-'));
+  const outFd = openSync(join(dir, 'out'), 'w');
+  const errFd = openSync(join(dir, 'err'), 'w');
+  try {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', outFd, errFd] });
+    const code = await new Promise<number>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (c, signal) => resolve(c ?? (signal ? 128 : 1)));
+    });
+    return { stdout: readFileSync(join(dir, 'out')), stderr: readFileSync(join(dir, 'err'), 'utf8'), code };
+  } finally {
+    closeSync(outFd);
+    closeSync(errFd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
