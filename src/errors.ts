@@ -22,7 +22,7 @@ export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
 export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'success',
   unexpected: 'unexpected error',
-  usage: 'usage or local validation error (bad flag, bad JSON, schema mismatch): nothing was sent',
+  usage: 'usage or local validation error (bad flag, bad JSON, schema mismatch): nothing was sent; also a confirmation prompt answered no (nothing done), as gh does',
   auth: 'authentication or permission (401, 403 lacking permissions), missing credentials',
   rejected: 'rejected by the API (400: invalid payload, unverified sender; 404); `send` with an idempotency key already used for another email',
   limit: 'limits: 429 after retries, monthly sending limit (403)',

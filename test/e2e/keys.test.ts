@@ -64,7 +64,7 @@ describe('keys update and delete', () => {
     const key = await makeKey('asked');
     const no = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: 'n\r' }] });
     expect(no.code).toBe(2);
-    expect(plain(no.stdout)).toContain(`Delete API key ${key.id}?`);
+    expect(plain(no.stdout).replace(/\r?\n/g, '')).toContain(`Delete API key ${key.id} "asked" (API_USER)?`);
     expect(plain(no.stdout)).toContain(`mailroom: cancelled: did not delete ${key.id}`);
     expect((await serverKeys()).map((k) => k.id)).toContain(key.id);
 

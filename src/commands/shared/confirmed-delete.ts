@@ -1,35 +1,44 @@
 import type { CommandContext } from '../../client.js';
 import { requireApiKey, requireNamedProfile } from '../../config/settings.js';
-import { confirmOrRefuse } from '../../input/confirm.js';
+import { confirmOrRefuse, refuseWithoutTerminal } from '../../input/confirm.js';
 import { printDeletedWithoutAnswer } from '../../output/resources.js';
 
 export interface Deletion<T extends { id: string }> {
   id: string;
   /** 'API key', 'webhook': how the note after a lost answer names it. */
   noun: string;
-  /** Asked on a terminal; off a terminal `--yes` is required. */
-  question: string;
+  /**
+   * Looks the resource up and words the question (its name and role, whether it is the key in use),
+   * as rotate does; asked on a terminal only, and off a terminal `--yes` is required.
+   */
+  question(): Promise<string>;
   yes: boolean | undefined;
   /** The DELETE; `'gone'` when its answer was lost and a retry found the resource already deleted. */
   remove(): Promise<T | 'gone'>;
   print(deleted: T): Promise<void>;
+  /** A warning after a deletion nobody was asked about (`--yes`): the key this command used, say. */
+  warnAfter?(deleted: T): string | undefined;
 }
 
 /**
  * The one delete flow (keys delete, webhooks delete): credentials are checked before asking (no
- * question that cannot be acted on), then confirm or refuse without --yes, delete, print what was
- * deleted, or note that a lost answer's retry found it gone.
+ * question that cannot be acted on), off a terminal --yes is required before any request, then
+ * the resource is looked up and named in the question, deleted, and what was deleted printed (or
+ * a note that a lost answer's retry found it gone). A declined question exits 2, nothing deleted.
  */
 export async function confirmedDelete<T extends { id: string }>(ctx: CommandContext, d: Deletion<T>): Promise<void> {
   const settings = ctx.settings();
   requireNamedProfile(settings);
   requireApiKey(settings);
-  await confirmOrRefuse(ctx, d.question, `delete ${d.id}`, d.yes);
+  refuseWithoutTerminal(ctx, `delete ${d.id}`, d.yes);
+  if (!d.yes) await confirmOrRefuse(ctx, await d.question(), `delete ${d.id}`, false);
   const deleted = await d.remove();
   if (deleted === 'gone') {
     await printDeletedWithoutAnswer(ctx, ctx.globals, d.id, d.noun);
     return;
   }
   await d.print(deleted);
+  const warning = d.yes ? d.warnAfter?.(deleted) : undefined;
+  if (warning) ctx.io.err.write(`mailroom: warning: ${warning}\n`);
   if (!ctx.globals.quiet && ctx.io.isStdoutTTY && !ctx.globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);
 }

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { apiClient } from '../shared/api-client.js';
 import { printWebhook } from '../../output/resources.js';
+import { oneLine } from '../../output/one-line.js';
 import { confirmedDelete } from '../shared/confirmed-delete.js';
 
 export interface WebhooksDeleteOptions {
@@ -12,7 +13,10 @@ export async function run(opts: WebhooksDeleteOptions, ctx: CommandContext): Pro
   await confirmedDelete(ctx, {
     id: opts.id,
     noun: 'webhook',
-    question: `Delete webhook ${opts.id}? Deliveries to it stop.`,
+    question: async () => {
+      const hook = await (await apiClient(ctx)).webhooks.get(opts.id, { signal: ctx.signal });
+      return oneLine(`Delete webhook ${hook.id} (${hook.url}; ${hook.events.join(', ')})? Deliveries to it stop.`);
+    },
     yes: opts.yes,
     remove: async () => (await apiClient(ctx)).webhooks.delete(opts.id, { signal: ctx.signal }),
     print: (hook) => printWebhook(ctx, ctx.globals, hook),
