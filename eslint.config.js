@@ -29,10 +29,11 @@ export default tseslint.config(
   },
   {
     // Files mailroom writes go through output/files.ts, which masks secrets (secrets.ts), as stdout
-    // and stderr do. The config store and the sandbox's state hold keys by design; the React
-    // compile step writes a temporary module.
+    // and stderr do. The config store and the sandbox's state hold keys by design, as does the env
+    // file `webhooks listen --write-env` writes for the app; the React compile step writes a
+    // temporary module.
     files: ['src/**/*.ts'],
-    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/render/react-email.ts'],
+    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/render/react-email.ts', 'src/webhook/token-env-file.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

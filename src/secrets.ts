@@ -105,6 +105,20 @@ export function reveal(value: string | null | undefined): void {
   if (value && !isMasked(value)) revealed.add(value);
 }
 
+/**
+ * For a secret shown once among other output (the signing token `webhooks listen --register` made,
+ * in its ready line): revealed for the writes `show` makes, masked again in everything after.
+ */
+export function revealOnce(value: string, show: () => void): void {
+  const already = revealed.has(value);
+  reveal(value);
+  try {
+    show();
+  } finally {
+    if (!already) revealed.delete(value);
+  }
+}
+
 /** For in-process tests: forget what the previous run held and revealed. */
 export function resetSecrets(): void {
   held.clear();

@@ -17,18 +17,22 @@ let fromStdin: string | undefined;
 export function readSecretFile(path: string, flag: string, cwd: string): string {
   if (path === '-' && fromStdin !== undefined) return fromStdin;
   const label = path === '-' ? 'stdin' : path;
-  let text: string;
-  try {
-    text = readCappedSync(path === '-' ? 0 : resolve(cwd, path), SECRET_FILE_LIMIT);
-  } catch (err) {
-    if (err === TOO_LARGE) throw usageError(`${flag}: ${label} is larger than 64 KiB; expected the secret alone`);
-    throw usageError(`${flag}: cannot read ${label}: ${fsReason(err)}`);
-  }
-  const secret = text.trim();
+  const secret = readSecretFileText(path, flag, cwd).trim();
   if (secret === '') throw usageError(`${flag}: ${label} is empty`);
   if (/\s/.test(secret)) throw usageError(`${flag}: ${label} holds more than one word; expected the secret alone`);
   if (path === '-') fromStdin = secret;
   return secret;
+}
+
+/** The whole text of a secret file (not stdin), read with the same cap and messages, for callers that parse it. */
+export function readSecretFileText(path: string, flag: string, cwd: string): string {
+  const label = path === '-' ? 'stdin' : path;
+  try {
+    return readCappedSync(path === '-' ? 0 : resolve(cwd, path), SECRET_FILE_LIMIT);
+  } catch (err) {
+    if (err === TOO_LARGE) throw usageError(`${flag}: ${label} is larger than 64 KiB; expected the secret alone`);
+    throw usageError(`${flag}: cannot read ${label}: ${fsReason(err)}`);
+  }
 }
 
 const TOO_LARGE = Symbol('too large');

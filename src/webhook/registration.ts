@@ -6,6 +6,8 @@ import { CliError, usageError } from '../errors.js';
 import { oneLine } from '../output/one-line.js';
 import { EVENT_NAMES, type EventName } from '../schema/events.js';
 import { paths } from '../api/paths.js';
+import { holdSecret } from '../secrets.js';
+import { tokenFrom } from './token.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -17,10 +19,14 @@ export interface Registration {
 /**
  * Checks that the API the command points at is a mailroom sandbox (only there is a webhook cheap to
  * create and throw away) and returns the signing token the webhook will be created with: known
- * before the listener starts, so it verifies the very first delivery.
+ * before the listener starts, so it verifies the very first delivery. `--token`/`--token-file` give
+ * it (an app that already verifies with it keeps working); else a fresh one is made (`created`:
+ * the caller shows it once, since nothing else will).
  */
-export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, ctx: CommandContext): Promise<string> {
-  if (flags.token !== undefined || flags.tokenFile !== undefined || flags.webhook !== undefined) throw usageError('--register creates its own webhook and token: drop --token, --token-file and --webhook');
+export async function registrationToken(flags: { token?: string; tokenFile?: string; webhook?: string }, ctx: CommandContext): Promise<{ token: string; created: boolean }> {
+  if (flags.webhook !== undefined) throw usageError('--register creates its own webhook: drop --webhook (or drop --register to listen for that webhook)');
+  // Not MAILROOM_WEBHOOK_TOKEN: a token left in the environment would be reused without a word.
+  const given = flags.token !== undefined || flags.tokenFile !== undefined ? tokenFrom(flags.token, {}, flags.tokenFile, ctx.cwd) : undefined;
   const root = ctx.settings().baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
   try {
     await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
@@ -30,7 +36,10 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
     }
     throw err;
   }
-  return `wht_${randomBytes(24).toString('base64url')}`;
+  if (given !== undefined) return { token: given, created: false };
+  const token = `wht_${randomBytes(24).toString('base64url')}`;
+  holdSecret(token);
+  return { token, created: true };
 }
 
 /** Creates the webhook: `url` (the listener), `token`, the given events or all of them. */

@@ -39,7 +39,7 @@ describe('webhooks listen --register (against a sandbox)', () => {
     const run = listen(['--register', '--events', 'CONTACT_CREATED']);
     await expect.poll(() => run.lines.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const ready = JSON.parse(run.lines[0]!);
-    expect(ready).toEqual({ ready: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), webhookId: expect.stringMatching(/^wh_/) });
+    expect(ready).toEqual({ ready: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), webhookId: expect.stringMatching(/^wh_/), token: expect.stringMatching(/^wht_/) });
     const hooks = (await call('GET', '/v1/webhooks')).body.webhooks.items;
     expect(hooks).toEqual([expect.objectContaining({ id: ready.webhookId, url: ready.url, events: ['CONTACT_CREATED'] })]);
     expect(run.stderr()).toContain(`Registered webhook ${ready.webhookId} delivering to ${ready.url}; deleted on exit`);
@@ -56,9 +56,9 @@ describe('webhooks listen --register (against a sandbox)', () => {
     expect(run.stderr()).toContain(`Deleted webhook ${ready.webhookId}\n`);
   });
 
-  it('refuses --token or --webhook with it, and an API that is not a sandbox, before listening', async () => {
-    const both = listen(['--register', '--token', 'wht_something']);
-    expect(await both.done).toMatchObject({ kind: 'usage', message: '--register creates its own webhook and token: drop --token, --token-file and --webhook' });
+  it('refuses --webhook with it, and an API that is not a sandbox, before listening', async () => {
+    const both = listen(['--register', '--webhook', 'wh_something']);
+    expect(await both.done).toMatchObject({ kind: 'usage', message: '--register creates its own webhook: drop --webhook (or drop --register to listen for that webhook)' });
     expect(both.lines).toEqual([]);
 
     const notSandbox = await new Promise<Server>((resolve) => {

@@ -19,6 +19,10 @@ import { oneLine } from '../../output/one-line.js';
 import { exposedHostWarning } from '../../config/url.js';
 import { shellQuote } from '../shared/command-line.js';
 import { formatLines, linesFor } from '../../webhook/replay.js';
+import { writeTokenEnv } from '../../webhook/token-env-file.js';
+import { execApp } from '../../webhook/exec-app.js';
+import { TOKEN_ENV } from '../../webhook/token.js';
+import { revealOnce } from '../../secrets.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;
@@ -34,6 +38,8 @@ export interface WebhooksListenOptions {
   journal?: string;
   maxBody: number;
   register?: boolean;
+  writeEnv?: string;
+  exec?: string;
   forwardQueue: number;
   stopTimeout: number;
   maxAge?: string;
@@ -52,9 +58,14 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   }
   const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
 
-  const { token, webhook } = flags.register
-    ? { token: await registrationToken(flags, ctx), webhook: undefined }
-    : await resolveSigningToken(flags, ctx, 'to verify deliveries');
+  if (flags.exec !== undefined && flags.exec.trim() === '') throw usageError('--exec: the command to start your app is empty');
+  const { token, webhook, created } = flags.register
+    ? { ...(await registrationToken(flags, ctx)), webhook: undefined }
+    : { ...(await resolveSigningToken(flags, ctx, 'to verify deliveries')), created: false };
+  if (created && globals.quiet && flags.writeEnv === undefined && flags.exec === undefined) {
+    throw usageError('-q would discard the new webhook token (it is shown only once): add --write-env <file> or --exec <command>, or pass --token-file');
+  }
+  if (flags.writeEnv !== undefined) await writeTokenEnv(flags.writeEnv, token, ctx.cwd);
 
   const journal = flags.journal === undefined ? undefined : await JournalWriter.open(flags.journal);
   if (journal) ctx.cleanups?.push(() => journal.close());
@@ -181,18 +192,33 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
     : undefined;
   if (registration && !globals.quiet) ctx.io.err.write(`Registered webhook ${registration.id} delivering to ${listener.url}; deleted on exit\n`);
 
-  const stopped = untilStopped(ctx, { orOutputClosed: true });
+  const appEnded = new AbortController();
+  const stopped = untilStopped(ctx, { orOutputClosed: true, orEnded: appEnded.signal });
   const exposed = exposedHostWarning(flags.host, 'this listener');
   if (exposed) ctx.io.err.write(`${exposed}\n`);
   if (forwardTo && !journal && !globals.quiet) {
     ctx.io.err.write('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
   }
-  if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}; Ctrl-C to stop\n`);
+  // A token made here is shown once, in the ready lines (the app needs it); masked everywhere after.
+  const showReady = () => {
+    // Once: in the JSON ready line for a script, else in the line a person reads.
+    const also = flags.writeEnv === undefined ? '' : `, also in ${flags.writeEnv}`;
+    const shown = !created ? '' : globals.json ? `; signing token in the ready line on stdout${also}` : `; signing token ${token} (shown once${also})`;
+    if (!globals.quiet) ctx.io.err.write(`Ready: listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}${shown}; Ctrl-C to stop\n`);
+    if (globals.json) {
+      const ready = { ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}), ...(created ? { token } : {}) };
+      ctx.io.out.write(`${JSON.stringify(ready)}\n`);
+    }
+  };
+  if (created) revealOnce(token, showReady);
+  else showReady();
+  // The app starts once deliveries can reach the listener, with the token it verifies them with.
+  const app = flags.exec === undefined ? undefined : execApp(flags.exec, { ...ctx.env, [TOKEN_ENV]: token }, ctx.io.err);
+  void app?.exited.then(() => appEnded.abort());
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
     if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
   }
-  if (globals.json) ctx.io.out.write(`${JSON.stringify({ ready: true, url: listener.url, ...(forwardTo ? { forwardTo } : {}), ...(registration ? { webhookId: registration.id } : {}) })}\n`);
 
   const why = await stopped;
   await registration?.remove();
@@ -202,8 +228,16 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   const deadline = setTimeout(() => abortForward.abort(), flags.stopTimeout);
   await worker;
   clearTimeout(deadline);
+  // The app goes after its last forward (it may take --stop-timeout to end, then it is killed).
+  await app?.stop(flags.stopTimeout);
   await journal?.close();
-  if (!globals.quiet) printStopped(ctx, { received, accepted, failed, waiting, journal: journal?.path, forwardTo, events: only, token: replayToken(flags, webhook?.id) });
+  if (!globals.quiet) printStopped(ctx, { received, accepted, failed, waiting, journal: journal?.path, forwardTo, events: only, token: replayToken(flags, webhook?.id, created) });
+  if (why === 'ended' && app) {
+    const ended = await app.exited;
+    const how = ended.error ?? (ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`);
+    if (ended.error !== undefined || ended.code !== 0) throw new CliError('unexpected', `your app (--exec) ${ended.error === undefined ? how : `could not start: ${how}`}; the listener stopped with it`);
+    if (!globals.quiet) ctx.io.err.write(`Your app (--exec) ${how}; the listener stopped with it\n`);
+  }
   // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) and a closed stdout exit 0.
   if (why === 'interrupted') throw new QuietExit(130);
 }
@@ -255,11 +289,14 @@ function printStopped(ctx: CommandContext, s: StopReport): void {
 }
 
 /** Where `webhooks replay` finds the token this listener verified with. */
-function replayToken(flags: WebhooksListenOptions, webhookId: string | undefined): StopReport['token'] {
+function replayToken(flags: WebhooksListenOptions, webhookId: string | undefined, created: boolean): StopReport['token'] {
   if (webhookId !== undefined) return { args: ['--webhook', webhookId] };
   if (flags.tokenFile !== undefined && flags.tokenFile !== '-') return { args: ['--token-file', shellQuote(flags.tokenFile)] };
+  // --token-file reads the MAILROOM_WEBHOOK_TOKEN line of an env file.
+  if (flags.writeEnv !== undefined) return { args: ['--token-file', shellQuote(flags.writeEnv)] };
+  if (created) return { note: '(with MAILROOM_WEBHOOK_TOKEN set to the signing token shown at start)' };
   if (flags.token === undefined) return { args: [] }; // MAILROOM_WEBHOOK_TOKEN, which replay reads too
-  return { note: `(with the same signing token: MAILROOM_WEBHOOK_TOKEN, --token-file or --token)` };
+  return { note: '(with the same signing token: MAILROOM_WEBHOOK_TOKEN, --token-file or --token)' };
 }
 
 /** Why a webhook's URL cannot reach the listener (another port, or a remote host), if it cannot. */

@@ -21,7 +21,9 @@ export function register(parent: Command, ctx: Context): void {
     .option('--forward-to <url>', 'POST each verified delivery, byte for byte with its headers, to your app')
     .option('--events <E,...>', 'print and forward only these events (others are still answered 200 and journalled)')
     .option('--journal <file>', 'append every request received to this NDJSON file (for webhooks replay)')
-    .option('--register', 'against a sandbox: create a webhook delivering here (its events: --events, else all), delete it on exit')
+    .option('--register', 'against a sandbox: create a webhook delivering here (its events: --events, else all; its token: --token, else a new one shown once), delete it on exit')
+    .option('--write-env <file>', 'write MAILROOM_WEBHOOK_TOKEN=<token> into this env file (mode 0600; other lines kept) for your app')
+    .option('--exec <command>', 'start your app with this shell command, MAILROOM_WEBHOOK_TOKEN in its environment; stopped with the listener')
     .addOption(new Option('--max-body <bytes>', 'refuse bodies over this size with 413').default(DEFAULT_MAX_BODY).argParser(parseIntegerOption('--max-body', 1)))
     .addOption(new Option('--forward-queue <n>', 'deliveries waiting to be forwarded before new ones get 503 (the service retries them)').default(DEFAULT_FORWARD_QUEUE).argParser(parseIntegerOption('--forward-queue', 1)))
     .addOption(new Option('--stop-timeout <ms>', 'on Ctrl-C/SIGTERM, how long a forward under way may finish').default(DEFAULT_STOP_TIMEOUT_MS).argParser(parseIntegerOption('--stop-timeout', 0)))
@@ -34,13 +36,16 @@ Examples:
   $ MAILROOM_WEBHOOK_TOKEN=wht_… mailroom webhooks listen --port 0 --journal deliveries.ndjson
   $ mailroom webhooks listen --token "$TOKEN" --events CONTACT_CREATED,CONTACT_DELETED | jq .data
   $ MAILROOM_BASE_URL=http://127.0.0.1:4025 mailroom webhooks listen --register --api-key sk_live_…
+  $ mailroom webhooks listen --register --forward-to http://localhost:3000/webhooks --exec 'node app.js' --journal j.ndjson
+  $ mailroom webhooks listen --register --write-env .env --forward-to http://localhost:3000/webhooks
 
 Each POST, on any path: the body is read raw (413 over --max-body), its X-Smashsend-Signature (or any
 X-*-Signature) checked in constant time against the token; 200 when valid, 401 when the signature is
 missing or wrong, with the likely cause (wrong token, or a body re-serialised on the way). With
 --journal, a 200 is sent only once the delivery is on disk; forwarding follows, one at a time, and a
-full --forward-queue answers 503 so the service retries. On stop, deliveries not yet forwarded stay
-in the journal and the command to replay them is printed.
+full --forward-queue answers 503 so the service retries. On stop, deliveries your app did not take
+(failed or not yet forwarded) stay in the journal, and the command that replays exactly those (by
+journal line) is printed.
 TESTING_CONNECTION is answered 200 and printed, never forwarded. Lines go to stdout: readable on a
 terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --json the first stdout line
 is {"ready":true,"url":…}. Ctrl-C stops it.`,
