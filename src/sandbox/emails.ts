@@ -5,7 +5,6 @@ import type { ResolvedConfig } from './config.js';
 import { recordRecipient, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './errors.js';
 import { renderTemplate } from './templates.js';
-import { textFromHtml } from './text.js';
 import { newId, type EmailResultBody, type InboxEmail, type SandboxState } from './state.js';
 
 export type SendOutcome = { ok: true; result: EmailResultBody } | { ok: false; error: ErrorBody };
@@ -14,7 +13,9 @@ export interface BatchFailed extends ErrorBody {
   index: number;
 }
 
-type Prepared = { fields: Pick<InboxEmail, 'html' | 'text'> & Partial<InboxEmail> } | { error: ErrorBody };
+/** `text` undefined: generated from the html when first read (text.ts withText). */
+type Fields = Pick<InboxEmail, 'html' | 'text'> & Partial<InboxEmail>;
+type Prepared = { fields: Fields } | { error: ErrorBody };
 
 export interface EmailHooks {
   /** A contact was created or updated by a send. */
@@ -159,11 +160,11 @@ export class EmailService {
     const address = senderAddress(email.from)!;
     const rejected = this.senderError(address);
     if (rejected) return { error: rejected };
-    const fields: Pick<InboxEmail, 'html' | 'text'> & Partial<InboxEmail> = {
+    const fields: Fields = {
       from: email.fromName !== undefined && !email.from.includes('<') ? `${email.fromName} <${address}>` : email.from,
       subject: email.subject,
       html: email.html,
-      text: email.text ?? textFromHtml(email.html),
+      text: email.text,
     };
     if (email.fromName !== undefined) fields.fromName = email.fromName;
     if (email.previewText !== undefined) fields.previewText = email.previewText;
@@ -179,11 +180,11 @@ export class EmailService {
       return { error: errorBody(400, `Template "${email.template}" does not exist (templates: ${known})`, { docsUrl: DOCS_URL }) };
     }
     const rendered = renderTemplate(templates[email.template]!, email.variables);
-    const fields: Pick<InboxEmail, 'html' | 'text'> & Partial<InboxEmail> = {
+    const fields: Fields = {
       template: email.template,
       subject: rendered.subject,
       html: rendered.html,
-      text: textFromHtml(rendered.html),
+      text: undefined,
     };
     if (rendered.from !== undefined) fields.from = rendered.from;
     if (email.variables !== undefined) fields.variables = email.variables;

@@ -4,6 +4,7 @@ import { ASSET_VERSION } from './inbox-assets.js';
 import { SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { DeliveryRecord, InboxEmail, SandboxState } from './state.js';
 import { escapeHtml } from './templates.js';
+import { withText } from './text.js';
 
 /**
  * The inbox pages, rendered on the server (they work without the script, which only adds live
@@ -73,7 +74,7 @@ const PREVIEW_LENGTH = 140;
 
 /** One line of an email's text for the list, cut whole characters (code points), not UTF-16 halves. */
 export function previewOf(email: InboxEmail): string {
-  const chars = Array.from((email.previewText ?? email.text).replace(/\s+/g, ' ').trim());
+  const chars = Array.from((email.previewText ?? withText(email)).replace(/\s+/g, ' ').trim());
   return chars.length > PREVIEW_LENGTH ? `${chars.slice(0, PREVIEW_LENGTH).join('')}…` : chars.join('');
 }
 
@@ -183,6 +184,7 @@ function detailRows(email: InboxEmail): [string, string][] {
 }
 
 export function emailPage(state: SandboxState, email: InboxEmail, view: EmailView, now = Date.now()): string {
+  const text = withText(email);
   const base = `/inbox/${encodeURIComponent(email.id)}`;
   const link = (over: Partial<EmailView>) => {
     const v = { ...view, ...over };
@@ -210,7 +212,7 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
     panel = `<div class="toolbar">${widths}<span class="images">${images}</span></div>
 <div class="frame${view.mobile ? ' mobile' : ''}"><iframe title="Email HTML" src="${h(src)}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer"></iframe></div>`;
   } else if (view.tab === 'text') {
-    panel = `<pre class="text">${h(email.text)}</pre>`;
+    panel = `<pre class="text">${h(text)}</pre>`;
   } else if (view.tab === 'source') {
     panel = json(email);
   } else {

@@ -6,7 +6,7 @@
  */
 import type { EventName } from '../schema/events.js';
 import type { Envelope } from '../webhook/samples.js';
-import type { DeliveryRecord, InboxEmail } from './state.js';
+import type { DeliveryRecord } from './state.js';
 import type { SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions } from './public-types.js';
 
 export type * from './public-types.js';
@@ -44,7 +44,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     baseUrl: running.baseUrl,
     apiKey: running.apiKey,
     workspaceId: running.workspaceId,
-    emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: InboxEmail[] }).items satisfies SandboxEmail[],
+    emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items,
     deliveries,
     waitForDeliveries(count, { timeoutMs = 5_000 } = {}) {
       return new Promise((resolve, reject) => {

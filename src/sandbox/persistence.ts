@@ -6,12 +6,12 @@ import { JournalLock } from '../output/lock.js';
 import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './journal.js';
-import { SandboxState, type Change, type Snapshot } from './state.js';
+import { SandboxState, type Change, type InboxEmail, type Snapshot } from './state.js';
 
 const str = z.string();
 const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
 const storedEmail = emailResult
-  .extend({ html: str, text: str, settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
+  .extend({ html: str, text: str.optional(), settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
   .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? '')));
 const storedKey = z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str });
 const storedWebhook = z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str });
@@ -49,6 +49,20 @@ const changeSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('reset') }),
 ]);
 
+/**
+ * An email saved before its text was generated (JSON leaves the undefined `text` out; text.ts
+ * withText) gets the key back in its place after `html`, as when it was caught.
+ */
+function restoreText(email: InboxEmail): InboxEmail {
+  if ('text' in email) return email;
+  const restored: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(email)) {
+    restored[key] = value;
+    if (key === 'html') restored.text = undefined;
+  }
+  return restored as unknown as InboxEmail;
+}
+
 /** Reads a `--data` file; a missing file is a fresh start, anything unreadable is an error. */
 export async function loadSnapshot(file: string): Promise<Snapshot | undefined> {
   let text: string;
@@ -65,6 +79,7 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
     throw new SandboxConfigError(`data file ${file} is not valid JSON`);
   }
   if (!snapshotSchema.safeParse(snap).success) throw new SandboxConfigError(`data file ${file} is not a mailroom sandbox data file`);
+  (snap as Snapshot).emails = (snap as Snapshot).emails.map(restoreText);
   return snap as Snapshot;
 }
 
@@ -77,7 +92,10 @@ export async function readJournal(file: string): Promise<Change[]> {
   const parse = (line: string): Change | undefined => {
     try {
       const parsed = changeSchema.safeParse(JSON.parse(line));
-      return parsed.success ? (parsed.data as Change) : undefined;
+      if (!parsed.success) return undefined;
+      const change = parsed.data as Change;
+      if (change.t === 'email') change.email = restoreText(change.email);
+      return change;
     } catch {
       return undefined;
     }

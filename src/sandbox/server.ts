@@ -14,7 +14,8 @@ import { notFoundPage, registerInbox, wantsPage } from './inbox-routes.js';
 import { checkKey, createKey, deleteKey, listKeys, updateKey } from './keys.js';
 import { RateLimiter } from './limits.js';
 import { LiveFeed } from './live.js';
-import { randomToken, type SandboxState, type StoredKey } from './state.js';
+import { randomToken, type InboxEmail, type SandboxState, type StoredKey } from './state.js';
+import { withText } from './text.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
 
 export { BATCH_BODY_LIMIT, BODY_LIMIT };
@@ -171,14 +172,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const filter = parseFilter(query);
     const matching = isFiltered(filter) ? filterEmails(state.emails, filter) : state.emails;
     const limit = query.limit;
-    if (limit === undefined) return { items: matching, total: matching.length };
+    if (limit === undefined) return { items: shown(matching), total: matching.length };
     if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
     const n = Number(limit);
-    return { items: n === 0 ? [] : matching.slice(-n), total: matching.length };
+    return { items: n === 0 ? [] : shown(matching.slice(-n)), total: matching.length };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);
     if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
+    withText(email);
     return { email };
   });
   app.get('/_sandbox/deliveries', inspect, async () => ({ items: state.deliveries }));
@@ -198,6 +200,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerInbox(app, { state, deliverer, live: deps.live ?? new LiveFeed(() => ({ emails: state.emails.length, scheduled: 0, deliveries: state.deliveries.length })) });
 
   return app;
+}
+
+/** Emails as the inspection API answers them: each with its text (generated when first read). */
+function shown(emails: InboxEmail[]): InboxEmail[] {
+  for (const email of emails) withText(email);
+  return emails;
 }
 
 function isEmailPath(request: FastifyRequest): boolean {

@@ -4,8 +4,11 @@ import type { SandboxEmail, Scalar } from './public-types.js';
 
 export type { Scalar };
 
-/** An email caught by the sandbox: what `GET /_sandbox/emails` lists and the inbox shows. */
-export type InboxEmail = SandboxEmail;
+/**
+ * An email caught by the sandbox: what `GET /_sandbox/emails` lists and the inbox shows. Its
+ * `text`, when the sender gave none, is generated when first read (text.ts withText).
+ */
+export type InboxEmail = Omit<SandboxEmail, 'text'> & { text: string | undefined };
 
 /** The email result object of the public API. */
 export interface EmailResultBody {

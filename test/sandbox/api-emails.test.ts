@@ -76,6 +76,9 @@ describe('POST /v1/emails', () => {
       text: 'Hi Ada',
       settings: { trackClicks: true, trackOpens: false },
     });
+    // The text is generated when first read; its place among the keys is where it always was.
+    expect(Object.keys(caught!)).toEqual(['id', 'messageId', 'status', 'type', 'to', 'from', 'subject', 'html', 'text', 'settings', 'createdAt', 'groupBy', 'requestId']);
+    expect(await sb.emails()).toEqual([caught]);
   });
 
   test('a given text is kept and tracking settings are honoured', async () => {
@@ -133,6 +136,7 @@ describe('POST /v1/emails', () => {
       text: 'Total: <5 €>',
       settings: { trackClicks: true, trackOpens: true },
     });
+    expect(Object.keys(caught!)).toEqual(['id', 'messageId', 'status', 'type', 'to', 'template', 'subject', 'html', 'text', 'from', 'variables', 'settings', 'createdAt', 'requestId']);
   });
 
   test('the built-in welcome template works without variables', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { loadSnapshot, Persistence, readJournal } from '../../src/sandbox/persistence.js';
 import { SandboxState, type InboxEmail } from '../../src/sandbox/state.js';
+import { withText } from '../../src/sandbox/text.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -138,6 +139,39 @@ describe('Persistence (--data): snapshot plus journal', () => {
     expect(restored.current.emails).toEqual([]);
     expect(restored.current.sentIn(new Date())).toBe(1);
     expect((await readdir(dir)).some((f) => f.endsWith('.tmp'))).toBe(false);
+  });
+
+  test('an email whose text was not read yet is saved without it and reads back with the same text in the same place, from a journal and from a snapshot', async () => {
+    const file = join(dir, 'state.json');
+    const html = '<h1>Hi Ada</h1><p>Your order <b>#7</b> ships. <a href="https://x.test/t/7">Track it</a>.</p>';
+    // As EmailService keeps an email sent without text: the key in its place, the text not made yet.
+    const unread = (id: string) => sampleEmail(id, { html, text: undefined, requestId: 'req_1' });
+    const p = await started(file, () => SandboxState.fresh('sk_live_lazy'), noError);
+    p.current.acceptEmail(unread('trs_unread'), { id: 'trs_unread', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    const read = unread('trs_read');
+    p.current.acceptEmail(read, { id: 'trs_read', messageId: 'm', status: 'SENT', to: 'a@x.test', type: 'raw' }, new Date());
+    await p.durable();
+    const journal = join(dir, (await readdir(dir)).find((f) => f.includes('.journal-'))!);
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => 'text' in l.email)).toEqual([false, false]);
+
+    const expected = 'HI ADA\n\nYour order #7 ships. Track it https://x.test/t/7.';
+    const check = (emails: InboxEmail[]) => {
+      expect(emails.map((e) => e.id)).toEqual(['trs_unread', 'trs_read']);
+      for (const email of emails) {
+        const keys = Object.keys(email);
+        expect(keys.indexOf('text')).toBe(keys.indexOf('html') + 1);
+        expect(withText(email)).toBe(expected);
+        expect(JSON.parse(JSON.stringify(email))).toEqual({ ...sampleEmail(email.id, { requestId: 'req_1', createdAt: email.createdAt }), html, text: expected });
+      }
+    };
+    check((await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current.emails);
+    // Read once before the snapshot: then it is saved with its text.
+    expect(withText(read)).toBe(expected);
+    await p.close();
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    expect(saved.emails.map((e: InboxEmail) => e.text)).toEqual([undefined, expected]);
+    check((await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current.emails);
   });
 
   test('a data file in a directory that does not exist is refused at open, naming the file', async () => {
