@@ -58,7 +58,20 @@ export function checkCallOptions<T extends object>(opts: T | undefined, label: s
   return opts;
 }
 
+const OPTIONS = ['apiKey', 'baseUrl', 'workspaceId', 'timeoutMs', 'maxRetries', 'env'];
+/** Options of other clients (the official SDK's among them) that mean something else here, or nothing. */
+const NOT_HERE: Record<string, string> = {
+  timeout: 'it is timeoutMs here',
+  apiVersion: "mailroom speaks the API's /v1",
+  fetch: 'mailroom sends with its own HTTP stack (undici); proxies come from HTTPS_PROXY/NO_PROXY in env',
+};
+
 export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
+  // An option this client does not know would be ignored, and the caller would not get what they asked for.
+  for (const name of Object.keys(options)) {
+    if (OPTIONS.includes(name)) continue;
+    throw new ValidationError(`new Mailroom(): unknown option ${name}${NOT_HERE[name] ? `: ${NOT_HERE[name]}` : ` (known: ${OPTIONS.join(', ')})`}`);
+  }
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');

@@ -16,8 +16,12 @@ export class Mailroom {
   readonly #connection: Connection;
   readonly #close: () => Promise<void>;
 
-  constructor(options: MailroomOptions = {}) {
-    const made = connectionFrom(options);
+  /**
+   * `new Mailroom()`, `new Mailroom({ apiKey, ... })`, or the key first as the official SDK takes it:
+   * `new Mailroom('sk_live_…')`, `new Mailroom('sk_live_…', { baseUrl })`.
+   */
+  constructor(apiKeyOrOptions?: string | MailroomOptions, options?: Omit<MailroomOptions, 'apiKey'>) {
+    const made = connectionFrom(optionsOf(apiKeyOrOptions, options));
     this.#connection = made.connection;
     this.#close = made.close;
     this.emails = new Emails(this.#connection);
@@ -34,6 +38,19 @@ export class Mailroom {
   close(): Promise<void> {
     return this.#close();
   }
+}
+
+function optionsOf(first: unknown, second: unknown): MailroomOptions {
+  const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+  if (typeof first === 'string') {
+    if (second !== undefined && (typeof second !== 'object' || second === null)) throw new ValidationError(`new Mailroom(): the options after the key must be an object, got ${describe(second)}`);
+    if (second !== undefined && Object.hasOwn(second, 'apiKey')) throw new ValidationError('new Mailroom(): the API key is given twice (as the first argument and as apiKey): give it once');
+    return { ...(second as MailroomOptions | undefined), apiKey: first };
+  }
+  if (first === undefined) return {};
+  if (typeof first !== 'object' || first === null) throw new ValidationError(`new Mailroom(): give the API key (a string) or an options object, got ${describe(first)}`);
+  if (second !== undefined) throw new ValidationError('new Mailroom(): give one options object (with apiKey), or the key and then the options');
+  return first as MailroomOptions;
 }
 
 /** @internal The CLI's way in: a client over a transport the command's context owns (and closes). */

@@ -8,6 +8,8 @@ import type { EmailInput } from '../types.js';
 import { ValidationError } from './errors.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** What JSX and React.createElement make: an object React marks with its `$$typeof` symbol. */
+const isReactElement = (v: unknown): boolean => isRecord(v) && typeof v.$$typeof === 'symbol';
 
 /**
  * An EmailInput as the wire request: React rendered (its text unless given), `sendAt` as the API
@@ -26,6 +28,12 @@ export async function prepareEmail(input: EmailInput, label: string): Promise<Em
       if (props !== undefined && !isRecord(props)) throw new ValidationError(`${label}: props must be an object`);
       rendered = await renderReactEmail(reactFile, props ?? {}, process.cwd(), `${label}: reactFile`);
     } else {
+      // The official SDK sends a string `react` as the HTML itself; rendered here it would be the
+      // text of an element, escaped (the email would show `&lt;p&gt;`): refused, so nothing goes out wrong.
+      if (!isReactElement(react)) {
+        const got = typeof react === 'string' ? 'a string' : react === null ? 'null' : typeof react === 'object' ? 'an object' : `a ${typeof react}`;
+        throw new ValidationError(`${label}: react must be a React element (JSX, or React.createElement), got ${got}; for HTML you have already, give html`);
+      }
       rendered = await renderReactElement(react, `${label}: react`);
     }
     body.html = rendered.html;

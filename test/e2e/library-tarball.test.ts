@@ -29,6 +29,10 @@ const pages: string[] = [];
 const first = await mailroom.webhooks.list();
 pages.push(String(first.items.length));
 await mailroom.close();
+// The official SDK's way to make a client (the key first) type-checks and works.
+const sdkStyle = new Mailroom(process.env.KEY!, { baseUrl: process.env.BASE_URL! });
+await sdkStyle.apiKeys.check();
+await sdkStyle.close();
 const sandbox = await startSandbox();
 await sandbox.close();
 const signature = createHmac('sha256', 'wht_tokentoken').update('{}').digest('hex');
@@ -70,6 +74,7 @@ const headless = await outcome(createWebhookHandler({ token: 'wht_tokentoken' })
 out.headless = [headless.name === WebhookSignatureError.name, headless.message];
 out.perCall = [(await outcome(mailroom.emails.send(email('ada@example.com'), { timeoutMs: -1 }))).message, (await outcome(mailroom.webhooks.list({ maxRetries: 1e9 }))).message];
 await mailroom.emails.send({ template: 'welcome', to: 'proto@example.com', variables: JSON.parse('{"__proto__":"kept"}') });
+out.reactString = (await outcome(mailroom.emails.send({ ...email('ada@example.com'), html: undefined, react: '<p>Hi</p>' }))).message;
 out.lineSeparator = (await outcome(mailroom.emails.send({ ...email('ada@example.com'), subject: 'Hi\u2028Bcc: eve@example.com' }))).validation;
 await mailroom.close();
 console.log(JSON.stringify(out));
@@ -156,6 +161,7 @@ describe('the packed tarball, installed into a project of its own', () => {
       'webhooks.list: maxRetries must be an integer from 0 to 10, got 1000000000',
     ]);
     expect(out.lineSeparator).toBe(true);
+    expect(out.reactString).toBe('emails.send: react must be a React element (JSX, or React.createElement), got a string; for HTML you have already, give html');
     const caught = await sandbox.emails();
     expect(caught.map((e) => e.to).sort()).toEqual(['one@example.com', 'proto@example.com', 'zero@example.com']);
     expect(JSON.stringify(caught.find((e) => e.to === 'proto@example.com')!.variables)).toBe('{"__proto__":"kept"}');
