@@ -54,6 +54,15 @@ export interface Context {
   cleanups?: (() => Promise<void>)[];
   /** Answers prompts; absent: the terminal (src/input/prompter.ts). Tests script the answers. */
   prompter?: Prompter;
+  /** Paces what prints on a schedule (batch progress lines, src/output/progress.ts); absent: the real clock. Tests step their own. */
+  clock?: Clock;
+}
+
+/** Time as a paced printer sees it: the current time and a repeating timer. */
+export interface Clock {
+  now(): number;
+  /** Calls `fn` every `ms` until the returned stop is called. */
+  every(ms: number, fn: () => void): () => void;
 }
 
 /** A running local API: where it listens and the key and workspace it made. */

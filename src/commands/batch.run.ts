@@ -14,7 +14,7 @@ import { readSource } from '../input/sources.js';
 import { stdinFor } from '../input/stdin.js';
 import { parseSendAt } from '../input/time.js';
 import { outputMode } from '../output/mode.js';
-import { createProgressBar } from '../output/progress.js';
+import { createProgressBar, createProgressLines } from '../output/progress.js';
 import type { Settings } from '../config/settings.js';
 
 export interface BatchOptions {
@@ -60,7 +60,8 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
 
   const sending = flags.dryRun ? undefined : await openSending(ctx);
   const mode = outputMode(ctx, globals);
-  const bar = ctx.io.isStderrTTY && !mode.quiet && !flags.dryRun ? createProgressBar(ctx.io, ctx.signal) : undefined;
+  // A bar redrawn in place on a terminal; plain lines at a steady pace in a CI log or a file.
+  const bar = mode.quiet || flags.dryRun ? undefined : ctx.io.isStderrTTY ? createProgressBar(ctx.io, ctx.signal) : createProgressLines(ctx.io, ctx.clock);
   let summary: BatchSummary;
   try {
     summary = await runBatch(ctx, {

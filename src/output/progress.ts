@@ -1,4 +1,4 @@
-import type { IO } from '../context.js';
+import type { Clock, IO } from '../context.js';
 import type { BatchProgress as PublicBatchProgress } from '../types.js';
 
 /**
@@ -70,7 +70,8 @@ export function createProgressBar(io: IO, signal: AbortSignal): ProgressView {
   };
 }
 
-function format(p: BatchProgress, final: boolean, now: number): string {
+/** What both views show: the percentage settled (undefined while the total is unknown), the send rate and the ETA. */
+function measure(p: BatchProgress, final: boolean, now: number, startedAt = p.startedAt) {
   const settled = p.sent + p.failed + p.skipped;
   // Before the first bytes are consumed a file's total is unknown: 0%, not settled/read.
   const unknown = !final && p.bytesTotal !== undefined && p.bytesRead === 0;
@@ -79,12 +80,89 @@ function format(p: BatchProgress, final: boolean, now: number): string {
   // Floored, and short of 100 until the input is read and every entry settled.
   let percent = Math.floor((settled / total) * 100);
   if (percent === 100 && !(final && settled === total)) percent = 99;
-  const filled = Math.round((percent / 100) * BAR_WIDTH);
-  const bar = '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
-  const seconds = (now - p.startedAt) / 1000;
+  const seconds = (now - startedAt) / 1000;
   const rate = seconds > 0 ? Math.round(p.sent / seconds) : 0;
   const left = total - settled;
-  const eta = unknown ? '?' : left === 0 ? '0s' : rate > 0 && (final || p.bytesTotal !== undefined) ? `${Math.ceil(left / rate)}s` : '?';
+  // Seconds left; undefined when it cannot be told yet.
+  const eta = unknown ? undefined : left === 0 ? 0 : rate > 0 && (final || p.bytesTotal !== undefined) ? Math.ceil(left / rate) : undefined;
+  // Read from stdin, the total is known only at the end: no percentage to pace lines by.
+  const known = final || p.bytesTotal !== undefined;
+  return { percent, known, rate, eta, seconds };
+}
+
+function format(p: BatchProgress, final: boolean, now: number): string {
+  const { percent, rate, eta: left } = measure(p, final, now);
+  const eta = left === undefined ? '?' : `${left}s`;
+  const filled = Math.round((percent / 100) * BAR_WIDTH);
+  const bar = '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
   const skipped = p.skipped ? `, ${p.skipped} skipped` : '';
   return `${bar} ${percent}% | ${p.sent} sent, ${p.failed} failed${skipped} | ${rate}/s, ${p.concurrency} in flight | ETA ${eta}`;
+}
+
+const realClock: Clock = {
+  now: () => Date.now(),
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    // A batch that has finished must not wait for the next line.
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** At least this long between two progress lines, */
+export const LINE_EVERY_MS = 10_000;
+/** and at least this many percentage points, when the total is known (whichever is rarer). */
+export const LINE_EVERY_PERCENT = 10;
+/** A run that moves less than that still says it is alive this often (CI services end a job silent for 10 minutes). */
+export const LINE_AT_LEAST_MS = 5 * 60_000;
+
+/**
+ * Progress for a stderr that is not a terminal (a CI log, a file): no bar redrawn in place, but a
+ * plain line at a steady pace, every 10 seconds or every 10 percent, whichever is rarer (every 10
+ * seconds while the total is unknown, and at least every 5 minutes however little moved), so a long
+ * batch is not silent until its summary. Checked on a timer too: a run waiting on retries still
+ * gets its line.
+ */
+export function createProgressLines(io: IO, pace: Clock = realClock): ProgressView {
+  let latest: { p: BatchProgress; final: boolean } | undefined;
+  let startedAt: number | undefined;
+  let lastAt: number | undefined;
+  let lastPercent = 0;
+  const check = () => {
+    if (!latest) return;
+    const now = pace.now();
+    const since = now - (lastAt ?? startedAt ?? now);
+    if (since < LINE_EVERY_MS) return;
+    // Timed by this view's clock from the first update, so a test's clock paces the lines and their figures alike.
+    const m = measure(latest.p, latest.final, now, startedAt);
+    if (m.known && m.percent - lastPercent < LINE_EVERY_PERCENT && since < LINE_AT_LEAST_MS) return;
+    lastAt = now;
+    lastPercent = m.percent;
+    const { p } = latest;
+    const skipped = p.skipped ? `, ${p.skipped} skipped` : '';
+    const settled = p.sent + p.failed + p.skipped;
+    const where = m.known ? `${m.percent}% (${settled} of ${latest.final ? p.read : `about ${estimateTotal(p)}`})` : `${settled} so far`;
+    const eta = m.known && m.eta !== undefined ? `, ETA ${duration(m.eta)}` : '';
+    io.err.write(`batch: ${where}: ${p.sent} sent, ${p.failed} failed${skipped}, ${m.rate}/s${eta}, ${duration(m.seconds)} elapsed\n`);
+  };
+  const stopTimer = pace.every(LINE_EVERY_MS, check);
+  return {
+    update(p, final = false) {
+      startedAt ??= pace.now();
+      latest = { p, final };
+      check();
+    },
+    stop() {
+      stopTimer();
+    },
+  };
+}
+
+function estimateTotal(p: BatchProgress): number {
+  return !p.bytesTotal || p.bytesRead === 0 ? p.read : Math.max(Math.round((p.read * p.bytesTotal) / p.bytesRead), p.read);
+}
+
+function duration(seconds: number): string {
+  const s = Math.floor(seconds);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 }

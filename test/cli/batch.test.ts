@@ -95,3 +95,43 @@ describe('mailroom batch end to end', () => {
     expect(journal).not.toContain('sk_live_wrong');
   });
 });
+
+describe('batch progress in a CI log (stderr not a terminal)', () => {
+  /** A clock 3 seconds later at each look, so a short batch spans minutes; its timer never fires. */
+  const slowClock = () => {
+    let t = 0;
+    return { now: () => (t += 3000), every: () => () => undefined };
+  };
+  const input = () => {
+    const path = join(dir, 'ci.ndjson');
+    writeFileSync(path, `${Array.from({ length: 300 }, (_, i) => JSON.stringify(entry(i))).join('\n')}\n`);
+    return path;
+  };
+
+  it('prints plain progress lines at its pace, then the summary; -q prints none', async () => {
+    const args = ['batch', input(), '--from', 'ops@example.com', '--size', '10', '--concurrency', '1'];
+    const r = await runInProcess(args, { env, clock: slowClock() });
+    expect(r.code).toBe(0);
+    const progress = r.stderr.split('\n').filter((l) => l.startsWith('batch: '));
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress.length).toBeLessThanOrEqual(10);
+    for (const line of progress) expect(line).toMatch(/^batch: \d+% \(\d+ of (about )?\d+\): \d+ sent, 0 failed, \d+\/s(, ETA [\dms ]+)?, [\dms ]+ elapsed$/);
+    const percents = progress.map((l) => Number(/(\d+)%/.exec(l)![1]));
+    for (let i = 1; i < percents.length; i++) expect(percents[i]! - percents[i - 1]!).toBeGreaterThanOrEqual(10);
+    expect(r.stderr).toMatch(/batch: [^\n]*\n(.*\n)*Sent 300 of 300 emails in /);
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).not.toContain('\u001b');
+
+    await sandbox.reset();
+    const quiet = await runInProcess([...args, '-q'], { env, clock: slowClock() });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('on a terminal the bar is drawn instead, no progress lines', async () => {
+    const r = await runInProcess(['batch', input(), '--from', 'ops@example.com', '--size', '10', '--concurrency', '1'], { env, clock: slowClock(), tty: { stderr: true }, columns: 120 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/^batch: /m);
+    expect(r.stderr).toMatch(/\d+% \| \d+ sent/);
+  });
+});

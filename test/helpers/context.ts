@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { colorEnabled, type Context, type IO, type Prompter } from '../../src/context.js';
+import { colorEnabled, type Clock, type Context, type IO, type Prompter } from '../../src/context.js';
 import { run } from '../../src/run.js';
 import { resetSecrets } from '../../src/secrets.js';
 
@@ -23,6 +23,8 @@ export interface FakeOptions {
   /** Scripted answers to prompts, in order; a prompt with no answer left fails the test. */
   answers?: (boolean | string)[];
   signal?: AbortSignal;
+  /** The clock of what prints on a schedule (batch progress lines); default the real one. */
+  clock?: Clock;
 }
 
 export interface FakeContext {
@@ -75,7 +77,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeContext {
   };
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
-  const ctx: Context = { io, env, cwd: opts.cwd ?? process.cwd(), signal: opts.signal ?? new AbortController().signal, prompter };
+  const ctx: Context = { io, env, cwd: opts.cwd ?? process.cwd(), signal: opts.signal ?? new AbortController().signal, prompter, ...(opts.clock ? { clock: opts.clock } : {}) };
   return { ctx, stdout: () => out, stderr: () => err, prompts };
 }
 
