@@ -1,9 +1,9 @@
 import type { CommandContext } from '../client.js';
 import { MAX_RETRIES_RANGE, storedProfile, TIMEOUT_RANGE } from '../config/file.js';
 import { configFile } from '../config/paths.js';
-import { describeSource, requireNamedProfile, type Setting } from '../config/settings.js';
+import { DEFAULT_PROFILE, describeSource, requireNamedProfile, type Setting } from '../config/settings.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
-import { normalizeBaseUrl } from '../config/url.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
 import type { Globals } from '../context.js';
 import { usageError } from '../errors.js';
 import { didYouMean, matchChoice } from '../input/choice.js';
@@ -111,6 +111,18 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
   store.updateProfile(profile, { [FIELD[key]]: value });
   if (!globals.quiet && ctx.io.isStdoutTTY) {
     ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);
+  }
+  if (key === 'api-key' && value !== undefined && !globals.quiet) {
+    // Unlike login, nothing checked this key on any host: say which one a new shell will send it to.
+    const storedBase = storedProfile(store.read(), profile)?.baseUrl;
+    const target = storedBase ?? DEFAULT_BASE_URL;
+    if (target !== settings.baseUrl.value) {
+      const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+      ctx.io.err.write(
+        `note: the key is stored for ${target} (${storedBase ? `the base URL of profile ${profile}` : 'the default'}), not ${settings.baseUrl.value} (${describeSource(settings.baseUrl)}): ` +
+          `\`mailroom config set base-url ${settings.baseUrl.value}${flag}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
+      );
+    }
   }
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
   const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries } as const)[key];

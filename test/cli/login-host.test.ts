@@ -83,3 +83,17 @@ describe('login saves the key with the host it checked it on', () => {
     expect(stored().other?.baseUrl).toBe(here.baseUrl);
   });
 });
+
+describe('config set api-key: a key without a check', () => {
+  it('says which host the stored key is for when the command line points elsewhere', async () => {
+    const r = await runInProcess(['config', 'set', 'api-key', '-'], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `note: the key is stored for https://api.smashsend.com (the default), not ${here.baseUrl} (environment (MAILROOM_BASE_URL)): ` +
+        `\`mailroom config set base-url ${here.baseUrl}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
+    );
+    store({ default: { baseUrl: here.baseUrl } });
+    const same = await runInProcess(['config', 'set', 'api-key', '-'], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
+    expect(same).toMatchObject({ code: 0, stderr: '' });
+  });
+});
