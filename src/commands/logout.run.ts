@@ -1,5 +1,6 @@
 import type { CommandContext } from '../client.js';
 import { storedProfile } from '../config/file.js';
+import { keyVariable } from '../config/settings.js';
 import { openStore } from '../config/store.js';
 import { outputMode, printJson } from '../output/index.js';
 
@@ -18,6 +19,10 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, { profile, removed: had });
   else ctx.io.err.write(had ? `Logged out of profile "${profile}": its key was removed from ${store.path}.\n` : `Profile "${profile}" has no stored key; nothing to do.\n`);
-  const envKey = ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'].find((name) => ctx.env[name]);
-  if (envKey) ctx.io.err.write(`note: ${envKey} is still set in this environment and will keep being used.\n`);
+  const envKey = keyVariable(ctx.env);
+  if (envKey) {
+    // Under --profile the variable is not read (docs/configuration.md); without it, it is.
+    const where = ctx.settings().profile.source === 'flag' ? ': commands without --profile keep using it.' : ' and will keep being used.';
+    ctx.io.err.write(`note: ${envKey} is still set in this environment${where}\n`);
+  }
 }

@@ -104,7 +104,8 @@ describe('mailroom logout and profiles', () => {
     const out = await runInProcess(['logout', '--profile', 'ci'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_fromtheenvironment' } });
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual({ profile: 'ci', removed: true });
-    expect(out.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment and will keep being used.\n');
+    // Under --profile the variable is not read; it still is by commands without --profile.
+    expect(out.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment: commands without --profile keep using it.\n');
     expect(stored().profiles).toEqual({ ci: { baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId }, default: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
     expect(statSync(storeFile()).mode & 0o777).toBe(0o600);
 
@@ -116,6 +117,8 @@ describe('mailroom logout and profiles', () => {
     expect(check.code).toBe(3);
     expect(check.stderr).toContain('mailroom: profile "ci" has no API key');
     expect(check.stderr).toContain('run `mailroom login --profile ci`');
+    const plain = await runInProcess(['logout'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_fromtheenvironment' } });
+    expect(plain.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment and will keep being used.\n');
   });
 
   it('says how to start when nothing is stored', async () => {
