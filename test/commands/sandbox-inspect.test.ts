@@ -133,3 +133,48 @@ describe('sandbox emails / deliveries tables on a terminal use the table column 
     expect(lines[1]).toMatch(/^(just now|\d+ seconds? ago)\s+CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:[^ ]*…\s+1\s+ECONNREFUSED/);
   });
 });
+
+describe('a terminal list has a default limit; piped output keeps everything', () => {
+  const seedEmails = async (n: number) => {
+    const call = client(sb);
+    for (let b = 0; b < n; b += 50) {
+      const emails = Array.from({ length: Math.min(50, n - b) }, (_, i) => raw({ to: `user${b + i}@customer.test` }));
+      expect((await call('POST', '/v1/emails/batch', { emails })).status).toBe(200);
+    }
+  };
+  const rows = (stdout: string) => stdout.trimEnd().split('\n').length - 1;
+
+  it('sandbox emails: the newest 50 on a terminal, with a note naming --all and --last; --all, --last and a pipe as asked', async () => {
+    await seedEmails(120);
+    const table = await mailroom(['emails'], { tty: true });
+    expect(rows(table.stdout)).toBe(50);
+    expect(table.stdout.trimEnd().split('\n').at(-1)).toContain('user119@customer.test');
+    expect(table.stderr).toBe('Showing the newest 50 of 120: --all shows every one, --last <n> another number.\n');
+    const all = await mailroom(['emails', '--all'], { tty: true });
+    expect(rows(all.stdout)).toBe(120);
+    expect(all.stderr).toBe('');
+    const last = await mailroom(['emails', '--last', '70'], { tty: true });
+    expect(rows(last.stdout)).toBe(70);
+    expect(last.stderr).toBe('Showing the newest 70 of 120.\n');
+    const piped = await mailroom(['emails']);
+    expect(JSON.parse(piped.stdout)).toHaveLength(120);
+    expect(piped.stderr).toBe('');
+    const json = await mailroom(['emails', '--json'], { tty: true });
+    expect(JSON.parse(json.stdout)).toHaveLength(120);
+    expect((await mailroom(['emails', '--all', '--last', '3'])).error).toMatchObject({ message: expect.stringContaining("'--all' cannot be used with option '--last") });
+  });
+
+  it('sandbox deliveries: the same rule', async () => {
+    const call = client(sb);
+    for (let w = 0; w < 12; w++) await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:9/hook${w}`, events: ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_DELETED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED'] });
+    for (const event of ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_DELETED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED']) await call('POST', '/_sandbox/events', { event });
+    await expect.poll(() => sb.deliveries().then((d) => d.length)).toBeGreaterThanOrEqual(60);
+    const total = (await sb.deliveries()).length;
+    const table = await mailroom(['deliveries'], { tty: true });
+    expect(rows(table.stdout)).toBe(50);
+    expect(table.stderr).toMatch(/^Showing the newest 50 of \d+: --all shows every one, --last <n> another number\.\n$/);
+    expect(rows((await mailroom(['deliveries', '--all'], { tty: true })).stdout)).toBeGreaterThanOrEqual(total);
+    expect(JSON.parse((await mailroom(['deliveries'])).stdout).length).toBeGreaterThanOrEqual(total);
+    for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+});

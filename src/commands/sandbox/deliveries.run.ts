@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
+import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { paths } from '../../api/paths.js';
 
 interface DeliveryRow {
@@ -16,6 +17,7 @@ interface DeliveryRow {
 
 export interface SandboxDeliveriesOptions {
   last?: number;
+  all?: boolean;
 }
 
 export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext): Promise<void> {
@@ -23,7 +25,8 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
   const root = sandboxRoot(ctx);
   const { body } = await sandboxCall(root, 'GET', paths.sandboxDeliveries(), ctx);
   const all = (body as { items: DeliveryRow[] }).items;
-  const items = flags.last === undefined ? all : all.slice(-flags.last);
+  const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
+  const items = limit === undefined ? all : all.slice(-limit);
   const table = await printRows(
     ctx,
     globals,
@@ -38,5 +41,6 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
     ],
     { empty: 'no deliveries' },
   );
-  if (table && items.length < all.length) ctx.io.err.write(`Showing the newest ${items.length} of ${all.length}.\n`);
+  const note = table ? listNote(items.length, all.length, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
+  if (note) ctx.io.err.write(note);
 }

@@ -2,6 +2,7 @@ import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
+import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { paths } from '../../api/paths.js';
 
 export interface SandboxEmailsOptions {
@@ -9,6 +10,7 @@ export interface SandboxEmailsOptions {
   search?: string;
   status?: string;
   last?: number;
+  all?: boolean;
 }
 
 export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Promise<void> {
@@ -18,7 +20,8 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
   if (flags.to !== undefined) query.set('to', flags.to);
   if (flags.search !== undefined) query.set('q', flags.search);
   if (flags.status !== undefined) query.set('status', flags.status);
-  if (flags.last !== undefined) query.set('limit', String(flags.last));
+  const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
+  if (limit !== undefined) query.set('limit', String(limit));
   const { body } = await sandboxCall(root, 'GET', paths.sandboxEmails(query), ctx);
   const { items, total } = body as { items: SandboxEmail[]; total: number };
   const table = await printRows(
@@ -34,5 +37,6 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
     ],
     { empty: 'no emails' },
   );
-  if (table && items.length < total) ctx.io.err.write(`Showing the newest ${items.length} of ${total}.\n`);
+  const note = table ? listNote(items.length, total, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
+  if (note) ctx.io.err.write(note);
 }

@@ -18,7 +18,8 @@ export function register(sandbox: Command, ctx: Context): void {
     .option('--to <text>', 'only recipients containing this (case-insensitive)')
     .option('--search <text>', 'only emails whose to, from, subject, template or id contains this')
     .addOption(new Option('--status <status>', 'only SENT or SCHEDULED emails').choices(STATUSES).argParser(choiceParser('--status', STATUSES)))
-    .addOption(new Option('--last <n>', 'only the newest n').argParser(parseIntegerOption('--last', 1)))
+    .addOption(new Option('--last <n>', 'only the newest n (on a terminal the default is the newest 50)').argParser(parseIntegerOption('--last', 1)))
+    .addOption(new Option('--all', 'every email, also on a terminal (piped output always has every one)').conflicts('last'))
     .addHelpText(
       'after',
       `${where}
@@ -48,7 +49,8 @@ Examples:
   sandbox
     .command('deliveries')
     .description('list the webhook delivery attempts of a running sandbox, newest last')
-    .addOption(new Option('--last <n>', 'only the newest n').argParser(parseIntegerOption('--last', 1)))
+    .addOption(new Option('--last <n>', 'only the newest n (on a terminal the default is the newest 50)').argParser(parseIntegerOption('--last', 1)))
+    .addOption(new Option('--all', 'every attempt, also on a terminal (piped output always has every one)').conflicts('last'))
     .addHelpText(
       'after',
       `${where} --json prints every field, the signed body and signature included.
