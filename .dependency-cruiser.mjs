@@ -3,7 +3,7 @@
  * static, type-only (tsPreCompilationDeps) and dynamic import() alike, and no module imports
  * itself back through a circle.
  *
- *   commands (src/commands, program, run, main, exit, help, completion, report)
+ *   commands (src/commands, program, run, main, exit, exit-codes, help, completion, report)
  *     → library (src/library: the typed client the package exports)
  *     → features: batch, webhook, api, and the sandbox through its launch modules
  *       → transport (src/transport, src/client.ts)
@@ -13,7 +13,7 @@
  * src/build/ (the help catalogue and the generated reference) runs at build time only, above
  * everything; nothing at run time imports it.
  */
-const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|exit\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report\\.ts$)';
+const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|exit\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report\\.ts$|exit-codes\\.ts$)';
 const BUILD = '^src/build/';
 const LIBRARY = '^src/library/';
 const FEATURES = '^src/(batch|webhook|api|sandbox)/';

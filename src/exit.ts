@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { processOutputs, type OutputName } from './context.js';
-import { EXIT } from './errors.js';
+import { EXIT } from './exit-codes.js';
 import { fsReason } from './files.js';
 
 /** What the ending needs from the process; a test hands in its own. */

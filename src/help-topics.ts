@@ -1,4 +1,4 @@
-import { EXIT, EXIT_MEANINGS } from './errors.js';
+import { EXIT, EXIT_MEANINGS } from './exit-codes.js';
 import { fitsBeside, formatItem, wrapWords } from './help-layout.js';
 
 type Item = readonly [term: string, description: string];

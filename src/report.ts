@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import type { Context } from './context.js';
-import { EXIT, isCliError, QuietExit } from './errors.js';
+import { isMailroomError, QuietExit } from './errors.js';
+import { EXIT, exitNameOf } from './exit-codes.js';
 import { transportHints } from './commands/shared/transport-hints.js';
 import { oneLine } from './output/one-line.js';
 
@@ -21,22 +22,23 @@ export function report(err: unknown, ctx: Context, opts: { verbose: boolean; jso
     asJson({ kind: 'usage', message: err.message.replace(/^error: /, ''), exitCode: EXIT.usage });
     return EXIT.usage;
   }
-  if (isCliError(err)) {
+  if (isMailroomError(err)) {
     const hints = [...transportHints(err), ...err.hints];
     write(`mailroom: ${err.message}`);
     for (const hint of hints) write(`  ${hint}`);
     if (err.requestId) write(`  request id: ${err.requestId}`);
     if (opts.verbose && err.cause instanceof Error && err.cause.stack) writeStack(err.cause.stack);
     const status = (err as { status?: unknown }).status;
+    const kind = exitNameOf(err);
     asJson({
-      kind: err.kind,
+      kind,
       message: err.message,
       ...(typeof status === 'number' ? { statusCode: status } : {}),
       ...(err.requestId ? { requestId: err.requestId } : {}),
-      exitCode: err.exitCode,
+      exitCode: EXIT[kind],
       ...(hints.length > 0 ? { hints } : {}),
     });
-    return err.exitCode;
+    return EXIT[kind];
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`mailroom: unexpected error: ${message}`);

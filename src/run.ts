@@ -1,5 +1,5 @@
 import type { Context } from './context.js';
-import { EXIT } from './errors.js';
+import { EXIT } from './exit-codes.js';
 import { runCommandLine } from './program.js';
 import { guardIO } from './secrets.js';
 import { report } from './report.js';

@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../src/context.js';
-import { EXIT, EXIT_MEANINGS, isCliError } from '../src/errors.js';
+import { isMailroomError } from '../src/errors.js';
+import { EXIT, EXIT_MEANINGS, exitCodeOf } from '../src/exit-codes.js';
 import { buildProgram, runCommandLine } from '../src/program.js';
 
 interface Shown {
@@ -131,7 +132,7 @@ describe('mailroom help [command...] and bare groups', () => {
   it('help for something that is neither a command nor a topic is a usage error naming it', async () => {
     for (const args of [['help', 'chek'], ['help', 'keys', 'nosuch'], ['keys', 'help', 'nosuch']]) {
       const { error, out } = await show(args);
-      expect(isCliError(error) && error.exitCode, args.join(' ')).toBe(EXIT.usage);
+      expect(isMailroomError(error) && exitCodeOf(error), args.join(' ')).toBe(EXIT.usage);
       expect((error as Error).message).toContain(`"${args.filter((a) => a !== 'help').join(' ')}"`);
       expect(out).toBe('');
     }

@@ -1,4 +1,4 @@
-import { CliError, isCliError, usageError, type ErrorKind } from '../errors.js';
+import { MailroomError, isMailroomError, usageError, type ErrorKind } from '../errors.js';
 import type { ApiKey, KeyCheckResult } from '../schema/api-key.js';
 import { idProblem } from '../schema/ids.js';
 import { isMasked } from '../secrets.js';
@@ -22,8 +22,8 @@ export interface RotateDeps {
 }
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const kindOf = (err: unknown): ErrorKind => (isCliError(err) ? err.kind : 'unexpected');
-const requestIdOf = (err: unknown) => (isCliError(err) ? err.requestId : undefined);
+const kindOf = (err: unknown): ErrorKind => (isMailroomError(err) ? err.kind : 'unexpected');
+const requestIdOf = (err: unknown) => (isMailroomError(err) ? err.requestId : undefined);
 
 /**
  * The order is the safety: nothing is deleted until a replacement exists, answers the check endpoint
@@ -39,9 +39,9 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
   try {
     oldKey = (await api.listAllKeys(transport, workspaceId, { limit: 100 }, { signal: deps.signal })).find((k) => k.id === keyId);
   } catch (err) {
-    throw new CliError(kindOf(err), `rotate: could not look up ${keyId}: ${reason(err)}`, { hints: ['nothing was changed'], requestId: requestIdOf(err) });
+    throw new MailroomError(kindOf(err), `rotate: could not look up ${keyId}: ${reason(err)}`, { hints: ['nothing was changed'], requestId: requestIdOf(err) });
   }
-  if (!oldKey) throw new CliError('rejected', `rotate: no key ${keyId} in workspace ${workspaceId}`, { hints: ['nothing was changed'] });
+  if (!oldKey) throw new MailroomError('rejected', `rotate: no key ${keyId} in workspace ${workspaceId}`, { hints: ['nothing was changed'] });
   await deps.confirm?.(oldKey);
 
   let newKey: ApiKey;
@@ -51,10 +51,10 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
     const kind = kindOf(err);
     // No answer (connection lost, timeout, 5xx): the API may have created the key all the same.
     const hints =
-      kind === 'network'
+      kind === 'connection' || kind === 'timeout' || kind === 'server'
         ? [`${keyId} still works`, `a replacement may have been created without its answer arriving: look for a second "${oldKey.displayName}" in \`mailroom keys list\` and delete it`]
         : [`nothing was changed: ${keyId} still works`];
-    throw new CliError(kind, `rotate: could not create the replacement key: ${reason(err)}`, { hints, requestId: requestIdOf(err) });
+    throw new MailroomError(kind, `rotate: could not create the replacement key: ${reason(err)}`, { hints, requestId: requestIdOf(err) });
   }
 
   // From here on the new key exists; a failure must remove it again (no signal: cleanup must finish).
@@ -67,7 +67,7 @@ export async function rotateKey(deps: RotateDeps, keyId: string): Promise<{ oldK
       hints.push(`could not delete the new key ${newKey.id} (${reason(err)}): run \`mailroom keys delete ${newKey.id} --yes\``);
     }
     hints.push(`the old key ${keyId} is unchanged and still works`);
-    throw new CliError(kind, `rotate: ${what}`, { hints, requestId });
+    throw new MailroomError(kind, `rotate: ${what}`, { hints, requestId });
   };
 
   const secret = newKey.secretKey;

@@ -1,6 +1,6 @@
 import undici from 'undici';
 import type { Context, Globals } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { MailroomError, usageError } from '../errors.js';
 import { SANDBOX_DEFAULT_URL } from '../config/sandbox-default.js';
 
 // undici is CommonJS: its bundled chunk exposes only a default export.
@@ -40,7 +40,7 @@ export async function sandboxCall(
     });
   } catch (err) {
     const code = (err as { code?: string }).code ?? (err as Error).name;
-    throw new CliError('network', `cannot reach a sandbox at ${root}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
+    throw new MailroomError('connection', `cannot reach a sandbox at ${root}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
   }
   const text = await res.body.text();
   let parsed: unknown;
@@ -53,9 +53,9 @@ export async function sandboxCall(
   const message = (parsed as { message?: unknown } | undefined)?.message;
   const detail = typeof message === 'string' ? `: ${message}` : '';
   if (res.statusCode === 404 && /^No route /.test(typeof message === 'string' ? message : 'No route')) {
-    throw new CliError('rejected', `${root} is not a mailroom sandbox (no ${path.split('?')[0]})`);
+    throw new MailroomError('rejected', `${root} is not a mailroom sandbox (no ${path.split('?')[0]})`);
   }
   if (res.statusCode === 404) return { status: 404, body: parsed };
-  const kind = res.statusCode === 401 || res.statusCode === 403 ? 'auth' : res.statusCode >= 500 ? 'network' : 'rejected';
-  throw new CliError(kind, `the sandbox answered ${res.statusCode}${detail}`);
+  const kind = res.statusCode === 401 || res.statusCode === 403 ? 'authentication' : res.statusCode >= 500 ? 'server' : 'rejected';
+  throw new MailroomError(kind, `the sandbox answered ${res.statusCode}${detail}`);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { writeTextSync } from '../output/files.js';
 import { dirname } from 'node:path';
-import { isCliError, storageError, usageError, type CliError } from '../errors.js';
+import { isMailroomError, storageError, usageError, type MailroomError } from '../errors.js';
 import { fsReason, makeDirectory } from '../files.js';
 
 /** First line of a journal: what run it belongs to and which input it was made from. */
@@ -127,7 +127,7 @@ export class Journal {
   private lastSync = Date.now();
   private dirty = false;
   /** Set once a write failed (a full disk): the journal ends at its last whole record and takes no more. */
-  private failure: CliError | undefined;
+  private failure: MailroomError | undefined;
 
   private constructor(
     readonly path: string,
@@ -143,7 +143,7 @@ export class Journal {
       makeDirectory(dirname(path));
       fd = openExclusive(path);
     } catch (err) {
-      if (isCliError(err)) throw err;
+      if (isMailroomError(err)) throw err;
       if (isDiskError(err)) throw storageError(path, err);
       throw usageError(`cannot write the journal ${path}: ${fsReason(err, 'write')}`);
     }

@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { writeTextSync } from '../output/files.js';
-import { storageError, usageError, type CliError } from '../errors.js';
+import { storageError, usageError, type MailroomError } from '../errors.js';
 import { fsReason } from '../files.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
@@ -23,7 +23,7 @@ export class NdjsonWriter {
   private buffer = '';
   private fd = -1;
   private readonly stream: Writable | undefined;
-  private failure: CliError | undefined;
+  private failure: MailroomError | undefined;
 
   constructor(
     readonly path: string,

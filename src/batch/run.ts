@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { CliError, isCliError, usageError } from '../errors.js';
+import { MailroomError, isMailroomError, usageError } from '../errors.js';
 import { openSource, readInput, type InputFormat, type InputSource } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
@@ -86,7 +86,7 @@ export interface BatchSummary {
   /** The first few entry errors, for the summary. */
   errors: EntryError[];
   /** Set when the run stopped early: what stopped it (its exit code wins). */
-  fatal?: CliError;
+  fatal?: MailroomError;
   /** True when a journal was resumed. */
   resumed: boolean;
   /** Flags (no secrets) that a resume must repeat, after `<input> --resume <journal>`; set by the command. */
@@ -307,14 +307,14 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     tick(true);
   } catch (err) {
     // Bad input found while reading (a broken JSON structure, a CSV quote): stop, keep what was done.
-    if (err instanceof CliError) summary.fatal = err;
+    if (err instanceof MailroomError) summary.fatal = err;
     else throw err;
   } finally {
     for (const file of [journal, report, failedFile]) {
       try {
         file?.close();
       } catch (err) {
-        summary.fatal ??= isCliError(err) ? err : new CliError('unexpected', `closing ${file?.path}: ${String(err)}`, { cause: err });
+        summary.fatal ??= isMailroomError(err) ? err : new MailroomError('unexpected', `closing ${file?.path}: ${String(err)}`, { cause: err });
       }
     }
   }
@@ -494,7 +494,7 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
     try {
       write();
     } catch (err) {
-      if (!isCliError(err)) throw err;
+      if (!isMailroomError(err)) throw err;
       sender.stop(err);
     }
   };

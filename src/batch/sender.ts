@@ -1,6 +1,6 @@
 import type { BatchResult } from '../api/emails.js';
 import type { BatchFailure } from '../types.js';
-import { CliError, isCliError } from '../errors.js';
+import { MailroomError, isMailroomError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { AbortedError, ApiError, ConnectionError, failedBeforeSending } from '../transport/errors.js';
@@ -46,7 +46,7 @@ export interface SenderOutcome {
   /** The input ran out and every chunk was settled. */
   finished: boolean;
   /** What stopped the run: bad credentials, the monthly limit, the API unreachable, broken input. */
-  fatal?: CliError;
+  fatal?: MailroomError;
 }
 
 /**
@@ -69,7 +69,7 @@ const CONFLICT_HINT = 'give the entry another idempotencyKey (or none: each entr
 export class BatchSender {
   private readonly window: ConcurrencyWindow;
   private pausedUntil = 0;
-  private stopReason: CliError | undefined;
+  private stopReason: MailroomError | undefined;
   private readonly halt = new AbortController();
   /** Ctrl-C or a fatal error: requests not yet sent (waiting for a pacing slot) are not sent. */
   private readonly stopSending: AbortSignal;
@@ -93,11 +93,11 @@ export class BatchSender {
     this.stopSending = AbortSignal.any([opts.signal, this.halt.signal]);
   }
 
-  private get fatal(): CliError | undefined {
+  private get fatal(): MailroomError | undefined {
     return this.stopReason;
   }
 
-  private set fatal(reason: CliError | undefined) {
+  private set fatal(reason: MailroomError | undefined) {
     this.stopReason = reason;
     if (reason) this.halt.abort(reason);
   }
@@ -107,7 +107,7 @@ export class BatchSender {
   }
 
   /** Stops the run from outside (its records cannot be written): no new request; those in flight settle. */
-  stop(reason: CliError): void {
+  stop(reason: MailroomError): void {
     this.fatal ??= reason;
   }
 
@@ -126,7 +126,7 @@ export class BatchSender {
         next = await chunks.next();
       } catch (err) {
         // The input broke half-way (a JSON syntax error, an unreadable file): stop like Ctrl-C.
-        this.fatal ??= isCliError(err) ? err : new CliError('unexpected', `reading the input failed: ${String(err)}`, { cause: err });
+        this.fatal ??= isMailroomError(err) ? err : new MailroomError('unexpected', `reading the input failed: ${String(err)}`, { cause: err });
         break;
       }
       if (next.done) {
@@ -196,7 +196,7 @@ export class BatchSender {
         const verdict = classify(err);
         const message = err instanceof Error ? err.message : String(err);
         if (verdict === 'fatal') {
-          this.fatal ??= err as CliError;
+          this.fatal ??= err as MailroomError;
           continue;
         }
         if (verdict === 'split') {
@@ -216,7 +216,7 @@ export class BatchSender {
           if (this.opts.signal.aborted) rateLimitedAfterAbort = true;
           const wait = (err as { retryAfterMs?: number }).retryAfterMs ?? this.backoff(rateLimited);
           if (wait > MAX_PAUSE_MS || Date.now() - this.lastSuccessAt > MAX_PAUSE_MS) {
-            this.fatal ??= err as CliError;
+            this.fatal ??= err as MailroomError;
             continue;
           }
           this.pause(wait);
@@ -228,14 +228,14 @@ export class BatchSender {
         attempts += 1;
         this.consecutiveFailures += 1;
         if (this.consecutiveFailures >= this.breakerLimit) {
-          this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
+          this.fatal ??= isMailroomError(err) ? err : new MailroomError('connection', message, { cause: err });
           continue;
         }
         const retryAfter = (err as { retryAfterMs?: number }).retryAfterMs;
         if (attempts >= this.maxAttempts || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
           if (!this.anySuccess) {
             // Not one request of the run got through: the API is unreachable, not this request's problem.
-            this.fatal ??= isCliError(err) ? err : new CliError('network', message, { cause: err });
+            this.fatal ??= isMailroomError(err) ? err : new MailroomError('connection', message, { cause: err });
             continue;
           }
           if (this.opts.signal.aborted) leaveStopped('interrupted');
@@ -324,7 +324,7 @@ export class BatchSender {
  * body we could not read are worth another attempt.
  */
 export function classify(err: unknown): Verdict {
-  if (!isCliError(err)) return 'transient';
+  if (!isMailroomError(err)) return 'transient';
   const status = (err as { status?: unknown }).status;
   if (typeof status === 'number') {
     if (status === 429) return 'rate';
@@ -332,7 +332,7 @@ export function classify(err: unknown): Verdict {
     if (status >= 400 && status < 500) return 'split';
     return 'transient';
   }
-  if (err.kind === 'auth' || err.kind === 'limit' || err.kind === 'usage') return 'fatal';
+  if (['authentication', 'permission', 'rate-limit', 'sending-limit', 'validation'].includes(err.kind)) return 'fatal';
   return 'transient';
 }
 

@@ -1,4 +1,4 @@
-import { EXIT, EXIT_MEANINGS } from '../errors.js';
+import { EXIT, EXIT_MEANINGS } from '../exit-codes.js';
 import { commandEntries, renderHelpCatalog, type CommandEntry, type HelpCatalog } from './help-catalog.js';
 import { ENVIRONMENT } from '../help-topics.js';
 import { VERSION } from '../version.js';

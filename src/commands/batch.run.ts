@@ -1,6 +1,6 @@
 import type { CommandContext } from '../client.js';
 import type { Globals } from '../context.js';
-import { CliError, QuietExit, usageError } from '../errors.js';
+import { MailroomError, QuietExit, usageError } from '../errors.js';
 import { count } from '../count.js';
 import { runBatch, type BatchSummary } from '../batch/run.js';
 import { batchJournalDir, privateStateDir } from '../batch/paths.js';
@@ -117,7 +117,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
     const hints: string[] = [];
     if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);
     if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
-    throw new CliError('partial', `${summary.failed} of ${count(summary.total, 'email')} failed`, { hints });
+    throw new MailroomError('partial', `${summary.failed} of ${count(summary.total, 'email')} failed`, { hints });
   }
 }
 

@@ -3,7 +3,7 @@ import { storedProfile } from '../config/file.js';
 import { DEFAULT_PROFILE, keyVariable } from '../config/settings.js';
 import { normalizeBaseUrl } from '../config/url.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
-import { CliError, interruptedError, usageError } from '../errors.js';
+import { MailroomError, interruptedError, usageError } from '../errors.js';
 import { readSource } from '../input/sources.js';
 import { stdinFor } from '../input/stdin.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
@@ -38,7 +38,7 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
     result = res.body && typeof res.body === 'object' ? res.body : {};
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-      throw new CliError('auth', `${host.url} rejected this key (${err.status}); nothing was saved`, {
+      throw new MailroomError('authentication', `${host.url} rejected this key (${err.status}); nothing was saved`, {
         requestId: err.requestId,
         hints: ['check that you copied the whole key (sk_live_...), and --base-url if you use another host'],
       });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../client.js';
-import { isCliError } from '../errors.js';
+import { isMailroomError } from '../errors.js';
 import type { SendFlags } from '../input/send-flags.js';
 import type { RetryInfo } from '../transport/index.js';
 import { IdempotencyConflictError } from '../api/errors.js';
@@ -56,7 +56,7 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
       throw err;
     }
     const why = mayHaveBeenSent(err, reachedApi);
-    if (why !== undefined && isCliError(err)) {
+    if (why !== undefined && isMailroomError(err)) {
       const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
       const set: Record<string, string> = { '--idempotency-key': key };
       if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;

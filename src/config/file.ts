@@ -1,6 +1,6 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CliError } from '../errors.js';
+import { MailroomError, ValidationError } from '../errors.js';
 import { fsReason } from '../files.js';
 
 /** One stored profile. Every field optional: a profile may hold only a workspace, say. */
@@ -47,7 +47,7 @@ export function readStoredConfig(path: string, warn?: (line: string) => void): S
   try {
     config = sanitize(JSON.parse(text));
   } catch {
-    throw new CliError('usage', `config file ${path} is not valid JSON`, { hints: ['fix it by hand, or delete it and run `mailroom login` again'] });
+    throw new ValidationError(`config file ${path} is not valid JSON`, { hints: ['fix it by hand, or delete it and run `mailroom login` again'] });
   }
   if (process.platform !== 'win32' && Object.values(config.profiles).some((p) => p.apiKey)) keepPrivate(path, config, warn);
   return config;
@@ -73,7 +73,7 @@ const DISK_FULL_OR_BROKEN = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
  * and the cause: exit 2 for a setup the user must fix (permissions, a directory in the way), exit 9
  * when the disk is full, read-only or failing.
  */
-export function storeError(path: string, err: unknown, doing: 'read' | 'write'): CliError {
+export function storeError(path: string, err: unknown, doing: 'read' | 'write'): MailroomError {
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const dir = dirname(path);
   const message =
@@ -82,7 +82,7 @@ export function storeError(path: string, err: unknown, doing: 'read' | 'write'):
       : code === 'ENOTDIR' || code === 'EEXIST'
         ? `config directory ${dir} is not a directory`
         : `cannot ${doing} the config file ${path}: ${fsReason(err, doing)}`;
-  return new CliError(doing === 'write' && DISK_FULL_OR_BROKEN.has(code) ? 'storage' : 'usage', message, { cause: err });
+  return doing === 'write' && DISK_FULL_OR_BROKEN.has(code) ? new MailroomError('storage', message, { cause: err }) : new ValidationError(message, { cause: err });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, Globals } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { MailroomError, usageError } from '../errors.js';
 import { readStoredConfig, storedProfile, type StoredProfile } from './file.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
@@ -218,12 +218,12 @@ export function requireApiKey(settings: Settings): string {
   if (settings.apiKey) return settings.apiKey.value;
   if (settings.apiKeyRefused) {
     const dir = settings.configFile.replace(/[\\/][^\\/]*$/, '');
-    throw new CliError('auth', settings.apiKeyRefused, { hints: [`make it yours alone (chmod 700 ${dir}), or pass the key with MAILROOM_API_KEY`] });
+    throw new MailroomError('authentication', settings.apiKeyRefused, { hints: [`make it yours alone (chmod 700 ${dir}), or pass the key with MAILROOM_API_KEY`] });
   }
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
   const asideVar = settings.profile.source === 'flag' ? settings.keyVariable : undefined;
-  throw new CliError('auth', where, {
+  throw new MailroomError('authentication', where, {
     hints: [
       `run \`mailroom login${profileFlag}\`, or set MAILROOM_API_KEY, or pass --api-key`,
       ...(asideVar ? [`--profile ${settings.profile.value} leaves ${asideVar} aside: drop --profile to use it`] : []),

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalLock } from '../output/lock.js';
-import { isCliError } from '../errors.js';
+import { isMailroomError } from '../errors.js';
 import { CONFIG_NAME, configDir } from './paths.js';
 import { readStoredConfig, sanitize, storedProfile, storeError, type StoredConfig, type StoredProfile } from './file.js';
 
@@ -33,7 +33,7 @@ export async function openStore(env: Env): Promise<ConfigStore> {
   const { default: Conf } = await import('conf');
   const dir = configDir(env);
   const path = join(dir, `${CONFIG_NAME}.json`);
-  const failing = (err: unknown) => (isCliError(err) && !(err.cause instanceof Error && 'code' in err.cause) ? err : storeError(path, isCliError(err) ? err.cause : err, 'write'));
+  const failing = (err: unknown) => (isMailroomError(err) && !(err.cause instanceof Error && 'code' in err.cause) ? err : storeError(path, isMailroomError(err) ? err.cause : err, 'write'));
   const locked = <T>(work: () => T): T => {
     let lock: JournalLock | undefined;
     try {

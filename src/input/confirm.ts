@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { CliError, interruptedError, usageError } from '../errors.js';
+import { interruptedError, usageError, ValidationError } from '../errors.js';
 
 /**
  * Destructive commands ask on a terminal and refuse without `--yes` when there is none to ask
@@ -16,9 +16,9 @@ export async function confirmOrRefuse(ctx: Context, question: string, what: stri
     // Ctrl-C (the prompt reads the terminal raw, so it arrives as a key, not SIGINT) stops like any
     // other first Ctrl-C; a closed stdin is a refusal. Either way nothing was done.
     if (ctx.signal.aborted || (err instanceof Error && err.name === 'ExitPromptError')) throw interruptedError(`did not ${what}`);
-    throw new CliError('usage', `cancelled: did not ${what}`);
+    throw new ValidationError(`cancelled: did not ${what}`);
   }
-  if (!answer) throw new CliError('usage', `cancelled: did not ${what}`);
+  if (!answer) throw new ValidationError(`cancelled: did not ${what}`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { IO } from '../context.js';
-import { isCliError, usageError } from '../errors.js';
+import { usageError, ValidationError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { readCsvItems } from './csv.js';
 import { readJsonItems, type InputItem } from './json-stream.js';
@@ -160,7 +160,7 @@ async function* located(items: AsyncGenerator<InputItem>, label: string): AsyncG
   try {
     yield* items;
   } catch (err) {
-    if (isCliError(err) && err.kind === 'usage' && !err.message.startsWith(`${label}: `)) throw usageError(`${label}: ${err.message}`, err.hints);
+    if (err instanceof ValidationError && !err.message.startsWith(`${label}: `)) throw usageError(`${label}: ${err.message}`, err.hints);
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { isCliError } from '../errors.js';
+import { isMailroomError } from '../errors.js';
 import type { EmailRequest } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
@@ -70,7 +70,7 @@ function finish(email: EmailRequest, entry: Record<string, unknown>, index: numb
     try {
       checkSchedule(parseZonedDateTime(email.sendAt)!, now(), 'sendAt');
     } catch (err) {
-      if (!isCliError(err)) throw err;
+      if (!isMailroomError(err)) throw err;
       return { ok: false, index, line, error: err.message, entry };
     }
   }

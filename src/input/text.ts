@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { isCliError, usageError } from '../errors.js';
+import { isMailroomError, usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { BODY_LIMIT } from '../schema/limits.js';
 
@@ -57,7 +57,7 @@ export async function readCapped(spec: string, flag: string, cwd: string, stdin:
     }
     return Buffer.concat(chunks);
   } catch (err) {
-    if (isCliError(err)) throw err;
+    if (isMailroomError(err)) throw err;
     throw cannot(err);
   } finally {
     await handle.close();

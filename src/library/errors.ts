@@ -1,30 +1,30 @@
-import { CliError, isCliError } from '../errors.js';
+import { MailroomError, named } from '../errors.js';
+import { redactValue } from '../secrets.js';
 import type { BatchSummary } from '../types.js';
 
 /**
- * The error classes the library throws. They are the CLI's own (one implementation): every one is a
- * MailroomError carrying `kind` (the CLI's exit-code name), `hints` and `requestId`, and messages
- * never hold a secret (errors.ts masks them). ValidationError matches by kind,
- * so the usage errors of the shared parsers and the batch engine are caught by it too.
+ * The error classes the library throws (docs/library.md, "Errors"): every one is a MailroomError
+ * with its own `name`, a `kind` in the domain's words, `hints` and `requestId`, and nothing in it
+ * (message, fields, cause) holds a secret. Exit codes are the CLI's business (src/exit-codes.ts).
  */
-export { CliError as MailroomError } from '../errors.js';
-export { ApiError, AbortedError, ConnectionError, TimeoutError, type ApiErrorBody } from '../transport/errors.js';
+export { MailroomError, ValidationError, StorageError, type ErrorKind } from '../errors.js';
+export {
+  ApiError,
+  AbortedError,
+  AuthenticationError,
+  ConnectionError,
+  PermissionError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  type ApiErrorBody,
+} from '../transport/errors.js';
 export { IdempotencyConflictError, RotateIncompleteError, UnexpectedResponseError } from '../api/errors.js';
-
-/** Bad input, found before anything was sent: an invalid email, option or file. */
-export class ValidationError extends CliError {
-  constructor(message: string, hints?: string[]) {
-    super('usage', message, { hints });
-  }
-}
-// Defined here rather than in the class body: TypeScript's isolated declaration emit writes a
-// computed static method twice, and the declarations would not compile.
-Object.defineProperty(ValidationError, Symbol.hasInstance, { value: (value: unknown): boolean => isCliError(value) && value.kind === 'usage' });
 
 export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'too-old' | 'not-an-event';
 
 /** A webhook delivery that is not proven to come from the service: answer it 401 (or 400 for `not-an-event`). */
-export class WebhookSignatureError extends CliError {
+export class WebhookSignatureError extends MailroomError {
   readonly reason: SignatureFailure;
   constructor(reason: SignatureFailure, message: string) {
     super('signature', message);
@@ -36,12 +36,14 @@ export class WebhookSignatureError extends CliError {
     return this.reason === 'not-an-event' ? 400 : 401;
   }
 }
+named(WebhookSignatureError, 'WebhookSignatureError');
 
 /** emails.batch stopped early (bad credentials, the API unreachable, a full disk, broken input): `cause` says why, `summary` what was done. */
-export class BatchError extends CliError {
+export class BatchError extends MailroomError {
   readonly summary: BatchSummary;
-  constructor(cause: CliError, summary: BatchSummary) {
+  constructor(cause: MailroomError, summary: BatchSummary) {
     super(cause.kind, cause.message, { hints: cause.hints, requestId: cause.requestId, cause });
-    this.summary = summary;
+    this.summary = redactValue(summary);
   }
 }
+named(BatchError, 'BatchError');

@@ -8,16 +8,22 @@ export { createWebhookHandler, verifySignature } from './receive.js';
 export {
   AbortedError,
   ApiError,
+  AuthenticationError,
   BatchError,
   ConnectionError,
   IdempotencyConflictError,
   MailroomError,
+  PermissionError,
+  RateLimitError,
   RotateIncompleteError,
+  ServerError,
+  StorageError,
   TimeoutError,
   UnexpectedResponseError,
   ValidationError,
   WebhookSignatureError,
   type ApiErrorBody,
+  type ErrorKind,
   type SignatureFailure,
 } from './errors.js';
 export type * from '../types.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isCliError } from '../errors.js';
+import { isMailroomError } from '../errors.js';
 import { renderReactElement, renderReactEmail } from '../render/react-email.js';
 import { canonicalSendAt, checkSchedule } from '../input/time.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
@@ -54,7 +54,7 @@ export async function prepareEmail(input: EmailInput, label: string): Promise<Em
     try {
       checkSchedule(parseZonedDateTime(parsed.email.sendAt)!, new Date(), 'sendAt');
     } catch (err) {
-      if (isCliError(err)) throw new ValidationError(`${label}: ${err.message}`);
+      if (isMailroomError(err)) throw new ValidationError(`${label}: ${err.message}`);
       throw err;
     }
   }

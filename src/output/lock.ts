@@ -3,7 +3,7 @@ import { fsReason } from '../files.js';
 import { writeTextSync } from './files.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { CliError, storageError, usageError } from '../errors.js';
+import { storageError, usageError, ValidationError } from '../errors.js';
 
 interface Owner {
   pid: number;
@@ -76,7 +76,7 @@ export class JournalLock {
         fd = openSync(path, 'wx', 0o600);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') throw new CliError('usage', `${use.subject}: cannot create its lock ${path}: ${fsReason(err, 'write')}`, { cause: err });
+        if (code !== 'EEXIST') throw new ValidationError(`${use.subject}: cannot create its lock ${path}: ${fsReason(err, 'write')}`, { cause: err });
         const found = readOwner(path);
         if (!found) continue;
         const { owner, text } = found;

@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin, build as esbuildBuild } from 'esbuild';
 import type { render as renderEmail } from '@react-email/render';
-import { CliError, usageError } from '../errors.js';
+import { MailroomError, usageError } from '../errors.js';
 
 export interface RenderedEmail {
   html: string;
@@ -75,7 +75,7 @@ export default async function renderEmail(props) {
     const mod = (await import(pathToFileURL(out).href)) as { default: (p: Record<string, unknown>) => Promise<RenderedEmail> };
     return await mod.default(props);
   } catch (err) {
-    if (err instanceof CliError) throw err;
+    if (err instanceof MailroomError) throw err;
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw usageError(`${label}: rendering ${file} failed: ${message}`);
   } finally {

@@ -1,11 +1,11 @@
-import { CliError, type ErrorKind } from '../errors.js';
+import { MailroomError, named, type ErrorKind } from '../errors.js';
 import { redactText, redactValue } from '../secrets.js';
 
 /*
- * The transport's errors, shared by the CLI and the library: each carries its kind (the exit-code
- * name, part of the library's documented errors) and only hints in no program's words (what the
- * API sent, a Retry-After, or what the transport's creator passed as `authHint`). The CLI adds its
- * own, naming its flags, in src/commands/shared/transport-hints.ts.
+ * The transport's errors, shared by the CLI and the library: each carries its kind (part of the
+ * library's documented errors; the CLI maps it to an exit code in src/exit-codes.ts) and only hints
+ * in no program's words (what the API sent, a Retry-After, or what the transport's creator passed as
+ * `authHint`). The CLI adds its own, naming its flags, in src/commands/shared/transport-hints.ts.
  */
 
 /** The public API's error body, read by hand: error pages from proxies are often not JSON at all. */
@@ -29,8 +29,12 @@ export interface ApiErrorInit {
   baseUrl?: string;
 }
 
-/** A non-2xx answer from the API, after any retries. */
-export class ApiError extends CliError {
+/**
+ * A non-2xx answer from the API, after any retries. The transport throws the subclass its status
+ * names (`ApiError.from`): AuthenticationError, PermissionError, RateLimitError, ServerError; other
+ * refusals (400, 404, 409, 422) are ApiErrors of kind `rejected`.
+ */
+export class ApiError extends MailroomError {
   readonly status: number;
   readonly body: unknown;
   readonly detail: ApiErrorBody;
@@ -44,6 +48,13 @@ export class ApiError extends CliError {
     this.body = redactValue(init.body);
     this.detail = detail;
     this.retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The error class for this answer's status. */
+  static from(init: ApiErrorInit): ApiError {
+    const kind = classify(init.status, readErrorBody(init.body), init).kind;
+    const Class = kind === 'authentication' ? AuthenticationError : kind === 'permission' ? PermissionError : kind === 'rate-limit' || kind === 'sending-limit' ? RateLimitError : kind === 'server' ? ServerError : ApiError;
+    return new Class(init);
   }
 
   /** The HTTP status (the API's `statusCode`). */
@@ -74,22 +85,46 @@ export class ApiError extends CliError {
   }
 }
 
-/** The API could not be reached (refused, reset, DNS, TLS) after the retries. */
-export class ConnectionError extends CliError {
+named(ApiError, 'ApiError');
+
+/** 401: no key, or one the API does not know. */
+export class AuthenticationError extends ApiError {}
+named(AuthenticationError, 'AuthenticationError');
+
+/** 403: the key lacks the permission for the operation. */
+export class PermissionError extends ApiError {}
+named(PermissionError, 'PermissionError');
+
+/** 429 after the retries (kind `rate-limit`), or the monthly sending limit, a 403 (kind `sending-limit`). */
+export class RateLimitError extends ApiError {}
+named(RateLimitError, 'RateLimitError');
+
+/** 5xx after the retries: the service failed; the same request may succeed later. */
+export class ServerError extends ApiError {}
+named(ServerError, 'ServerError');
+
+/**
+ * The connection failed: refused, reset or closed before the answer (after the retries), or the
+ * answer was not HTTP at all (a broken proxy). `mayHaveBeenSent` says whether the request could
+ * have reached the API first.
+ */
+export class ConnectionError extends MailroomError {
   readonly code: string | undefined;
   /** Whether trying again could help; not for a server that answers plain HTTP to https://. */
   readonly transient: boolean;
-  constructor(url: string, code: string | undefined, cause: unknown) {
+  constructor(url: string, code: string | undefined, cause: unknown, how: 'unreachable' | 'lost' | 'garbled' = 'unreachable') {
     // An https:// URL naming a plain HTTP server (a local sandbox): OpenSSL's "wrong version number"
     // says nothing to most people, the likely mistake does.
     const plainHttp = code === 'ERR_SSL_WRONG_VERSION_NUMBER' && url.startsWith('https:');
     const reason = plainHttp ? 'it answers plain HTTP, not TLS' : cause instanceof Error && cause.message ? cause.message : (code ?? 'connection failed');
     const hints = plainHttp ? [`did you mean ${url.replace(/^https:/, 'http:')}? (the base URL says https://)`] : [];
-    super('network', `could not reach ${url}: ${reason}`, { cause, hints });
+    const what = how === 'garbled' ? `the answer from ${url} was not HTTP` : how === 'lost' ? `lost the connection to ${url} before its answer` : `could not reach ${url}`;
+    super('connection', `${what}: ${reason}`, { cause, hints });
     this.code = code;
     this.transient = !plainHttp;
   }
 }
+named(ConnectionError, 'ConnectionError');
 
 /** Connection failures that happen before a byte of the request is written: it never reached the API. */
 const BEFORE_SENDING = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|UNABLE_TO_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
@@ -99,20 +134,22 @@ export function failedBeforeSending(code: string | undefined): boolean {
 }
 
 /** No complete answer within the transport's timeout. */
-export class TimeoutError extends CliError {
+export class TimeoutError extends MailroomError {
   readonly timeoutMs: number;
   constructor(url: string, timeoutMs: number, cause?: unknown) {
-    super('network', `no answer from ${url} within ${timeoutMs} ms`, { cause });
+    super('timeout', `no answer from ${url} within ${timeoutMs} ms`, { cause });
     this.timeoutMs = timeoutMs;
   }
 }
+named(TimeoutError, 'TimeoutError');
 
 /** The caller's signal aborted a request in flight (the CLI's Ctrl-C: exit 130 like any interruption). */
-export class AbortedError extends CliError {
+export class AbortedError extends MailroomError {
   constructor(cause?: unknown) {
-    super('interrupted', 'interrupted while waiting for the API', { cause });
+    super('aborted', 'interrupted while waiting for the API', { cause });
   }
 }
+named(AbortedError, 'AbortedError');
 
 const strings = (v: unknown): string[] | undefined =>
   typeof v === 'string' ? [v] : Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
@@ -186,10 +223,7 @@ function pathHint(baseUrl: string): string | undefined {
   return `the base URL ${baseUrl} has a path after the host (${path}): the API is at the host root (requests go to <base URL>/v1/...); did you mean ${url.origin}?`;
 }
 
-/**
- * Status → exit code (docs/reference/exit-codes.md). 5xx after retries counts as "network" (6), not "rejected":
- * the request was fine and may succeed later, which is what a CI retry wrapper needs to know.
- */
+/** Status → kind (the CLI's exit codes follow from the kind, src/exit-codes.ts). */
 function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: ErrorKind; hints: string[] } {
   const hints: string[] = [];
   if (d.allowedEmails?.length) hints.push(`allowed senders: ${d.allowedEmails.join(', ')}`);
@@ -197,26 +231,26 @@ function classify(status: number, d: ApiErrorBody, init: ApiErrorInit): { kind: 
   if (d.docsUrl) hints.push(`docs: ${d.docsUrl}`);
   let kind: ErrorKind;
   if (status === 401) {
-    kind = 'auth';
+    kind = 'authentication';
     if (init.authHint) hints.push(init.authHint);
   } else if (status === 403) {
     // The same status means "monthly sending limit" on sends and "no permission" on key endpoints;
     // a permission message may quote a key's name, which can itself contain "limit".
     const text = `${d.message ?? ''} ${d.error ?? ''}`;
-    kind = !/permission/i.test(text) && /limit/i.test(text) ? 'limit' : 'auth';
-    if (kind === 'auth') hints.push('this key lacks the permission for that operation');
+    kind = !/permission/i.test(text) && /limit/i.test(text) ? 'sending-limit' : 'permission';
+    if (kind === 'permission') hints.push('this key lacks the permission for that operation');
   } else if (status === 429) {
-    kind = 'limit';
+    kind = 'rate-limit';
     if (init.retryAfterMs !== undefined) hints.push(`the API asks to wait ${Math.ceil(init.retryAfterMs / 1000)} s before retrying`);
   } else if (status >= 500) {
-    kind = 'network';
+    kind = 'server';
     hints.push('the service had a problem; try again later');
   } else if (status >= 400) {
     kind = 'rejected';
     const hint = status === 404 && init.baseUrl !== undefined ? pathHint(init.baseUrl) : undefined;
     if (hint) hints.push(hint);
   } else {
-    kind = 'unexpected';
+    kind = 'unexpected-response';
   }
   return { kind, hints };
 }

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { openDurableAppender, type DurableAppender } from '../output/files.js';
 import { JournalLock } from '../output/lock.js';
-import { isCliError, usageError } from '../errors.js';
+import { isMailroomError, usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { setOwn } from '../schema/own-field.js';
 
@@ -177,7 +177,7 @@ export async function readJournal(path: string): Promise<JournalLine[]> {
     if (!st.isFile()) throw usageError(`--journal: cannot read ${path}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}`);
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (isCliError(err)) throw err;
+    if (isMailroomError(err)) throw err;
     throw usageError(`--journal: cannot read ${path}: ${fsReason(err, 'read')}`);
   }
   const entries: JournalLine[] = [];

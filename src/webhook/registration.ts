@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sandboxCall } from '../api/sandbox-admin.js';
 import { createWebhook, deleteWebhook } from '../api/webhooks.js';
 import type { CommandContext } from '../client.js';
-import { CliError, usageError } from '../errors.js';
+import { MailroomError, usageError } from '../errors.js';
 import { oneLine } from '../output/one-line.js';
 import { EVENT_NAMES, type EventName } from '../schema/events.js';
 import { paths } from '../api/paths.js';
@@ -31,7 +31,7 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
   try {
     await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
   } catch (err) {
-    if (err instanceof CliError && err.kind === 'rejected') {
+    if (err instanceof MailroomError && err.kind === 'rejected') {
       throw usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);
     }
     throw err;
@@ -49,7 +49,7 @@ export async function registerWebhook(url: string, token: string, events: readon
   const hook = await createWebhook(api, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal });
   if (hook.token !== token) {
     await deleteWebhook(api, hook.id).catch(() => undefined);
-    throw new CliError('unexpected', `the sandbox did not keep the signing token given for webhook ${hook.id}; pass --webhook ${hook.id} instead`);
+    throw new MailroomError('unexpected', `the sandbox did not keep the signing token given for webhook ${hook.id}; pass --webhook ${hook.id} instead`);
   }
   return {
     id: hook.id,

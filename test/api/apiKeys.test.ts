@@ -95,7 +95,7 @@ describe('api keys endpoints', () => {
     api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_7', 404, { statusCode: 404, error: 'Not Found', message: 'API key aki_7 not found' });
     expect(await deleteKey(retrying, 'wrk_1', 'aki_7')).toBe('gone');
     api.answer('DELETE', '/v1/workspaces/wrk_1/api-keys/aki_6', 404, { statusCode: 404, error: 'Not Found', message: 'API key aki_6 not found' });
-    await expect(deleteKey(retrying, 'wrk_1', 'aki_6')).rejects.toMatchObject({ status: 404, exitCode: 4 });
+    await expect(deleteKey(retrying, 'wrk_1', 'aki_6')).rejects.toMatchObject({ status: 404, kind: 'rejected' });
   });
 
   it('refuses a path segment that is not an id of its kind, before any request (api/paths.ts)', async () => {

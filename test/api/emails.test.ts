@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendBatch, sendEmail } from '../../src/api/emails.js';
-import { isCliError } from '../../src/errors.js';
+import { isMailroomError } from '../../src/errors.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 import { UnexpectedResponseError } from '../../src/api/request.js';
 import { expectedHeaders, mockApi } from './mock.js';
 
@@ -34,7 +35,7 @@ describe('sendEmail', () => {
   it('turns a body that breaks the contract into exit 1 with the request id', async () => {
     api.answer('POST', '/v1/emails', 200, { email: { status: 'SENT' } });
     const err = await sendEmail(api.transport, raw).catch((e: unknown) => e);
-    expect(isCliError(err) && err.kind).toBe('unexpected');
+    expect(isMailroomError(err) && err.kind).toBe('unexpected-response');
     expect((err as Error).message).toMatch(/^unexpected send response from the API: /);
     expect((err as { requestId?: string }).requestId).toBe('req_1');
   });
@@ -55,7 +56,7 @@ describe('sendEmail', () => {
   it('maps a 400 to a rejected error carrying the API message', async () => {
     api.answer('POST', '/v1/emails', 400, { statusCode: 400, error: 'Bad Request', message: 'Sender not verified', allowedEmails: ['ops@acme.test'], allowedDomains: [], docsUrl: 'https://d' });
     const err = await sendEmail(api.transport, raw).catch((e: unknown) => e);
-    expect(isCliError(err) && err.exitCode).toBe(4);
+    expect(isMailroomError(err) && exitCodeOf(err)).toBe(4);
   });
 });
 
@@ -90,7 +91,7 @@ describe('sendBatch', () => {
     api.answer('POST', '/v1/emails/batch', 202, { emails: { successful: [result, { to: 'b@example.com', status: 'SENT' }], failed: [] } });
     const err = await sendBatch(api.transport, [raw, raw]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnexpectedResponseError);
-    expect(err).toMatchObject({ kind: 'unexpected', status: 202, requestId: 'req_1' });
+    expect(err).toMatchObject({ kind: 'unexpected-response', status: 202, requestId: 'req_1' });
     expect((err as Error).message).toBe('unexpected batch response from the API: emails.successful.1 has neither id nor messageId');
   });
 
@@ -144,7 +145,7 @@ describe('retries of sends (POST retried only with idempotency keys)', () => {
     api.answer('POST', '/v1/emails/batch', 503, { statusCode: 503, error: 'Service Unavailable', message: 'try later' });
     const { idempotencyKey: _drop, ...unkeyed } = raw;
     const err = await sendBatch(t, [raw, unkeyed]).catch((e: unknown) => e);
-    expect(isCliError(err)).toBe(true);
+    expect(isMailroomError(err)).toBe(true);
     expect(api.seen).toHaveLength(1);
   });
 });

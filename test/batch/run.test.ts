@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBatch, type BatchRunOptions } from '../../src/batch/run.js';
 import type { Context } from '../../src/context.js';
 import { fakeApi } from './fake-api.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 
 let dir: string;
 beforeEach(() => {
@@ -130,7 +131,7 @@ describe('runBatch', () => {
     expect(journal[1]).toMatchObject({ upTo: 49, sha: expect.stringMatching(/^[0-9a-f]{32}$/) });
 
     const changed = await runBatch(ctx(undefined, lines(500, 3)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
-    expect(changed.fatal?.exitCode).toBe(2);
+    expect(exitCodeOf(changed.fatal)).toBe(2);
     expect(changed.fatal?.message).toMatch(/the input differs .*entry 3, line 4, is not the entry the journal recorded/);
     expect(changed.sent).toBe(0);
 
@@ -144,9 +145,9 @@ describe('runBatch', () => {
     const api = fakeApi();
     await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
     writeInput(101);
-    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }))).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/not the file this journal was made from/) });
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }))).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/not the file this journal was made from/) });
     writeInput(100);
-    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal', defaults: { from: 'x@example.com', subject: 'Hi' } }))).rejects.toMatchObject({ exitCode: 2 });
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal', defaults: { from: 'x@example.com', subject: 'Hi' } }))).rejects.toMatchObject({ kind: 'validation' });
     expect(api.delivered).toHaveLength(100);
   });
 
@@ -161,7 +162,7 @@ describe('runBatch', () => {
     writeFileSync(join(dir, 'in.json'), `[\n${body}\n`);
     const api = fakeApi();
     const s = await runBatch(ctx(), base({ input: 'in.json', send: api.send }));
-    expect(s.fatal?.exitCode).toBe(2);
+    expect(exitCodeOf(s.fatal)).toBe(2);
     expect(s.fatal?.message).toMatch(/not closed/);
     expect(s.sent).toBe(api.delivered.length);
   });

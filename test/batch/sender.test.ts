@@ -3,6 +3,7 @@ import { BatchSender, type SenderEvents } from '../../src/batch/sender.js';
 import type { ValidEntry } from '../../src/input/entries.js';
 import type { EmailRequest } from '../../src/schema/index.js';
 import { entries, fakeApi } from './fake-api.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 
 async function* chunks(list: ValidEntry[], size: number): AsyncGenerator<ValidEntry[]> {
   for (let i = 0; i < list.length; i += size) yield list.slice(i, i + size);
@@ -70,7 +71,7 @@ describe('batch sender', () => {
       failed: emails.slice(1).map((_, i) => ({ index: i + 1, statusCode: 403, error: 'Forbidden', message: 'Monthly sending limit reached (1 emails this month)' })),
     });
     const r = await new BatchSender({ ...opts, send: limit, events: limited.events, signal: new AbortController().signal }).run(chunks(entries(3), 3));
-    expect(r.fatal?.exitCode).toBe(5);
+    expect(exitCodeOf(r.fatal)).toBe(5);
     expect([...limited.outcome.values()]).toEqual(['sent trs_0', 'unsent', 'unsent']);
   });
 
@@ -96,7 +97,7 @@ describe('batch sender', () => {
     const { outcome, events } = recorder();
     const r = await new BatchSender({ ...opts, concurrency: 1, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(100), 10));
     expect(r.finished).toBe(false);
-    expect(r.fatal?.exitCode).toBe(3);
+    expect(exitCodeOf(r.fatal)).toBe(3);
     expect([...outcome.values()].filter((v) => v.startsWith('sent'))).toHaveLength(20);
     expect(outcome.get(20)).toBe('unsent');
     expect(api.calls).toBe(3);
@@ -106,7 +107,7 @@ describe('batch sender', () => {
     const api = fakeApi({ fault: () => 'drop' });
     const { events } = recorder();
     const r = await new BatchSender({ ...opts, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(500), 50));
-    expect(r.fatal?.exitCode).toBe(6);
+    expect(exitCodeOf(r.fatal)).toBe(6);
     expect(api.calls).toBeLessThan(40);
   });
 
@@ -116,7 +117,7 @@ describe('batch sender', () => {
       const { outcome, events } = recorder();
       const r = await new BatchSender({ ...opts, maxAttempts: 3, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(2), 50));
       expect(r.finished).toBe(false);
-      expect(r.fatal?.exitCode).toBe(6);
+      expect(exitCodeOf(r.fatal)).toBe(6);
       if (fault === 'refused') expect([...outcome.values()]).toEqual(['unsent', 'unsent']);
       else expect([...outcome.values()].map((v) => v.replace(/ \(.*/, ''))).toEqual(Array(2).fill('uncertain the run stopped'));
     }
@@ -183,7 +184,7 @@ describe('batch sender', () => {
       const r = await new BatchSender({ ...opts, send, events, signal: controller.signal }).run(chunks(entries(40), 10));
       expect(calls, stop).toBe(4);
       expect([...outcome.values()].filter((v) => v === 'unsent'), stop).toHaveLength(stop === 'fatal' ? 40 : 30);
-      if (stop === 'fatal') expect(r.fatal?.exitCode).toBe(3);
+      if (stop === 'fatal') expect(exitCodeOf(r.fatal)).toBe(3);
       else expect(sent.flat()).toHaveLength(10);
     }
   });
@@ -261,7 +262,7 @@ describe('batch sender', () => {
     const api = fakeApi({ fault: (_call, emails) => (emails[0]!.to === 'u0@example.com' && first ? ((first = false), 'lost') : '401') });
     const { outcome, events } = recorder();
     const r = await new BatchSender({ ...opts, concurrency: 2, send: api.send, events, signal: new AbortController().signal }).run(chunks(entries(20), 10));
-    expect(r.fatal?.exitCode).toBe(3);
+    expect(exitCodeOf(r.fatal)).toBe(3);
     expect(api.delivered).toHaveLength(10);
     for (let i = 0; i < 10; i++) expect(outcome.get(i)).toMatch(/^uncertain the run stopped \(.*\) before its answer came \(it may have been sent/);
     // The second request was refused (401) whole: the API did not take it.
@@ -275,7 +276,7 @@ describe('batch sender', () => {
       throw new ApiError({ status: 429, body: { statusCode: 429, error: 'Too Many Requests', message: 'later' }, retryAfterMs: 3_600_000 });
     };
     const r = await new BatchSender({ ...opts, send, events, signal: new AbortController().signal }).run(chunks(entries(100), 50));
-    expect(r.fatal?.exitCode).toBe(5);
+    expect(exitCodeOf(r.fatal)).toBe(5);
   });
 
   it('slows down under 429: fewer requests in flight', async () => {

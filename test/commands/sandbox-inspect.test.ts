@@ -2,13 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exitCodeOf, exitNameOf } from '../../src/exit-codes.js';
 import { buildProgram } from '../../src/program.js';
 import { fakeContext } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 
-/** Runs `mailroom sandbox …` in-process against the test sandbox; what it printed, or what it threw. */
+/** Runs `mailroom sandbox …` in-process against the test sandbox; what it printed, or what it threw (with the exit code's name and number the CLI gives it). */
 async function mailroom(argv: string[], opts: { tty?: boolean; env?: Record<string, string> } = {}) {
   const { ctx, stdout, stderr } = fakeContext({ tty: { stdout: opts.tty ?? false }, env: { MAILROOM_BASE_URL: sb.baseUrl, ...opts.env } });
   const args = ['sandbox', ...argv];
@@ -16,7 +17,7 @@ async function mailroom(argv: string[], opts: { tty?: boolean; env?: Record<stri
   try {
     await buildProgram(ctx, args).parseAsync(['node', 'mailroom', ...args]);
   } catch (e) {
-    error = e as Error;
+    error = Object.assign(e as Error, { kind: exitNameOf(e), exitCode: exitCodeOf(e) });
   }
   await new Promise((resolve) => setImmediate(resolve));
   return { stdout: stdout(), stderr: stderr(), error };

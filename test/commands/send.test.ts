@@ -43,6 +43,6 @@ describe('send: argv to request body (--dry-run, fake context)', () => {
   });
 
   it('bad input throws a usage error before anything else', async () => {
-    await expect(send(['--to', 'a@example.com', '--template', 'w', '--html', 'x'])).rejects.toMatchObject({ kind: 'usage', message: '--html cannot be used with --template (a templated email takes --to, --var, --vars and the common flags)' });
+    await expect(send(['--to', 'a@example.com', '--template', 'w', '--html', 'x'])).rejects.toMatchObject({ kind: 'validation', message: '--html cannot be used with --template (a templated email takes --to, --var, --vars and the common flags)' });
   });
 });

@@ -58,7 +58,7 @@ describe('webhooks listen --register (against a sandbox)', () => {
 
   it('refuses --webhook with it, and an API that is not a sandbox, before listening', async () => {
     const both = listen(['--register', '--webhook', 'wh_something']);
-    expect(await both.done).toMatchObject({ kind: 'usage', message: '--register creates its own webhook: drop --webhook (or drop --register to listen for that webhook)' });
+    expect(await both.done).toMatchObject({ kind: 'validation', message: '--register creates its own webhook: drop --webhook (or drop --register to listen for that webhook)' });
     expect(both.lines).toEqual([]);
 
     const notSandbox = await new Promise<Server>((resolve) => {
@@ -68,7 +68,7 @@ describe('webhooks listen --register (against a sandbox)', () => {
     try {
       const port = (notSandbox.address() as AddressInfo).port;
       const elsewhere = listen(['--register'], { MAILROOM_BASE_URL: `http://127.0.0.1:${port}` });
-      expect(await elsewhere.done).toMatchObject({ kind: 'usage', message: `--register works with a mailroom sandbox only, and http://127.0.0.1:${port} is not one` });
+      expect(await elsewhere.done).toMatchObject({ kind: 'validation', message: `--register works with a mailroom sandbox only, and http://127.0.0.1:${port} is not one` });
       expect(elsewhere.lines).toEqual([]);
     } finally {
       await new Promise((r) => notSandbox.close(r));

@@ -53,7 +53,7 @@ describe('a config directory anyone can write to', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: 'sk_live_0123456789abcdef', workspace: 'wrk_1' } } }), { mode: 0o600 });
     chmodSync(dir, 0o777);
     const settings = resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir } }, {});
-    expect(() => requireApiKey(settings)).toThrow(expect.objectContaining({ kind: 'auth', message: `refusing the API key stored in ${join(dir, 'config.json')}: its directory ${dir} is writable by other users` }));
+    expect(() => requireApiKey(settings)).toThrow(expect.objectContaining({ kind: 'authentication', message: `refusing the API key stored in ${join(dir, 'config.json')}: its directory ${dir} is writable by other users` }));
     expect(settings.workspace?.value).toBe('wrk_1');
     const fromEnv = resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_API_KEY: 'sk_live_fromenvfromenv1' } }, {});
     expect(requireApiKey(fromEnv)).toBe('sk_live_fromenvfromenv1');

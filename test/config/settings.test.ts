@@ -6,7 +6,8 @@ import { authHint, requireApiKey, resolveSettings } from '../../src/config/setti
 import { commandContext } from '../../src/client.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
-import { isCliError } from '../../src/errors.js';
+import { isMailroomError } from '../../src/errors.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 
 let dir: string;
 beforeEach(() => {
@@ -89,7 +90,7 @@ describe('resolveSettings precedence and provenance', () => {
         return e;
       }
     })();
-    expect(isCliError(err) && err.exitCode).toBe(2);
+    expect(isMailroomError(err) && exitCodeOf(err)).toBe(2);
     expect((err as Error).message).toBe(`config file ${join(dir, 'config.json')} is not valid JSON`);
   });
 });
@@ -104,9 +105,9 @@ describe('missing credentials and hints', () => {
         return e;
       }
     })();
-    expect(isCliError(err) && err.exitCode).toBe(3);
-    expect(isCliError(err) && err.hints[0]).toBe('run `mailroom login --profile ci`, or set MAILROOM_API_KEY, or pass --api-key');
-    expect(isCliError(err) && err.hints[1]).toBe('no account yet? add --sandbox to try any command against a local API that sends nothing');
+    expect(isMailroomError(err) && exitCodeOf(err)).toBe(3);
+    expect(isMailroomError(err) && err.hints[0]).toBe('run `mailroom login --profile ci`, or set MAILROOM_API_KEY, or pass --api-key');
+    expect(isMailroomError(err) && err.hints[1]).toBe('no account yet? add --sandbox to try any command against a local API that sends nothing');
   });
 
   it('points a 401 at the source of the key and of the base URL', () => {
@@ -136,7 +137,7 @@ describe('an explicitly named profile must exist', () => {
     try {
       await p;
     } catch (e) {
-      return isCliError(e) ? { code: e.exitCode, message: e.message, hints: e.hints } : e;
+      return isMailroomError(e) ? { code: exitCodeOf(e), message: e.message, hints: e.hints } : e;
     }
     return 'connected';
   };
@@ -166,7 +167,7 @@ describe('empty flags are errors, not "unset"', () => {
       resolveSettings({ env: { MAILROOM_CONFIG_DIR: dir, MAILROOM_API_KEY: 'sk_live_envenvenvenv1' } }, globals);
       expect.unreachable();
     } catch (e) {
-      expect(isCliError(e) && { code: e.exitCode, message: e.message }).toEqual({ code: 2, message: `${flag} must not be empty` });
+      expect(isMailroomError(e) && { code: exitCodeOf(e), message: e.message }).toEqual({ code: 2, message: `${flag} must not be empty` });
     }
   });
 
@@ -185,7 +186,7 @@ describe('normalizeBaseUrl', () => {
       normalizeBaseUrl(input);
       expect.unreachable();
     } catch (e) {
-      expect(isCliError(e) && { code: e.exitCode, message: e.message }).toEqual({ code: 2, message: `--base-url: "${input}" has no scheme: did you mean ${suggestion}?` });
+      expect(isMailroomError(e) && { code: exitCodeOf(e), message: e.message }).toEqual({ code: 2, message: `--base-url: "${input}" has no scheme: did you mean ${suggestion}?` });
     }
   });
 
@@ -205,7 +206,7 @@ describe('normalizeBaseUrl', () => {
       normalizeBaseUrl(input, 'MAILROOM_BASE_URL');
       expect.unreachable();
     } catch (e) {
-      expect(isCliError(e) && e.exitCode).toBe(2);
+      expect(isMailroomError(e) && exitCodeOf(e)).toBe(2);
       expect((e as Error).message).toMatch(/^MAILROOM_BASE_URL: /);
     }
   });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, EXIT_MEANINGS } from '../../src/errors.js';
+import { EXIT, EXIT_MEANINGS } from '../../src/exit-codes.js';
 import { renderHelpCatalog } from '../../src/build/help-catalog.js';
 import { REGENERATE, renderReference, withReadmeCommands, type Reference } from '../../src/build/help-reference.js';
 import { ENVIRONMENT } from '../../src/help-topics.js';

@@ -26,24 +26,24 @@ describe('secrets from files instead of argv (visible to other local users in ps
     const env = { MAILROOM_CONFIG_DIR: dir };
     const empty = join(dir, 'empty');
     writeFileSync(empty, '\n');
-    expect(() => resolveSettings({ env }, { apiKey: 'sk_live_x', apiKeyFile: empty })).toThrow(expect.objectContaining({ kind: 'usage', message: 'use --api-key or --api-key-file, not both' }));
-    expect(() => resolveSettings({ env }, { apiKeyFile: join(dir, 'nope') })).toThrow(expect.objectContaining({ kind: 'usage', message: `--api-key-file: cannot read ${join(dir, 'nope')}: no such file` }));
-    expect(() => resolveSettings({ env }, { apiKeyFile: empty })).toThrow(expect.objectContaining({ kind: 'usage', message: `--api-key-file: ${empty} is empty` }));
+    expect(() => resolveSettings({ env }, { apiKey: 'sk_live_x', apiKeyFile: empty })).toThrow(expect.objectContaining({ kind: 'validation', message: 'use --api-key or --api-key-file, not both' }));
+    expect(() => resolveSettings({ env }, { apiKeyFile: join(dir, 'nope') })).toThrow(expect.objectContaining({ kind: 'validation', message: `--api-key-file: cannot read ${join(dir, 'nope')}: no such file` }));
+    expect(() => resolveSettings({ env }, { apiKeyFile: empty })).toThrow(expect.objectContaining({ kind: 'validation', message: `--api-key-file: ${empty} is empty` }));
   });
 
   it('--api-key-file /dev/zero or a huge file: refused after a few KiB, not read to the end', () => {
     const env = { MAILROOM_CONFIG_DIR: dir };
     const big = join(dir, 'big');
     writeFileSync(big, 'k'.repeat(100_000));
-    expect(() => resolveSettings({ env }, { apiKeyFile: '/dev/zero' })).toThrow(expect.objectContaining({ kind: 'usage', message: '--api-key-file: /dev/zero is larger than 64 KiB; expected the secret alone' }));
-    expect(() => resolveSettings({ env }, { apiKeyFile: big })).toThrow(expect.objectContaining({ kind: 'usage', message: `--api-key-file: ${big} is larger than 64 KiB; expected the secret alone` }));
+    expect(() => resolveSettings({ env }, { apiKeyFile: '/dev/zero' })).toThrow(expect.objectContaining({ kind: 'validation', message: '--api-key-file: /dev/zero is larger than 64 KiB; expected the secret alone' }));
+    expect(() => resolveSettings({ env }, { apiKeyFile: big })).toThrow(expect.objectContaining({ kind: 'validation', message: `--api-key-file: ${big} is larger than 64 KiB; expected the secret alone` }));
   });
 
   it('--token-file: the token from the file, over MAILROOM_WEBHOOK_TOKEN; with --token, a usage error', () => {
     const file = join(dir, 'token');
     writeFileSync(file, 'wht_fromfilefromfile0002\r\n');
     expect(tokenFrom(undefined, { MAILROOM_WEBHOOK_TOKEN: 'wht_env' }, file, dir)).toBe('wht_fromfilefromfile0002');
-    expect(() => tokenFrom('wht_flag', {}, file, dir)).toThrow(expect.objectContaining({ kind: 'usage', message: 'use --token or --token-file, not both' }));
+    expect(() => tokenFrom('wht_flag', {}, file, dir)).toThrow(expect.objectContaining({ kind: 'validation', message: 'use --token or --token-file, not both' }));
   });
 });
 

@@ -13,7 +13,7 @@ function usage(fn: () => unknown): string {
   try {
     fn();
   } catch (err) {
-    expect((err as { kind?: string }).kind).toBe('usage');
+    expect((err as { kind?: string }).kind).toBe('validation');
     expect((err as Error).message).not.toContain('\n');
     return (err as Error).message;
   }

@@ -7,7 +7,7 @@ function usage(fn: () => unknown): string {
   try {
     fn();
   } catch (err) {
-    expect((err as { kind?: string }).kind).toBe('usage');
+    expect((err as { kind?: string }).kind).toBe('validation');
     return (err as Error).message;
   }
   throw new Error('expected a usage error');

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/context.js';
-import { CliError, EXIT, isCliError } from '../../src/errors.js';
+import { MailroomError, isMailroomError, ValidationError } from '../../src/errors.js';
+import { EXIT, exitCodeOf } from '../../src/exit-codes.js';
 import { printJson } from '../../src/output/print.js';
 import { takeJsonFields } from '../../src/output/fields.js';
 import { report } from '../../src/report.js';
@@ -55,7 +56,7 @@ describe('--json <fields>', () => {
     } catch (e) {
       error = e;
     }
-    expect(isCliError(error) && error.exitCode).toBe(EXIT.usage);
+    expect(isMailroomError(error) && exitCodeOf(error)).toBe(EXIT.usage);
     expect((error as Error).message).toBe('--json: unknown field "nmae"; valid fields: id, displayName, role, status, secretKey');
     expect(c.out()).toBe('');
   });
@@ -82,7 +83,7 @@ describe('--json <fields>', () => {
   });
 
   it('`--json=` with no field is a usage error', () => {
-    expect(() => takeJsonFields(['check', '--json='])).toThrow(CliError);
+    expect(() => takeJsonFields(['check', '--json='])).toThrow(MailroomError);
   });
 });
 
@@ -100,13 +101,13 @@ describe('errors under --json', () => {
 
   it('a usage error and an unexpected one too; without --json stdout stays empty', () => {
     const usage = capture();
-    expect(report(new CliError('usage', 'bad flag'), usage.ctx, { verbose: false, json: true })).toBe(2);
+    expect(report(new ValidationError('bad flag'), usage.ctx, { verbose: false, json: true })).toBe(2);
     expect(JSON.parse(usage.out())).toEqual({ error: { kind: 'usage', message: 'bad flag', exitCode: 2 } });
     const boom = capture();
     expect(report(new Error('boom'), boom.ctx, { verbose: false, json: true })).toBe(1);
     expect(JSON.parse(boom.out())).toEqual({ error: { kind: 'unexpected', message: 'boom', exitCode: 1 } });
     const plain = capture();
-    report(new CliError('usage', 'bad flag'), plain.ctx, { verbose: false, json: false });
+    report(new ValidationError('bad flag'), plain.ctx, { verbose: false, json: false });
     expect(plain.out()).toBe('');
   });
 });

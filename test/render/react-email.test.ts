@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { renderReactEmail } from '../../src/render/react-email.js';
-import { isCliError } from '../../src/errors.js';
+import { isMailroomError } from '../../src/errors.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'react');
 
@@ -11,7 +11,7 @@ async function failure(p: Promise<unknown>) {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(isCliError(err)).toBe(true);
+  expect(isMailroomError(err)).toBe(true);
   return err as { kind: string; message: string };
 }
 
@@ -32,7 +32,7 @@ describe('renderReactEmail', () => {
 
   it('reports a syntax error as a usage error naming the file and line', async () => {
     const err = await failure(renderReactEmail('Broken.jsx', {}, fixtures));
-    expect(err.kind).toBe('usage');
+    expect(err.kind).toBe('validation');
     expect(err.message).toMatch(/^--react: cannot build Broken\.jsx: .+Broken\.jsx:\d+\)$/);
     expect(err.message).not.toContain('\n');
   });

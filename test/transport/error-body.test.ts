@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, readErrorBody } from '../../src/transport/errors.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 
 describe('error bodies with extra or missing fields', () => {
   it.each([
@@ -13,7 +14,7 @@ describe('error bodies with extra or missing fields', () => {
     const err = new ApiError({ status, body, requestId: 'req_9' });
     expect(err.message).toBe(message);
     expect(err.message).not.toContain('\n');
-    expect(err.exitCode).toBe(code);
+    expect(exitCodeOf(err)).toBe(code);
     expect(err.requestId).toBe('req_9');
   });
 

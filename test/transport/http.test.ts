@@ -2,6 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError, TimeoutError } from '../../src/transport/index.js';
 import { createHttpTransport, type HttpTransportOptions } from '../../src/transport/http.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
 
 const BASE = 'https://api.test';
 const KEY = 'sk_live_0123456789abcdefWXYZ';
@@ -102,7 +103,7 @@ describe('retries', () => {
     const err = await t.request({ method: 'POST', path: '/v1/emails', body: { to: 'a@example.com' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(503);
-    expect((err as ApiError).exitCode).toBe(6);
+    expect(exitCodeOf(err)).toBe(6);
     expect(waits).toEqual([]);
   });
 
@@ -135,7 +136,7 @@ describe('retries', () => {
     const { t, waits } = transport({ random: () => 0.999 });
     const err = await t.request({ method: 'GET', path: '/v1/api-keys/check' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).exitCode).toBe(5);
+    expect(exitCodeOf(err)).toBe(5);
     expect(waits).toEqual([299, 599, 1198]);
   });
 
@@ -153,7 +154,7 @@ describe('retries', () => {
     const { t, waits } = transport({ maxRetries: 1 });
     const err = await t.request({ method: 'GET', path: '/v1/webhooks' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
-    expect((err as ConnectionError).exitCode).toBe(6);
+    expect(exitCodeOf(err)).toBe(6);
     expect(waits).toHaveLength(1);
   });
 });
@@ -165,7 +166,7 @@ describe('timeouts', () => {
     const started = performance.now();
     const err = await t.request({ method: 'POST', path: '/v1/emails', body: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
-    expect((err as TimeoutError).exitCode).toBe(6);
+    expect(exitCodeOf(err)).toBe(6);
     expect((err as TimeoutError).message).toBe('no answer from https://api.test within 50 ms');
     expect(performance.now() - started).toBeLessThan(900);
     expect(waits).toEqual([]);
@@ -192,7 +193,7 @@ describe('errors are the transport\'s, in no program\'s words', () => {
       expect(err.message).not.toMatch(cliWords);
       expect(err.hints.filter((hint) => cliWords.test(hint))).toEqual([]);
     }
-    expect([(refused as ConnectionError).kind, (slow as TimeoutError).kind, (unauthorized as ApiError).kind]).toEqual(['network', 'network', 'auth']);
+    expect([(refused as ConnectionError).kind, (slow as TimeoutError).kind, (unauthorized as ApiError).kind]).toEqual(['connection', 'timeout', 'authentication']);
   });
 });
 
@@ -205,7 +206,7 @@ describe('errors', () => {
     );
     const { t } = transport();
     const err = (await t.request({ method: 'POST', path: '/v1/emails', body: {} }).catch((e: unknown) => e)) as ApiError;
-    expect(err.exitCode).toBe(4);
+    expect(exitCodeOf(err)).toBe(4);
     expect(err.message).toBe('API 400 Bad Request: From address is not verified');
     expect(err.hints).toEqual(['allowed senders: me@ok.test', 'allowed domains: ok.test', 'docs: https://docs.test/senders']);
     expect(err.requestId).toBe('req_7');
@@ -224,7 +225,7 @@ describe('errors', () => {
     const { t } = transport({ authHint: 'check --api-key / MAILROOM_API_KEY' });
     const err = (await t.request({ method: 'GET', path: '/v1/x' }).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
-    expect(err.exitCode).toBe(code);
+    expect(exitCodeOf(err)).toBe(code);
     if (status === 401) expect(err.hints).toEqual(['check --api-key / MAILROOM_API_KEY']);
   });
 

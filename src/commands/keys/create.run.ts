@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import { apiClient } from '../shared/api-client.js';
-import { CliError } from '../../errors.js';
+import { MailroomError } from '../../errors.js';
 import { printKey } from '../../output/resources.js';
 import { createKeyRequestSchema } from '../../schema/index.js';
 import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from '../shared/new-key.js';
@@ -31,7 +31,7 @@ export async function run(opts: KeysCreateOptions, ctx: CommandContext): Promise
   // The key exists now: a failed save must not lose its secret, so it is printed even with -q.
   await printKey(ctx, saveError === undefined ? globals : { ...globals, quiet: false }, key, 'new');
   if (saveError !== undefined) {
-    throw new CliError('unexpected', `created key ${key.id}, but could not save it in profile "${opts.saveAs}": ${saveError instanceof Error ? saveError.message : String(saveError)}`, {
+    throw new MailroomError('unexpected', `created key ${key.id}, but could not save it in profile "${opts.saveAs}": ${saveError instanceof Error ? saveError.message : String(saveError)}`, {
       hints: [`the new secret is printed above (stdout), once: store it now, or delete the key: \`mailroom keys delete ${key.id} --yes\``],
       cause: saveError,
     });

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { CliError } from '../../errors.js';
+import { MailroomError } from '../../errors.js';
 import type { ApiKey } from '../../schema/api-key.js';
 import { apiClient } from '../shared/api-client.js';
 import { printKey } from '../../output/resources.js';
@@ -37,5 +37,5 @@ async function findKey(ctx: CommandContext, workspaceId: string, id: string): Pr
   for await (const key of (await apiClient(ctx, workspaceId)).apiKeys.list({ limit: 100 }, { signal: ctx.signal })) {
     if (key.id === id) return key;
   }
-  throw new CliError('rejected', `no API key ${id} in workspace ${workspaceId}; nothing was deleted`);
+  throw new MailroomError('rejected', `no API key ${id} in workspace ${workspaceId}; nothing was deleted`);
 }

@@ -2,7 +2,7 @@ import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { terminalText } from '../../output/one-line.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
-import { CliError, usageError } from '../../errors.js';
+import { MailroomError, usageError } from '../../errors.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
 import { paths } from '../../api/paths.js';
 
@@ -19,7 +19,7 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
   if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
   const root = sandboxRoot(ctx);
   const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
-  if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
+  if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
   const email = (res.body as { email: SandboxEmail }).email;
   if (globals.quiet) return;
   if (flags.html || flags.text) {

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
-import { CliError } from '../../errors.js';
+import { MailroomError } from '../../errors.js';
 import { openInBrowser } from '../shared/open-browser.js';
 import { paths } from '../../api/paths.js';
 
@@ -18,7 +18,7 @@ export async function run(flags: SandboxOpenOptions, ctx: CommandContext): Promi
   let url = `${root}/`;
   if (id !== undefined) {
     const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
-    if (res.status === 404) throw new CliError('rejected', `no email ${id} in the sandbox at ${root}`);
+    if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`);
     url = `${root}${paths.sandboxInbox(id)}`;
   }
   if (!globals.quiet) ctx.io.out.write(`${url}\n`);

@@ -1,6 +1,6 @@
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import type { CommandContext } from '../../client.js';
-import { CliError, usageError } from '../../errors.js';
+import { MailroomError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { isEmailAddress } from '../../schema/index.js';
 import { paths } from '../../api/paths.js';
@@ -18,9 +18,9 @@ export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Pro
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
   const base = sandboxRoot(ctx);
   const res = await sandboxCall(base, 'POST', paths.sandboxEvents(), ctx, opts.email === undefined ? { event } : { event, email: opts.email });
-  if (res.status === 404) throw new CliError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
+  if (res.status === 404) throw new MailroomError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
   const envelope = (res.body as { event?: unknown } | undefined)?.event;
-  if (typeof envelope !== 'object' || envelope === null) throw new CliError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
+  if (typeof envelope !== 'object' || envelope === null) throw new MailroomError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
   if (globals.quiet) return;
   if (globals.json || !ctx.io.isStdoutTTY) {
     ctx.io.out.write(`${JSON.stringify(envelope)}\n`);

@@ -4,7 +4,8 @@ import type { CommandContext } from '../../client.js';
 import { readStoredConfig } from '../../config/file.js';
 import { configFile } from '../../config/paths.js';
 import { authHint, describeSource, requireNamedProfile, type Settings } from '../../config/settings.js';
-import { isCliError, type CliError } from '../../errors.js';
+import { isMailroomError, type MailroomError } from '../../errors.js';
+import { exitCodeOf } from '../../exit-codes.js';
 import { clearTextProblem, isLoopback } from '../../config/url.js';
 import type { Context } from '../../context.js';
 import { count } from '../../count.js';
@@ -140,14 +141,14 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
   const from = (s: { source: Parameters<typeof describeSource>[0]['source']; origin: string }) => describeSource(s);
   const key = settings.apiKey;
   // A profile named on purpose that is not stored: every API command refuses it (client.ts), so doctor says so.
-  let unknownProfile: CliError | undefined;
+  let unknownProfile: MailroomError | undefined;
   try {
     requireNamedProfile(settings);
   } catch (err) {
-    if (!isCliError(err)) throw err;
+    if (!isMailroomError(err)) throw err;
     unknownProfile = err;
   }
-  if (unknownProfile) add({ name: 'profile', status: 'fail', detail: unknownProfile.message, ...(unknownProfile.hints[0] ? { fix: unknownProfile.hints[0] } : {}), exitCode: unknownProfile.exitCode });
+  if (unknownProfile) add({ name: 'profile', status: 'fail', detail: unknownProfile.message, ...(unknownProfile.hints[0] ? { fix: unknownProfile.hints[0] } : {}), exitCode: exitCodeOf(unknownProfile) });
   else if (!identityOnly) {
     add({ name: 'profile', status: 'ok', detail: `${settings.profile.value} (${from(settings.profile)})${settings.profileExists ? '' : ', not stored'}` });
   }
@@ -183,10 +184,10 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
     } catch (err) {
       if (err instanceof ApiError) {
         if (!identityOnly) add({ name: 'reachable', status: 'ok', detail: `HTTP ${err.status} in ${Date.now() - started} ms` });
-        add({ name: 'key check', status: 'fail', detail: `HTTP ${err.status}: ${err.message}`, fix: err.kind === 'auth' ? authHint(settings) : (err.hints[0] ?? 'see the message'), exitCode: err.exitCode });
+        add({ name: 'key check', status: 'fail', detail: `HTTP ${err.status}: ${err.message}`, fix: err.kind === 'authentication' ? authHint(settings) : (err.hints[0] ?? 'see the message'), exitCode: exitCodeOf(err) });
       } else {
-        const e = err as { message?: string; exitCode?: number; hints?: string[] };
-        add({ name: 'reachable', status: 'fail', detail: e.message ?? String(err), fix: [...transportHints(err), ...(e.hints ?? [])][0] ?? 'check --base-url and your network', exitCode: e.exitCode ?? 6 });
+        const e = err as { message?: string; hints?: string[] };
+        add({ name: 'reachable', status: 'fail', detail: e.message ?? String(err), fix: [...transportHints(err), ...(e.hints ?? [])][0] ?? 'check --base-url and your network', exitCode: isMailroomError(err) ? exitCodeOf(err) : 6 });
       }
     }
   }

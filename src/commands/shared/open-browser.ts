@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { CliError } from '../../errors.js';
+import { MailroomError } from '../../errors.js';
 
 /** The platform's "open this URL" command; $BROWSER (a command name) wins, as on most Unix tools. */
 function opener(url: string, env: Readonly<Record<string, string | undefined>>): [string, string[]] {
@@ -16,7 +16,7 @@ export async function openInBrowser(url: string, env: Readonly<Record<string, st
   await new Promise<void>((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'ignore', detached: true, shell: false });
     child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new CliError('unexpected', `cannot open a browser with ${command}: ${err.code ?? err.message}`, { hints: ['open the URL above yourself, or set BROWSER'] })),
+      reject(new MailroomError('unexpected', `cannot open a browser with ${command}: ${err.code ?? err.message}`, { hints: ['open the URL above yourself, or set BROWSER'] })),
     );
     child.once('spawn', () => {
       child.unref();

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { CliError, QuietExit, usageError } from '../../errors.js';
+import { MailroomError, QuietExit, usageError } from '../../errors.js';
 import { untilStopped } from '../../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';
@@ -181,7 +181,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw usageError(`--port: ${flags.host}:${flags.port} is already in use`, ['pick another port, or --port 0 for a free one']);
     if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw usageError(`--host: cannot listen on ${flags.host}`);
-    throw new CliError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
+    throw new MailroomError('unexpected', `cannot start the listener: ${err.message}`, { cause: err });
   });
 
   const registration = flags.register
@@ -235,7 +235,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   if (why === 'ended' && app) {
     const ended = await app.exited;
     const how = ended.error ?? (ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`);
-    if (ended.error !== undefined || ended.code !== 0) throw new CliError('unexpected', `your app (--exec) ${ended.error === undefined ? how : `could not start: ${how}`}; the listener stopped with it`);
+    if (ended.error !== undefined || ended.code !== 0) throw new MailroomError('unexpected', `your app (--exec) ${ended.error === undefined ? how : `could not start: ${how}`}; the listener stopped with it`);
     if (!globals.quiet) ctx.io.err.write(`Your app (--exec) ${how}; the listener stopped with it\n`);
   }
   // Ctrl-C exits 130 like every command; SIGTERM (a supervisor's stop) and a closed stdout exit 0.

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { CliError, interruptedError } from '../../errors.js';
+import { MailroomError, interruptedError } from '../../errors.js';
 import { count, noun } from '../../count.js';
 import { formatLines, linesFor, parseLines, parseSince, selectEntries, replayRequest } from '../../webhook/replay.js';
 import { normalizeEnvelope } from '../../schema/index.js';
@@ -77,6 +77,6 @@ export async function run(flags: WebhooksReplayOptions, ctx: CommandContext): Pr
     ]);
   }
   if (failed > 0) {
-    throw new CliError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered; to re-send only those:', again()] });
+    throw new MailroomError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered; to re-send only those:', again()] });
   }
 }

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { CliError, usageError } from '../../errors.js';
+import { MailroomError, usageError } from '../../errors.js';
 import type { CapturedRequest } from '../../webhook/http-request.js';
 import { readBytes } from '../../webhook/bytes.js';
 import { stdinFor } from '../../input/stdin.js';
@@ -67,7 +67,7 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
     const stale = tooOld(createdAt, maxAgeMs, new Date());
     if (stale) {
       if (json && !globals.quiet) ctx.io.out.write(`${JSON.stringify({ valid: false, reason: 'too-old', createdAt, message: stale, bytes: body.length })}\n`);
-      throw new CliError('signature', stale, { hints: notes });
+      throw new MailroomError('signature', stale, { hints: notes });
     }
   }
   if (verdict.ok) {
@@ -80,7 +80,7 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
   if (json && !globals.quiet) {
     ctx.io.out.write(`${JSON.stringify({ valid: false, reason: verdict.reason, cause: verdict.cause, message: verdict.message, bytes: body.length })}\n`);
   }
-  throw new CliError('signature', verdict.message, { hints: [...notes, ...hintsFor(verdict.reason, verdict.cause)] });
+  throw new MailroomError('signature', verdict.message, { hints: [...notes, ...hintsFor(verdict.reason, verdict.cause)] });
 }
 
 function hintsFor(reason: string, cause: string | undefined): string[] {

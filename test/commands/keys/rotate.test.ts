@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rotateKey, RotateIncompleteError, type RotateDeps } from '../../../src/commands/shared/rotate-key.js';
-import { CliError } from '../../../src/errors.js';
+import { MailroomError } from '../../../src/errors.js';
 import type { RequestOptions, Transport } from '../../../src/transport/index.js';
 
 const WS = 'wrk_1';
@@ -40,8 +40,8 @@ const base = (): Record<string, Handler> => ({
   [`DELETE /v1/workspaces/${WS}/api-keys/aki_new`]: () => ({ apiKey: key('aki_new'), isDeleted: true }),
 });
 
-const fail = (kind: 'auth' | 'network' | 'rejected', message: string) => () => {
-  throw new CliError(kind, message, { requestId: 'req_x' });
+const fail = (kind: 'authentication' | 'connection' | 'rejected', message: string) => () => {
+  throw new MailroomError(kind, message, { requestId: 'req_x' });
 };
 
 function deps(handlers: Record<string, Handler>, extra: Partial<RotateDeps> = {}) {
@@ -59,13 +59,13 @@ function deps(handlers: Record<string, Handler>, extra: Partial<RotateDeps> = {}
   return { d, calls: fake.calls, checked };
 }
 
-async function caught(p: Promise<unknown>): Promise<CliError> {
+async function caught(p: Promise<unknown>): Promise<MailroomError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(CliError);
-  return err as CliError;
+  expect(err).toBeInstanceOf(MailroomError);
+  return err as MailroomError;
 }
 
 describe('rotateKey', () => {
@@ -107,9 +107,9 @@ describe('rotateKey', () => {
   });
 
   it('create fails: the failure kind is kept and nothing else is touched', async () => {
-    const { d, calls } = deps({ ...base(), [`POST /v1/workspaces/${WS}/api-keys`]: fail('auth', 'API 403 Forbidden: lacks permissions') });
+    const { d, calls } = deps({ ...base(), [`POST /v1/workspaces/${WS}/api-keys`]: fail('authentication', 'API 403 Forbidden: lacks permissions') });
     const err = await caught(rotateKey(d, 'aki_old'));
-    expect(err.kind).toBe('auth');
+    expect(err.kind).toBe('authentication');
     expect(err.message).toBe('rotate: could not create the replacement key: API 403 Forbidden: lacks permissions');
     expect(err.hints).toEqual(['nothing was changed: aki_old still works']);
     expect(err.requestId).toBe('req_x');
@@ -117,17 +117,17 @@ describe('rotateKey', () => {
   });
 
   it('create without an answer (network): the old key still works, and a replacement may exist', async () => {
-    const { d, calls } = deps({ ...base(), [`POST /v1/workspaces/${WS}/api-keys`]: fail('network', 'timed out after 30000 ms') });
+    const { d, calls } = deps({ ...base(), [`POST /v1/workspaces/${WS}/api-keys`]: fail('connection', 'timed out after 30000 ms') });
     const err = await caught(rotateKey(d, 'aki_old'));
-    expect(err.kind).toBe('network');
+    expect(err.kind).toBe('connection');
     expect(err.hints).toEqual(['aki_old still works', 'a replacement may have been created without its answer arriving: look for a second "deploy" in `mailroom keys list` and delete it']);
     expect(calls.some((c) => c.startsWith('DELETE'))).toBe(false);
   });
 
   it('check of the new key fails: the new key is deleted, the old one is never touched', async () => {
-    const { d, calls } = deps(base(), { checkWith: fail('auth', 'API 401 Unauthorized: Invalid API key') as never });
+    const { d, calls } = deps(base(), { checkWith: fail('authentication', 'API 401 Unauthorized: Invalid API key') as never });
     const err = await caught(rotateKey(d, 'aki_old'));
-    expect(err.kind).toBe('auth');
+    expect(err.kind).toBe('authentication');
     expect(err.message).toBe('rotate: the new key aki_new failed its check: API 401 Unauthorized: Invalid API key');
     expect(err.hints).toEqual(['deleted the new key aki_new again', 'the old key aki_old is unchanged and still works']);
     expect(calls.filter((c) => c.startsWith('DELETE'))).toEqual([`DELETE /v1/workspaces/${WS}/api-keys/aki_new`]);
@@ -135,11 +135,11 @@ describe('rotateKey', () => {
 
   it('check fails AND the clean-up fails: says how to remove the stray key', async () => {
     const { d } = deps(
-      { ...base(), [`DELETE /v1/workspaces/${WS}/api-keys/aki_new`]: fail('network', 'could not reach the API') },
-      { checkWith: fail('network', 'no answer within 30000 ms') as never },
+      { ...base(), [`DELETE /v1/workspaces/${WS}/api-keys/aki_new`]: fail('connection', 'could not reach the API') },
+      { checkWith: fail('connection', 'no answer within 30000 ms') as never },
     );
     const err = await caught(rotateKey(d, 'aki_old'));
-    expect(err.kind).toBe('network');
+    expect(err.kind).toBe('connection');
     expect(err.hints).toEqual([
       'could not delete the new key aki_new (could not reach the API): run `mailroom keys delete aki_new --yes`',
       'the old key aki_old is unchanged and still works',
@@ -163,11 +163,11 @@ describe('rotateKey', () => {
   });
 
   it('deleting the old key fails: RotateIncompleteError carries the live new key', async () => {
-    const { d } = deps({ ...base(), [`DELETE /v1/workspaces/${WS}/api-keys/aki_old`]: fail('network', 'API 503 Service Unavailable') });
+    const { d } = deps({ ...base(), [`DELETE /v1/workspaces/${WS}/api-keys/aki_old`]: fail('connection', 'API 503 Service Unavailable') });
     const err = await caught(rotateKey(d, 'aki_old'));
     expect(err).toBeInstanceOf(RotateIncompleteError);
     expect((err as RotateIncompleteError).newKey.secretKey).toBe('sk_live_newsecret000000000001');
-    expect(err.kind).toBe('network');
+    expect(err.kind).toBe('connection');
     expect(err.message).toBe('rotate: the new key aki_new works, but the old key aki_old could not be deleted: API 503 Service Unavailable');
   });
 });
