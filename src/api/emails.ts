@@ -2,6 +2,7 @@ import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js';
 import type { ApiResponse, Transport } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
+import { isMailroomError, mayHaveBeenSent, withKeys } from '../errors.js';
 import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
 import { paths } from './paths.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
@@ -15,16 +16,31 @@ export interface SendResult {
   requestId: string | undefined;
 }
 
+/**
+ * A send's failure with the keys to retry it under. A 2xx the client could not read means the API
+ * took the request; the transport has marked the other failures after which it may have.
+ */
+function sendFailure(err: unknown, keys: { idempotencyKey?: string; idempotencyKeys?: string[] }): unknown {
+  if (!isMailroomError(err)) return err;
+  if (err instanceof UnexpectedResponseError) mayHaveBeenSent(err, keys);
+  else withKeys(err, keys);
+  return err;
+}
+
 /** POST /v1/emails. Retried on transient failures only when the email carries an idempotency key. */
 export async function sendEmail(t: Transport, email: EmailRequest, opts: CallOptions = {}): Promise<SendResult> {
-  const res = await t.request({
-    method: 'POST',
-    path: paths.emails(),
-    body: email,
-    idempotent: Boolean(email.idempotencyKey),
-    ...callOptions(opts),
-  });
-  return { email: parseBody(sendEmailResponseSchema, res, 'send').email, requestId: res.requestId };
+  try {
+    const res = await t.request({
+      method: 'POST',
+      path: paths.emails(),
+      body: email,
+      idempotent: Boolean(email.idempotencyKey),
+      ...callOptions(opts),
+    });
+    return { email: parseBody(sendEmailResponseSchema, res, 'send').email, requestId: res.requestId };
+  } catch (err) {
+    throw sendFailure(err, email.idempotencyKey === undefined ? {} : { idempotencyKey: email.idempotencyKey });
+  }
 }
 
 export type { BatchFailure } from '../types.js';
@@ -42,15 +58,20 @@ export interface BatchResult {
  * send does; the batch engine reads answers with readBatchAnswer alone (src/batch/http.ts).
  */
 export async function sendBatch(t: Transport, emails: EmailRequest[], opts: CallOptions = {}): Promise<BatchResult> {
-  const res = await t.request({
-    method: 'POST',
-    path: paths.emailBatch(),
-    body: { emails },
-    idempotent: emails.length > 0 && emails.every((e) => Boolean(e.idempotencyKey)),
-    ...callOptions(opts),
-  });
-  parseBody(batchResponseSchema, res, 'batch');
-  return { ...readBatchAnswer(res), requestId: res.requestId };
+  const keys = emails.map((e) => e.idempotencyKey);
+  try {
+    const res = await t.request({
+      method: 'POST',
+      path: paths.emailBatch(),
+      body: { emails },
+      idempotent: emails.length > 0 && emails.every((e) => Boolean(e.idempotencyKey)),
+      ...callOptions(opts),
+    });
+    parseBody(batchResponseSchema, res, 'batch');
+    return { ...readBatchAnswer(res), requestId: res.requestId };
+  } catch (err) {
+    throw sendFailure(err, keys.every((k) => k !== undefined) ? { idempotencyKeys: keys } : {});
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -32,7 +32,9 @@ export function callOptions(opts: CallOptions): PassThrough {
 export function parseBody<S extends z.ZodType>(schema: S, res: ApiResponse, what: string): z.infer<S> {
   const parsed = schema.safeParse(res.body);
   if (parsed.success) return parsed.data;
-  throw new UnexpectedResponseError(`unexpected ${what} response from the API: ${describeIssues(parsed.error.issues)}`, res);
+  // The transport hands on a body that does not parse as JSON as its text (transport/http.ts).
+  const why = typeof res.body === 'string' ? 'its body is not JSON' : describeIssues(parsed.error.issues);
+  throw new UnexpectedResponseError(`unexpected ${what} response from the API: ${why}`, res);
 }
 
 /**

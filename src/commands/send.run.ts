@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../client.js';
 import { isMailroomError } from '../errors.js';
 import type { SendFlags } from '../input/send-flags.js';
-import type { RetryInfo } from '../transport/index.js';
 import { IdempotencyConflictError } from '../api/errors.js';
 import { apiClient } from './shared/api-client.js';
 import { UnexpectedResponseError } from '../api/request.js';
@@ -11,7 +10,6 @@ import { parseJsonObject } from '../input/sources.js';
 import { renderReactEmail } from '../render/react-email.js';
 import { stdinFor } from '../input/stdin.js';
 import { rerunCommand } from './shared/command-line.js';
-import * as errors from '../transport/errors.js';
 import * as out from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
 
@@ -44,19 +42,15 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
   }
   const client = await apiClient(ctx);
   const key = email.idempotencyKey as string;
-  // Whether an attempt before the last one may have reached the API (its answer was a 5xx or lost).
-  let reachedApi = false;
-  const onRetry = (info: RetryInfo) => {
-    reachedApi ||= info.status !== undefined ? info.status >= 500 : !errors.failedBeforeSending(info.code);
-  };
-  // The library's send (one implementation): the key above, the one retry policy, the same-email check.
-  const { email: result } = await client.emails.send(email, { signal: ctx.signal, onRetry }).catch(async (err: unknown) => {
+  // The library's send (one implementation): the key above, the one retry policy, the same-email
+  // check, and the verdict on whether a failed send may have gone out (err.mayHaveBeenSent).
+  const { email: result } = await client.emails.send(email, { signal: ctx.signal }).catch(async (err: unknown) => {
     if (err instanceof IdempotencyConflictError) {
       err.hints.splice(0, err.hints.length, 'send this email with a new key (or without --idempotency-key: each send gets its own)');
       throw err;
     }
-    const why = mayHaveBeenSent(err, reachedApi);
-    if (why !== undefined && isMailroomError(err)) {
+    if (isMailroomError(err) && err.mayHaveBeenSent) {
+      const why = err instanceof UnexpectedResponseError ? `the API answered ${err.status}, so the email was most likely accepted` : 'the email may have been sent';
       const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
       const set: Record<string, string> = { '--idempotency-key': key };
       if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;
@@ -85,18 +79,4 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
       ['warning', result.warning],
     ]);
   }
-}
-
-/**
- * When a send failed after its request may have reached the API, the words for it; undefined when
- * it surely did not (refused connection, a 4xx verdict on every attempt).
- */
-function mayHaveBeenSent(err: unknown, reachedBefore: boolean): string | undefined {
-  if (err instanceof UnexpectedResponseError) return `the API answered ${err.status}, so the email was most likely accepted`;
-  const reached =
-    err instanceof errors.TimeoutError ||
-    err instanceof errors.AbortedError ||
-    (err instanceof errors.ApiError && err.status >= 500) ||
-    (err instanceof errors.ConnectionError && !errors.failedBeforeSending(err.code));
-  return reached || reachedBefore ? 'the email may have been sent' : undefined;
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import request from 'undici/lib/api/api-request.js';
-import { AbortedError, ConnectionError, TimeoutError } from './errors.js';
+import { MailroomError, mayHaveBeenSent } from '../errors.js';
+import { AbortedError, ConnectionError, failedBeforeSending, TimeoutError } from './errors.js';
 
 export interface AttemptInput {
   dispatcher: Dispatcher;
@@ -21,9 +22,15 @@ export interface RawResponse {
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const CONNECTION_CODES = /^(E[A-Z]+|UND_ERR_(SOCKET|CLOSED|DESTROYED|CONNECT|RESPONSE_STATUS_CODE|REQ_CONTENT_LENGTH_MISMATCH|RES_CONTENT_LENGTH_MISMATCH)|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|UNABLE_TO_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
 
+/** undici refusing the request itself (a header it will not send, say): nothing was sent. */
+const REFUSED_LOCALLY = /^(UND_ERR_INVALID_ARG|UND_ERR_NOT_SUPPORTED|ERR_INVALID_ARG_.*|ERR_INVALID_HTTP_TOKEN|ERR_INVALID_CHAR|ERR_HTTP_INVALID_HEADER_VALUE)$/;
+
 /**
  * One HTTP exchange: the whole answer (headers and body) within `timeoutMs`. Failures are mapped by
- * `err.code`, not `instanceof`, so they hold for any undici copy (the MockAgent of tests included).
+ * `err.code` and `err.name`, not `instanceof`, so they hold for any undici copy (the MockAgent of
+ * tests included). Every failure becomes one of mailroom's errors (nothing of undici's escapes, with
+ * the request it may hold), marked `mayHaveBeenSent` unless the request surely never left: a refused
+ * connection, a DNS or TLS failure, a connect timeout, undici refusing the request itself.
  */
 export async function attempt(input: AttemptInput): Promise<RawResponse> {
   const timer = new AbortController();
@@ -53,16 +60,37 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
     exchange.catch(() => undefined);
     return await Promise.race([exchange, aborted]);
   } catch (err) {
-    if (input.signal?.aborted) throw new AbortedError(err);
-    if (timer.signal.aborted) throw new TimeoutError(origin, input.timeoutMs, err);
-    const code = errorCode(err);
-    if (code && TIMEOUT_CODES.has(code)) throw new TimeoutError(origin, input.timeoutMs, err);
-    if (code && CONNECTION_CODES.test(code)) throw new ConnectionError(origin, code, err);
-    throw err;
+    throw failure(err, input, origin, timer.signal.aborted);
   } finally {
     clearTimeout(timeout);
     stopWaiting?.();
   }
+}
+
+function failure(err: unknown, input: AttemptInput, origin: string, timedOut: boolean): MailroomError {
+  const code = errorCode(err);
+  const sent = (e: MailroomError) => {
+    mayHaveBeenSent(e);
+    return e;
+  };
+  if (input.signal?.aborted) return sent(new AbortedError(err));
+  if (timedOut) return sent(new TimeoutError(origin, input.timeoutMs, err));
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new TimeoutError(origin, input.timeoutMs, err);
+  if (code && TIMEOUT_CODES.has(code)) return sent(new TimeoutError(origin, input.timeoutMs, err));
+  if (isParserError(err)) return sent(new ConnectionError(origin, code, err, 'garbled'));
+  if (code && CONNECTION_CODES.test(code)) return failedBeforeSending(code) ? new ConnectionError(origin, code, err) : sent(new ConnectionError(origin, code, err, 'lost'));
+  if (code && REFUSED_LOCALLY.test(code)) return new MailroomError('unexpected', `could not send the request to ${origin}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  // Anything else happened while the request was on its way or its answer was coming back.
+  return sent(new ConnectionError(origin, code, err, 'lost'));
+}
+
+/** undici's HTTPParserError (its `code` is the parser's, sometimes none): the answer was not HTTP. */
+function isParserError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { name, code } = e as { name?: unknown; code?: unknown };
+    if (name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'))) return true;
+  }
+  return false;
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
+import { mayHaveBeenSent, type MailroomError } from '../errors.js';
 import { AbortedError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
 import { Pacer } from './pacer.js';
@@ -53,6 +54,14 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     }
     const maxRetries = mayRetry(opts.method, opts.idempotent) ? (opts.maxRetries ?? options.maxRetries) : 0;
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
+    // Whether an attempt so far may have reached the API (its answer lost, garbled, late or a 5xx):
+    // then the final error says so, whatever the last attempt met, since the first may have sent it.
+    let reached = false;
+    const failed = (err: MailroomError): MailroomError => {
+      reached ||= err.mayHaveBeenSent;
+      if (reached && opts.method !== 'GET') mayHaveBeenSent(err);
+      return err;
+    };
 
     for (let n = 0; ; n++) {
       if (pacer) {
@@ -60,7 +69,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         try {
           paced = await pacer.acquire(opts.pacingSignal ?? opts.signal);
         } catch (err) {
-          throw new AbortedError(err);
+          throw failed(new AbortedError(err));
         }
         if (paced > 0) log?.(`  paced ${paced} ms to stay within the API's rate limit`);
       }
@@ -70,11 +79,12 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       let raw: RawResponse;
       try {
         raw = await attempt({ dispatcher: options.dispatcher, url, method: opts.method, headers, body, timeoutMs, signal: opts.signal });
-      } catch (err) {
+      } catch (caught) {
+        const err = failed(caught as MailroomError);
         pacer?.failed();
         if (err instanceof TimeoutError || err instanceof AbortedError) abandoned = true;
         const transient = (err instanceof ConnectionError && err.transient) || err instanceof TimeoutError;
-        log?.(`← ${err instanceof ConnectionError || err instanceof TimeoutError ? err.message : String(err)}`);
+        log?.(`← ${err.message}`);
         if (!transient || n >= maxRetries) throw err;
         await retryAfter(n, backoffMs(n, random), err instanceof TimeoutError ? 'timeout' : 'connection error', undefined, err instanceof ConnectionError ? err.code : undefined);
         continue;
@@ -87,10 +97,11 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       if (raw.status >= 200 && raw.status < 300) {
         return { status: raw.status, body: parsed as T, requestId, headers: raw.headers };
       }
+      reached ||= raw.status >= 500;
       const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
       const retryable = RETRYABLE_STATUSES.has(raw.status) && n < maxRetries && (retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
       if (!retryable) {
-        throw new ApiError({ status: raw.status, body: parsed, requestId, retryAfterMs, authHint: options.authHint, baseUrl: options.baseUrl });
+        throw failed(ApiError.from({ status: raw.status, body: parsed, requestId, retryAfterMs, authHint: options.authHint, baseUrl: options.baseUrl }));
       }
       await retryAfter(n, retryAfterMs ?? backoffMs(n, random), `HTTP ${raw.status}`, raw.status);
     }

@@ -11,9 +11,11 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /** A user's program: both entry points, strictly typed, run against a sandbox it is told about. */
 const PROGRAM = `
-import { ApiError, Mailroom, ValidationError, verifySignature, type EmailResult, type SendResult, type WebhookEvent } from 'mailroom-cli';
+import { ApiError, AuthenticationError, ConnectionError, Mailroom, MailroomError, ValidationError, verifySignature, type EmailResult, type ErrorKind, type SendResult, type WebhookEvent } from 'mailroom-cli';
 import { startSandbox } from 'mailroom-cli/sandbox';
 import { createHmac } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 
 const mailroom = new Mailroom({ apiKey: process.env.KEY!, baseUrl: process.env.BASE_URL! });
 const sent: SendResult = await mailroom.emails.send({ from: 'ops@example.com', to: 'ada@example.com', subject: 'Hi', html: '<p>Hi</p>' });
@@ -37,7 +39,23 @@ const sandbox = await startSandbox();
 await sandbox.close();
 const signature = createHmac('sha256', 'wht_tokentoken').update('{}').digest('hex');
 const handled: WebhookEvent['known'] = false;
-console.log(JSON.stringify({ id: email.id, key: sent.idempotencyKey, refused, verified: verifySignature('{}', signature, 'wht_tokentoken'), handled, sandbox: typeof sandbox.baseUrl }));
+const notFound = new ApiError({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
+const unauthorized = ApiError.from({ status: 401, body: {} });
+const names = { notFound: [String(notFound), notFound.kind, 'exitCode' in notFound], unauthorized: [unauthorized.name, unauthorized instanceof AuthenticationError, unauthorized.kind] };
+// A server answering something that is not HTTP, echoing the request (its authorization header too).
+const garbler = createServer((socket) => socket.once('data', (head) => socket.end(\`HTTZ/1.1 200 OK\\r\\n\${head.toString('latin1')}\`)));
+await new Promise<void>((resolve) => garbler.listen(0, '127.0.0.1', resolve));
+const secretKey = 'tarball-unshaped-key-5e6f7a8b9c0d';
+const garbled = new Mailroom({ apiKey: secretKey, baseUrl: \`http://127.0.0.1:\${(garbler.address() as AddressInfo).port}\`, maxRetries: 0 });
+const failure = await garbled.emails.send({ from: 'ops@example.com', to: 'ada@example.com', subject: 'Hi', html: '<p>Hi</p>' }).then(() => undefined, (e: unknown) => e);
+await garbled.close();
+garbler.close();
+const kind: ErrorKind | undefined = failure instanceof MailroomError ? failure.kind : undefined;
+const shown = [inspect(failure, { depth: 10, showHidden: true }), JSON.stringify(failure), failure instanceof Error ? inspect(failure.cause, { showHidden: true }) : ''].join('\\n');
+const garble = failure instanceof ConnectionError
+  ? { name: failure.name, kind, mayHaveBeenSent: failure.mayHaveBeenSent, key: typeof failure.idempotencyKey, leaked: shown.includes(secretKey), masked: shown.includes('Bearer …9c0d') }
+  : { name: String(failure) };
+console.log(JSON.stringify({ id: email.id, key: sent.idempotencyKey, refused, verified: verifySignature('{}', signature, 'wht_tokentoken'), handled, sandbox: typeof sandbox.baseUrl, names, garble }));
 `;
 
 /**
@@ -132,7 +150,10 @@ describe('the packed tarball, installed into a project of its own', () => {
     const run = await promisify(execFile)(process.execPath, [join(project, 'out', 'main.js')], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, KEY: sandbox.apiKey, BASE_URL: sandbox.baseUrl } });
     expect(run.stderr).toBe('');
     const out = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(out).toMatchObject({ refused: 'usage', verified: true, handled: false, sandbox: 'string' });
+    expect(out).toMatchObject({ refused: 'validation', verified: true, handled: false, sandbox: 'string' });
+    // The errors' names and kinds as users see them, no exit codes; undici's error never escapes, and the key is masked everywhere.
+    expect(out.names).toEqual({ notFound: ['ApiError: API 404 Not Found', 'rejected', false], unauthorized: ['AuthenticationError', true, 'authentication'] });
+    expect(out.garble).toEqual({ name: 'ConnectionError', kind: 'connection', mayHaveBeenSent: true, key: 'string', leaked: false, masked: true });
     expect(out.id).toMatch(/\S/);
   }, 180_000);
 

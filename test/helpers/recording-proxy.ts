@@ -11,10 +11,13 @@ export interface SeenRequest {
 
 /**
  * What to do instead of a plain forward: answer with `status`/`body` without forwarding (one step of
- * a flow fails), or `lose`: forward, let the sandbox do the work, then cut the connection before the
- * answer reaches the client (a lost response).
+ * a flow fails), or forward, let the sandbox do the work, and then spoil its answer: `lose` cuts the
+ * connection before the answer reaches the client (a lost response), `reset` cuts it with a TCP RST,
+ * `garble` answers bytes that are not HTTP (`HTTZ/1.1 200`, echoing the request's headers as a
+ * broken proxy would), `stall` never answers, `unparseable` answers the sandbox's status with a body
+ * cut in the middle of its JSON.
  */
-export type ForcedAnswer = { status: number; body: unknown } | { lose: true };
+export type ForcedAnswer = { status: number; body: unknown } | { lose: true } | { reset: true } | { garble: true } | { stall: true } | { unparseable: true };
 
 export interface RecordingProxy {
   baseUrl: string;
@@ -45,8 +48,21 @@ export async function recordingProxy(target: string, force?: (req: SeenRequest) 
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
       (up) => {
         if (forced) {
-          up.resume();
-          up.on('end', () => res.socket?.destroy());
+          const chunks: Buffer[] = [];
+          up.on('data', (chunk: Buffer) => chunks.push(chunk));
+          up.on('end', () => {
+            const socket = res.socket;
+            if ('lose' in forced) socket?.destroy();
+            else if ('reset' in forced) socket?.resetAndDestroy();
+            else if ('garble' in forced) {
+              const echoed = Object.entries(req.headers).map(([name, value]) => `${name}: ${String(value)}`);
+              socket?.end(['HTTZ/1.1 200 OK', ...echoed, '', ''].join('\r\n'));
+            } else if ('unparseable' in forced) {
+              const text = Buffer.concat(chunks).toString('utf8');
+              res.writeHead(up.statusCode ?? 200, { 'content-type': 'application/json' }).end(text.slice(0, Math.floor(text.length / 2)));
+            }
+            // stall: nothing; close() cuts the connection.
+          });
           return;
         }
         res.writeHead(up.statusCode ?? 502, up.headers);

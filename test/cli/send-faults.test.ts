@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/context.js';
+import { recordingProxy, type ForcedAnswer, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { shellWords } from '../helpers/shell-words.js';
+
+let sandbox: TestSandbox;
+let env: Record<string, string>;
+let proxy: RecordingProxy | undefined;
+
+beforeAll(async () => {
+  sandbox = await withSandbox({ config: { verifiedDomains: ['example.com'] } });
+  env = { MAILROOM_BASE_URL: sandbox.baseUrl, MAILROOM_API_KEY: sandbox.apiKey };
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+beforeEach(async () => {
+  await sandbox.reset();
+});
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+});
+
+const raw = ['send', '--from', 'Ops <ops@example.com>', '--to', 'ada@example.com', '--subject', 'Hello', '--html', '<p>Hi Ada</p>'];
+const quoted = "mailroom send --from 'Ops <ops@example.com>' --to ada@example.com --subject Hello --html '<p>Hi Ada</p>'";
+
+describe('mailroom send: every failure after the request may have reached the API prints the retry command with the same key', () => {
+  it.each([
+    {
+      name: 'a garbled answer (HTTZ)',
+      forced: { garble: true } as ForcedAnswer,
+      flags: [] as string[],
+      code: 6,
+      lines: (url: string) => [
+        `mailroom: the answer from ${url} was not HTTP: Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)`,
+        '  check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)',
+        '  the email may have been sent: to retry without sending it twice, run:',
+      ],
+    },
+    {
+      name: 'a connection reset after the API took it',
+      forced: { reset: true } as ForcedAnswer,
+      flags: [] as string[],
+      code: 6,
+      lines: (url: string) => [
+        `mailroom: lost the connection to ${url} before its answer: read ECONNRESET`,
+        '  check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)',
+        '  the email may have been sent: to retry without sending it twice, run:',
+      ],
+    },
+    {
+      name: 'no answer within --timeout',
+      forced: { stall: true } as ForcedAnswer,
+      flags: ['--timeout', '300'],
+      code: 6,
+      lines: (url: string) => [
+        `mailroom: no answer from ${url} within 300 ms`,
+        '  raise --timeout <ms> if the API is slow',
+        '  the email may have been sent: to retry without sending it twice, run:',
+      ],
+    },
+    {
+      name: 'a 200 whose JSON is cut short',
+      forced: { unparseable: true } as ForcedAnswer,
+      flags: [] as string[],
+      code: 1,
+      lines: () => [
+        'mailroom: unexpected send response from the API: its body is not JSON',
+        '  the API answered 200, so the email was most likely accepted: to retry without sending it twice, run:',
+      ],
+    },
+  ])('$name: exit $code, the exact lines; the printed command, run again, sends nothing twice', async ({ forced, flags, code, lines }) => {
+    proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'POST' ? forced : undefined));
+    const r = await runInProcess([...raw, '--base-url', proxy.baseUrl, ...flags, '--max-retries', '0'], { env });
+    const key = JSON.parse(proxy.seen[0]!.body).idempotencyKey as string;
+    const command = `${quoted} --base-url ${proxy.baseUrl}${flags.map((f) => ` ${f}`).join('')} --max-retries 0 --idempotency-key ${key}`;
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code, stdout: '', stderr: [...lines(proxy.baseUrl), `    ${command}`, ''].join('\n') });
+    await proxy.close();
+    const again = shellWords(command.replace(`--base-url ${proxy.baseUrl}`, `--base-url ${sandbox.baseUrl}`))!;
+    const second = await runInProcess(again.slice(1), { env });
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    const inbox = await sandbox.emails();
+    expect(inbox).toHaveLength(1);
+    expect(JSON.parse(second.stdout)).toMatchObject({ id: inbox[0]!.id, idempotencyKey: key });
+  });
+
+  it('a garbled answer with retries left: sent again under the same key, one email, then the retry command', async () => {
+    proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'POST' ? { garble: true } : undefined));
+    const r = await runInProcess([...raw, '--base-url', proxy.baseUrl, '--max-retries', '2'], { env });
+    expect(r.code).toBe(6);
+    const keys = proxy.seen.map((s) => JSON.parse(s.body).idempotencyKey as string);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(r.stderr).toContain(`  the email may have been sent: to retry without sending it twice, run:\n    ${quoted} --base-url ${proxy.baseUrl} --max-retries 2 --idempotency-key ${keys[0]}\n`);
+    expect(await sandbox.emails()).toHaveLength(1);
+  });
+});
