@@ -25,6 +25,7 @@ export const paths = {
   sandboxEmails: (query?: URLSearchParams): string => `/_sandbox/emails${query && query.toString() !== '' ? `?${query.toString()}` : ''}`,
   sandboxEmail: (emailId: string): string => `/_sandbox/emails/${id('email', emailId)}`,
   sandboxDeliveries: (): string => '/_sandbox/deliveries',
+  sandboxResend: (deliveryId: string): string => `/_sandbox/deliveries/${encodeURIComponent(deliveryId)}/resend`,
   sandboxEvents: (): string => '/_sandbox/events',
   /** The inbox page of one email (a browser URL under the sandbox's root). */
   sandboxInbox: (emailId: string): string => `/inbox/${id('email', emailId)}`,

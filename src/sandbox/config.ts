@@ -48,6 +48,8 @@ export const sandboxConfigSchema = z.strictObject({
     .strictObject({
       retryDelaysMs: z.array(z.number().int().nonnegative().max(3_600_000)).max(10).optional(),
       timeoutMs: z.number().int().positive().max(300_000).optional(),
+      /** Deliver to any host, not only this machine's (loopback, localhost, *.test). */
+      allowRemote: z.boolean().optional(),
     })
     .optional(),
   webhooks: z.array(createWebhookRequestSchema).max(100).optional(),
@@ -104,6 +106,7 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
     deliveries: {
       retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,
       timeoutMs: checked.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      allowRemote: checked.deliveries?.allowRemote ?? false,
     },
     webhooks: checked.webhooks ?? [],
   };

@@ -1,5 +1,6 @@
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
+import { isLoopback } from '../config/url.js';
 import { sign, SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { Envelope } from './events.js';
 import { randomToken, type DeliveryRecord, type SandboxState, type StoredWebhook } from './state.js';
@@ -10,6 +11,26 @@ export const MAX_DELIVERIES_IN_FLIGHT = 16;
 export interface DelivererOptions {
   retryDelaysMs: number[];
   timeoutMs: number;
+  /** Deliver to any host; else only to this machine (see offMachine). */
+  allowRemote?: boolean;
+}
+
+/**
+ * Why a webhook URL is not delivered to by default: its host is not this machine. Loopback
+ * addresses, `localhost` and `*.localhost`, and `*.test` (reserved for testing, never a public
+ * name: the project's tests and a developer's own /etc/hosts entries) are; anything else would
+ * send the workspace's events off the machine, which the sandbox promises not to do. Decided from
+ * the URL alone, without a DNS lookup.
+ */
+export function offMachine(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  } catch {
+    return `${url} is not a URL`;
+  }
+  if (isLoopback(host) || host === 'test' || host.endsWith('.test')) return undefined;
+  return `${host} is not on this machine: the sandbox delivers only to loopback, localhost and *.test hosts (start it with --allow-remote-webhooks to deliver elsewhere)`;
 }
 
 /**
@@ -118,11 +139,13 @@ export class Deliverer {
     try {
       // A webhook deleted, or no longer subscribed to the event, while a retry waits gets no more deliveries.
       if (this.closed || generation !== this.generation || this.state.webhooks.get(hook.id) !== hook || !hook.events.includes(event)) return;
-      const record = await this.post(hook, event, body, attempt);
+      const refused = this.options.allowRemote ? undefined : offMachine(hook.url);
+      const record = refused === undefined ? await this.post(hook, event, body, attempt) : this.notDelivered(hook, event, body, attempt, refused);
       if (this.closed || generation !== this.generation) return;
       if (resendOf !== undefined) record.resendOf = resendOf;
       const delay = this.options.retryDelaysMs[attempt - 1];
-      const retrying = record.error !== undefined && delay !== undefined;
+      // Not sent on purpose: a retry would be refused the same way.
+      const retrying = record.error !== undefined && record.notDelivered === undefined && delay !== undefined;
       if (retrying) record.nextRetryAt = new Date(Date.now() + delay).toISOString();
       this.state.addDelivery(record);
       if (retrying) {
@@ -137,6 +160,12 @@ export class Deliverer {
       this.endTurn();
       this.done();
     }
+  }
+
+  /** The record of a delivery not sent, with why: in the log like any attempt, never retried. */
+  private notDelivered(hook: StoredWebhook, event: string, body: string, attempt: number, reason: string): DeliveryRecord {
+    const at = new Date().toISOString();
+    return { id: `dlv_${randomToken(16)}`, webhookId: hook.id, event, url: hook.url, attempt, durationMs: 0, createdAt: at, body, signature: sign(hook.token, body), error: 'not delivered', notDelivered: reason };
   }
 
   /** One POST within the timeout; what happened, as the delivery log records it. */

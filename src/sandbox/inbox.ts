@@ -238,7 +238,8 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
 
 export function deliveriesPage(state: SandboxState, pageParam: string | undefined, now = Date.now()): string {
   const all = state.deliveries;
-  const failed = all.filter((d) => d.error !== undefined).length;
+  const failed = all.filter((d) => d.error !== undefined && d.notDelivered === undefined).length;
+  const notSent = all.filter((d) => d.notDelivered !== undefined).length;
   const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
   const page = Math.min(pageNumber(pageParam), pages);
   const end = all.length - (page - 1) * PAGE_SIZE;
@@ -248,7 +249,7 @@ export function deliveriesPage(state: SandboxState, pageParam: string | undefine
   const item = (d: DeliveryRecord) => {
     const ok = d.error === undefined;
     const code = d.statusCode === undefined ? h(d.error ?? 'no answer') : String(d.statusCode);
-    const retry = d.nextRetryAt ? `next retry ${timeTag(d.nextRetryAt, now)}` : ok ? '' : 'no more retries';
+    const retry = d.nextRetryAt ? `next retry ${timeTag(d.nextRetryAt, now)}` : ok ? '' : d.notDelivered !== undefined ? 'not sent' : 'no more retries';
     const canResend = d.id !== undefined && d.body !== undefined && state.webhooks.has(d.webhookId);
     const headers = `content-type: application/json\n${SIGNATURE_HEADER}: ${d.signature ?? '(not recorded)'}\nuser-agent: mailroom-sandbox`;
     let body = d.body ?? '(not recorded)';
@@ -258,16 +259,20 @@ export function deliveriesPage(state: SandboxState, pageParam: string | undefine
       // shown as sent
     }
     return `<li class="delivery ${ok ? 'ok' : 'failed'}"${d.id ? ` data-id="${h(d.id)}"` : ''}><details><summary>
-<span class="code ${ok ? 'ok' : 'failed'}" title="${h(d.error ?? 'delivered')}">${code}</span><span class="event">${h(d.event)}</span>
+<span class="code ${ok ? 'ok' : 'failed'}" title="${h(d.notDelivered ?? d.error ?? 'delivered')}">${code}</span><span class="event">${h(d.event)}</span>
 <span class="url" title="Target URL">${h(d.url)}</span><span class="attempt">attempt ${d.attempt}${d.resendOf ? ' (resent)' : ''}</span>
 <span class="retry">${retry}</span>${timeTag(d.createdAt, now)}</summary>
-<div class="delivery-body"><p>${ok ? 'Delivered' : `Failed: ${h(d.error!)}`} in ${d.durationMs} ms to <code>${h(d.url)}</code> (webhook <code>${h(d.webhookId)}</code>)${d.resendOf ? `, resent from <code>${h(d.resendOf)}</code>` : ''}.</p>
+<div class="delivery-body"><p>${
+      d.notDelivered !== undefined
+        ? `Not delivered to <code>${h(d.url)}</code> (webhook <code>${h(d.webhookId)}</code>): ${h(d.notDelivered)}. Nothing was sent`
+        : `${ok ? 'Delivered' : `Failed: ${h(d.error!)}`} in ${d.durationMs} ms to <code>${h(d.url)}</code> (webhook <code>${h(d.webhookId)}</code>)`
+    }${d.resendOf ? `, resent from <code>${h(d.resendOf)}</code>` : ''}.</p>
 <h3>Headers</h3><pre class="code">${h(headers)}</pre><h3>Signed body <small>(sent as one line: the bytes below, pretty-printed)</small></h3><pre class="code">${h(body)}</pre>
 ${d.body !== undefined ? `<details class="raw"><summary>Exact bytes</summary><pre class="code">${h(d.body)}</pre></details>` : ''}
 ${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">Resend</button>` : '<p class="note">Cannot be resent: its webhook is gone or it was recorded without its body.</p>'}</div></details></li>`;
   };
 
-  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed} delivered</span><span>${failed} failed</span><span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
+  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed - notSent} delivered</span><span>${failed} failed</span>${notSent > 0 ? `<span>${notSent} not delivered (off this machine)</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
   const list =
     all.length === 0
       ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`

@@ -42,6 +42,11 @@ export interface DeliveryConfig {
   retryDelaysMs?: number[];
   /** Time limit of one delivery attempt. Default 5000. */
   timeoutMs?: number;
+  /**
+   * Deliver to any URL. Default false: only to this machine (loopback addresses, localhost,
+   * *.test); a delivery to another host is recorded as not delivered, with why, and nothing is sent.
+   */
+  allowRemote?: boolean;
 }
 
 /** A webhook that exists from the start, as if created with `POST /v1/webhooks`. */

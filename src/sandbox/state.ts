@@ -68,6 +68,8 @@ export interface DeliveryRecord {
   nextRetryAt?: string;
   /** The attempt this delivery was resent from (the inbox's "resend"). */
   resendOf?: string;
+  /** Why it was not sent at all (a URL off this machine, without allowRemote); `error` says "not delivered". */
+  notDelivered?: string;
 }
 
 export interface Workspace {

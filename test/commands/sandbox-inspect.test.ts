@@ -81,8 +81,65 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     const [d] = JSON.parse((await mailroom(['deliveries'])).stdout);
     expect(d).toMatchObject({ event: 'CONTACT_CREATED', url: 'http://127.0.0.1:9/unreachable', attempt: 1, error: 'ECONNREFUSED', body: expect.stringContaining('"CONTACT_CREATED"'), signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const table = await mailroom(['deliveries'], { tty: true });
-    expect(table.stdout.split('\n')[0]).toMatch(/^WHEN\s+EVENT\s+URL\s+ATTEMPT\s+RESULT\s+NEXT RETRY$/);
-    expect(table.stdout).toMatch(/CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:9\/unreachable\s+1\s+ECONNREFUSED\s+(just now|in a moment|in \d+ seconds?)\n/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+WHEN\s+EVENT\s+URL\s+TRY\s+RESULT$/);
+    expect(table.stdout).toMatch(new RegExp(`^${d.id}\\s+.*CONTACT_CREATED\\s+http://127\\.0\\.0\\.1:9/unreachable\\s+1\\s+ECONNREFUSED, retry (just now|in a moment|in \\d+ seconds?)\\n`, 'm'));
+    for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+
+  it('deliveries resend <id>: the same bytes again as a new attempt; --json lists every attempt with its id; bad and unknown ids', async () => {
+    const call = client(sb);
+    const bodies: string[] = [];
+    let n = 0;
+    const { createServer } = await import('node:http');
+    const app = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(++n === 1 ? 500 : 200).end();
+      });
+    });
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
+      await call('POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
+      await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+      await sb.deliveriesIdle();
+      const attempts = JSON.parse((await mailroom(['deliveries', '--json'])).stdout) as Array<{ id: string; attempt: number; statusCode: number; resendOf?: string }>;
+      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 500],
+        [2, 200],
+      ]);
+      const first = attempts[0]!.id;
+      expect(first).toMatch(/^dlv_/);
+      const resent = await mailroom(['deliveries', 'resend', first, '--json']);
+      expect(resent.error).toBeUndefined();
+      expect(JSON.parse(resent.stdout)).toEqual({ resent: first, webhookId: expect.stringMatching(/^wh_/), event: 'CONTACT_CREATED' });
+      await sb.deliveriesIdle();
+      expect(bodies).toHaveLength(3);
+      expect(bodies[2]).toBe(bodies[0]);
+      const after = JSON.parse((await mailroom(['deliveries'])).stdout) as Array<{ id: string; resendOf?: string; statusCode: number }>;
+      expect(after[2]).toMatchObject({ resendOf: first, statusCode: 200 });
+      const human = await mailroom(['deliveries', 'resend', after[1]!.id], { tty: true });
+      expect(human.stdout).toMatch(new RegExp(`^Resent ${after[1]!.id} \\(CONTACT_CREATED\\) to webhook wh_\\S+ as a new delivery\\n$`));
+      await sb.deliveriesIdle();
+      expect((await mailroom(['deliveries', 'resend', 'nope'])).error).toMatchObject({ kind: 'usage', exitCode: 2, message: '"nope" is not a delivery id (dlv_…, as sandbox deliveries lists it)' });
+      expect((await mailroom(['deliveries', 'resend', 'dlv_doesNotExist'])).error).toMatchObject({ kind: 'rejected', exitCode: 4, message: `no delivery dlv_doesNotExist in the sandbox at ${sb.baseUrl}` });
+    } finally {
+      await new Promise((r) => app.close(r));
+    }
+    for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+
+  it('deliveries: one to a host off this machine is listed as not delivered, with why', async () => {
+    const call = client(sb);
+    await call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['CONTACT_CREATED'] });
+    await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
+    await sb.deliveriesIdle();
+    const [d] = JSON.parse((await mailroom(['deliveries'])).stdout) as Array<{ error: string; notDelivered: string }>;
+    expect(d).toMatchObject({ error: 'not delivered', notDelivered: expect.stringMatching(/^example\.com is not on this machine/) });
+    const table = await mailroom(['deliveries'], { tty: true, env: { COLUMNS: '300' } });
+    expect(table.stdout).toContain('not delivered: example.com is not on this machine');
     for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
   });
 
@@ -129,9 +186,9 @@ describe('sandbox emails / deliveries tables on a terminal use the table column 
     const r = await runInProcess(['sandbox', 'deliveries', '--no-color'], { env: { MAILROOM_BASE_URL: sb.baseUrl }, tty: 'stdout', columns: 80 });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^WHEN\s+EVENT\s+URL\s+/);
+    expect(lines[0]).toMatch(/^ID\s+WHEN\s+EVENT\s+URL\s+/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    expect(lines[1]).toMatch(/^(just now|\d+ seconds? ago)\s+CONTACT_CREATED\s+http:\/\/127\.0\.0\.1:[^ ]*…\s+1\s+ECONNREFUSED/);
+    expect(lines[1]).toMatch(/^dlv_\S+\s+(just now|\d+ seconds? ago)\s+CONTACT_CREATED\s+http:\/\/127\.[^ ]*…\s+1\s+ECONNREFUSE/);
   });
 });
 

@@ -2,6 +2,7 @@ import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
 import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
+import { relativeTime } from '../../output/relative-time.js';
 import { paths } from '../../api/paths.js';
 
 interface DeliveryRow {
@@ -13,6 +14,13 @@ interface DeliveryRow {
   error?: string;
   nextRetryAt?: string;
   createdAt: string;
+  notDelivered?: string;
+}
+
+function result(d: DeliveryRow): string {
+  if (d.notDelivered !== undefined) return `not delivered: ${d.notDelivered}`;
+  const outcome = d.error ?? String(d.statusCode);
+  return d.nextRetryAt === undefined ? outcome : `${outcome}, retry ${relativeTime(d.nextRetryAt)}`;
 }
 
 export interface SandboxDeliveriesOptions {
@@ -32,12 +40,13 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
     globals,
     items,
     [
+      { header: 'ID', value: (d) => d.id },
       { header: 'WHEN', value: (d) => d.createdAt, kind: 'date' },
       { header: 'EVENT', value: (d) => d.event },
       { header: 'URL', value: (d) => d.url, kind: 'text' },
-      { header: 'ATTEMPT', value: (d) => d.attempt },
-      { header: 'RESULT', value: (d) => (d.error === undefined ? d.statusCode : `${d.error}`), kind: 'text' },
-      { header: 'NEXT RETRY', value: (d) => d.nextRetryAt, kind: 'date' },
+      { header: 'TRY', value: (d) => d.attempt },
+      // The next retry goes with the result, so that the whole delivery id fits an 80-column line.
+      { header: 'RESULT', value: result, kind: 'text' },
     ],
     { empty: 'no deliveries' },
   );

@@ -5,6 +5,7 @@ import { verb } from '../verb.js';
 import { SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
 import type { SandboxEmailOptions } from './email.run.js';
 import type { SandboxOpenOptions } from './open.run.js';
+import type { SandboxResendOptions } from './resend.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
@@ -46,20 +47,35 @@ Examples:
     )
     .action(verb(ctx, () => import('./email.run.js'), (flags: Omit<SandboxEmailOptions, 'id'>, [id]): SandboxEmailOptions => ({ ...flags, id: id as string })));
 
-  sandbox
+  const deliveries = sandbox
     .command('deliveries')
-    .description('list the webhook delivery attempts of a running sandbox, newest last')
+    .description('list the webhook delivery attempts of a running sandbox (each retry is one), newest last')
     .addOption(new Option('--last <n>', 'only the newest n (on a terminal the default is the newest 50)').argParser(parseIntegerOption('--last', 1)))
     .addOption(new Option('--all', 'every attempt, also on a terminal (piped output always has every one)').conflicts('last'))
     .addHelpText(
       'after',
-      `${where} --json prints every field, the signed body and signature included.
+      `${where} --json prints every attempt with every field, the signed body and signature included.
+A delivery to a host off this machine is listed as "not delivered" with why (see sandbox --allow-remote-webhooks).
 
 Examples:
   $ mailroom sandbox deliveries --last 10
-  $ mailroom sandbox deliveries --json | jq -r '.[] | select(.error) | .url'`,
+  $ mailroom sandbox deliveries --json | jq -r '.[] | select(.error) | .id'
+  $ mailroom sandbox deliveries resend dlv_123`,
     )
     .action(verb(ctx, () => import('./deliveries.run.js')));
+
+  deliveries
+    .command('resend')
+    .description("send a delivery's exact bytes again to its webhook, signed with its current token, as a new delivery")
+    .argument('<id>', 'the delivery id (dlv_…), as `sandbox deliveries` lists it')
+    .addHelpText(
+      'after',
+      `${where} The inbox's Resend button does the same.
+
+Examples:
+  $ mailroom sandbox deliveries resend dlv_123`,
+    )
+    .action(verb(ctx, () => import('./resend.run.js'), (_flags: Record<string, never>, [id]): SandboxResendOptions => ({ id: id as string })));
 
   sandbox
     .command('open')

@@ -19,6 +19,7 @@ export interface SandboxServeOptions {
   lostRate?: number;
   latency?: number;
   latencyBefore?: number;
+  allowRemoteWebhooks?: boolean;
 }
 
 /** Starts the sandbox, prints how to use it, and serves until SIGINT/SIGTERM; then saves `--data`. */
@@ -43,6 +44,7 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
     if (opts.latency !== undefined) faults.latencyMs = opts.latency;
     if (opts.latencyBefore !== undefined) faults.latencyBeforeMs = opts.latencyBefore;
     config.faults = faults;
+    if (opts.allowRemoteWebhooks) config.deliveries = { ...config.deliveries, allowRemote: true };
 
     const host = opts.host ?? '127.0.0.1';
     const exposed = exposedHostWarning(host, 'this sandbox and its API key');

@@ -1,0 +1,24 @@
+import type { CommandContext } from '../../client.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { paths } from '../../api/paths.js';
+import { CliError, usageError } from '../../errors.js';
+
+export interface SandboxResendOptions {
+  id: string;
+}
+
+/** `sandbox deliveries resend <dlv_id>`: POST /_sandbox/deliveries/<id>/resend, as the inbox's Resend button. */
+export async function run(opts: SandboxResendOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  if (!/^dlv_[A-Za-z0-9_-]+$/.test(opts.id)) throw usageError(`"${opts.id}" is not a delivery id (dlv_…, as sandbox deliveries lists it)`);
+  const root = sandboxRoot(ctx);
+  const res = await sandboxCall(root, 'POST', paths.sandboxResend(opts.id), ctx, {});
+  if (res.status === 404) throw new CliError('rejected', `no delivery ${opts.id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox deliveries'] });
+  const answer = res.body as { resent: string; webhookId: string; event: string };
+  if (globals.quiet) return;
+  if (globals.json || !ctx.io.isStdoutTTY) {
+    ctx.io.out.write(`${JSON.stringify(answer)}\n`);
+    return;
+  }
+  ctx.io.out.write(`Resent ${answer.resent} (${answer.event}) to webhook ${answer.webhookId} as a new delivery\n`);
+}
