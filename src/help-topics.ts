@@ -56,7 +56,9 @@ function environment(width: number): string {
 }
 
 function exitCodes(width: number): string {
-  const items = Object.entries(EXIT).map(([kind, code]): Item => [`${code}  ${kind}`, EXIT_MEANINGS[kind as keyof typeof EXIT]]);
+  // Codes padded to the widest (130): the names then start in one column.
+  const codeWidth = Math.max(...Object.values(EXIT).map((code) => String(code).length));
+  const items = Object.entries(EXIT).map(([kind, code]): Item => [`${String(code).padEnd(codeWidth)}  ${kind}`, EXIT_MEANINGS[kind as keyof typeof EXIT]]);
   return [paragraph('Exit codes: a contract with scripts, never renumbered.', width), section('Codes:', items, width)].join('\n');
 }
 

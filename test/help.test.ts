@@ -180,6 +180,11 @@ describe('help topics', () => {
     for (const [kind, code] of Object.entries(EXIT)) {
       expect(out).toMatch(new RegExp(`^ {2}${code} +${kind} +${EXIT_MEANINGS[kind as keyof typeof EXIT].split(' ')[0]}`, 'm'));
     }
+    // One column each: every name starts where the others do (130, three digits, too), every meaning too.
+    const rows = out.split('\n').filter((l) => /^ {2}\d+ /.test(l));
+    expect(new Set(rows.map((l) => l.search(/[a-z]/)))).toHaveProperty('size', 1);
+    const meanings = rows.map((l) => l.indexOf(' ', l.search(/[a-z]/)) + l.slice(l.indexOf(' ', l.search(/[a-z]/))).search(/\S/));
+    expect(new Set(meanings)).toHaveProperty('size', 1);
   });
 
   it('the root help\'s exit-code line comes from the same map and points to the topic', async () => {

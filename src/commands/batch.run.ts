@@ -15,6 +15,7 @@ import { stdinFor } from '../input/stdin.js';
 import { parseSendAt } from '../input/time.js';
 import { outputMode } from '../output/mode.js';
 import { createProgressBar, createProgressLines } from '../output/progress.js';
+import { raisedTimeout } from './shared/transport-hints.js';
 import type { Settings } from '../config/settings.js';
 
 export interface BatchOptions {
@@ -88,7 +89,9 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
     bar?.stop();
   }
 
-  summary.resumeArgs = resumeArgs(flags, globals, sending?.settings, defaults.sendAt);
+  // A run stopped by a timeout resumes with a longer one, as its hint says.
+  const timeout = sending ? raisedTimeout(summary.fatal, sending.settings.timeoutMs.value) : undefined;
+  summary.resumeArgs = resumeArgs(flags, { ...globals, ...(timeout === undefined ? {} : { timeout: Number(timeout) }) }, sending?.settings, defaults.sendAt);
   // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
   const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
   if (mode.format === 'json' && !mode.quiet && (!stdoutTaken || globals.json)) {

@@ -10,6 +10,7 @@ import { parseJsonObject } from '../input/sources.js';
 import { renderReactEmail } from '../render/react-email.js';
 import { stdinFor } from '../input/stdin.js';
 import { rerunCommand } from './shared/command-line.js';
+import { raisedTimeout } from './shared/transport-hints.js';
 import * as out from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
 
@@ -54,6 +55,8 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
       const stdin = [flags.file, flags.htmlFile, flags.textFile, flags.varsFile].includes('-') ? ' (with the same stdin)' : '';
       const set: Record<string, string> = { '--idempotency-key': key };
       if (flags.sendAt !== undefined && email.sendAt !== undefined) set['--send-at'] = email.sendAt;
+      const timeout = raisedTimeout(err, ctx.settings().timeoutMs.value);
+      if (timeout !== undefined) set['--timeout'] = timeout;
       err.hints.push(`${why}: to retry without sending it twice, run${stdin}:`, `  ${rerunCommand(cmd, set)}`);
     }
     throw err;

@@ -57,6 +57,8 @@ export class Pacer {
   private readonly queue: Waiter[] = [];
   private pumping = false;
   private nap: AbortController | undefined;
+  /** Time spent holding the queue for the rate limit (a quota, Retry-After), not for the first answer. */
+  private heldMs = 0;
 
   constructor(private readonly opts: PacerOptions) {
     this.now = opts.now ?? Date.now;
@@ -64,11 +66,15 @@ export class Pacer {
     this.firstAnswer = new Promise((resolve) => (this.release = resolve));
   }
 
-  /** Waits for this request's slot; returns how long it waited (ms). Requests go in the order they asked. */
+  /**
+   * Waits for this request's slot; returns how long it was held for the rate limit (ms): waiting
+   * for the first answer, or behind requests that go at once, is not pacing. Requests go in the
+   * order they asked.
+   */
   acquire(signal?: AbortSignal): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, since: this.now(), signal };
+      const waiter: Waiter = { resolve, reject, since: this.now(), heldAtStart: this.heldMs, signal };
       waiter.onAbort = () => {
         const i = this.queue.indexOf(waiter);
         if (i !== -1) this.queue.splice(i, 1);
@@ -111,6 +117,7 @@ export class Pacer {
           this.nap = new AbortController();
           // Woken early when the queue empties (every waiter gave up): nothing is left to pace.
           await this.opts.wait(delay, this.nap.signal).catch(() => undefined);
+          this.heldMs += Math.max(0, this.now() - now);
           continue;
         }
         for (const b of this.buckets.values()) b.tokens -= 1;
@@ -124,7 +131,8 @@ export class Pacer {
   private go(): void {
     const w = this.queue.shift()!;
     if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
-    w.resolve(Math.max(0, this.now() - w.since));
+    // Bounded by its own time in the queue: a nap under way when it asked counts from then.
+    w.resolve(Math.min(Math.max(0, this.now() - w.since), this.heldMs - w.heldAtStart));
   }
 
   /** Learns from an answer to a request that `acquire` let go at `sentAt`. */
@@ -236,6 +244,8 @@ interface Waiter {
   resolve: (waitedMs: number) => void;
   reject: (reason: unknown) => void;
   since: number;
+  /** The pacer's heldMs when this request asked: what it adds until the request goes was for the rate limit. */
+  heldAtStart: number;
   signal?: AbortSignal;
   onAbort?: () => void;
 }

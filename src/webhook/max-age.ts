@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { relativeTime } from '../output/relative-time.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -22,7 +23,7 @@ export function tooOld(createdAt: string | undefined, maxAgeMs: number, now: Dat
   if (Number.isNaN(at)) return undefined;
   const age = now.getTime() - at;
   if (age <= maxAgeMs) return undefined;
-  return `the delivery was created at ${createdAt}, ${Math.round(age / 60_000)} min ago, over --max-age ${flag}: refused as a possible replay`;
+  return `the delivery was created at ${createdAt}, ${relativeTime(createdAt, now.getTime())}, over --max-age ${flag}: refused as a possible replay`;
 }
 
 function format(ms: number): string {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import type { TestSandbox } from '../helpers/sandbox.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { batchWorld, entry, readNdjson, reportIndexes } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
@@ -134,4 +134,19 @@ describe('batch progress in a CI log (stderr not a terminal)', () => {
     expect(r.stderr).not.toMatch(/^batch: /m);
     expect(r.stderr).toMatch(/\d+% \| \d+ sent/);
   });
+});
+
+it('a batch stopped by a timeout prints a resume command that raises --timeout, as its hint says', async () => {
+  const slow = await withSandbox({ config: { faults: { latencyMs: 400 } } });
+  try {
+    const path = join(dir, 'slow.ndjson');
+    writeFileSync(path, `${JSON.stringify(entry(0))}\n`);
+    const r = await runInProcess(['batch', path, '--from', 'ops@example.com', '--timeout', '100', '--max-retries', '0'], { env: { ...env, MAILROOM_BASE_URL: slow.baseUrl, MAILROOM_API_KEY: slow.apiKey } });
+    expect(r.code).toBe(6);
+    const resume = /to finish, run again with the same flags: (mailroom .*)$/m.exec(r.stderr)?.[1] ?? '';
+    expect(resume).toMatch(/ --timeout 30000( |$)/);
+    expect(resume).not.toContain('--timeout 100');
+  } finally {
+    await slow.close();
+  }
 });

@@ -291,3 +291,20 @@ describe('mailroom send: an idempotency key already used for another email', () 
     expect(await sandbox.emails()).toHaveLength(1);
   });
 });
+
+describe('mailroom send: a timeout', () => {
+  it('the command that retries it safely raises --timeout, as the hint says to, instead of repeating the one that ran out', async () => {
+    const slow = await withSandbox({ config: { verifiedDomains: ['example.com'], faults: { latencyMs: 400 } } });
+    try {
+      const r = await runInProcess([...raw, '--timeout', '100', '--max-retries', '0'], { env: { MAILROOM_BASE_URL: slow.baseUrl, MAILROOM_API_KEY: slow.apiKey } });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toContain('raise --timeout <ms> if the API is slow');
+      const command = /^\s+(mailroom send .*)$/m.exec(r.stderr)?.[1] ?? '';
+      expect(command).toMatch(/ --timeout 30000 /);
+      expect(command).not.toContain('--timeout 100');
+      expect(command).toMatch(/--idempotency-key \S+$/);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -71,7 +71,7 @@ describe('webhooks listen --max-age and verify --max-age', () => {
     const old = delivery(1, new Date(Date.now() - 3_600_000).toISOString());
     const stale = await post(l.url, old);
     expect(stale.status).toBe(401);
-    expect(stale.body.message).toMatch(/^the delivery was created at \S+, 60 min ago, over --max-age 5m: refused as a possible replay$/);
+    expect(stale.body.message).toMatch(/^the delivery was created at \S+, 1 hour ago, over --max-age 5m: refused as a possible replay$/);
     expect((await post(l.url, delivery(2))).status).toBe(200);
     const observedOld = JSON.stringify({ event: 'CONTACT_UPDATED', payload: { contact: { email: 'x@example.com' } }, timestamp: Date.now() - 7_200_000, version: 1 });
     expect((await post(l.url, observedOld)).status).toBe(401);
@@ -88,7 +88,7 @@ describe('webhooks listen --max-age and verify --max-age', () => {
     const env = { MAILROOM_WEBHOOK_TOKEN: token };
     const stale = await runInProcess(['webhooks', 'verify', '--signature', sign(old), '--payload', join(dir, 'old.json'), '--max-age', '10m'], { env });
     expect(stale.code).toBe(8);
-    expect(stale.stderr).toMatch(/^mailroom: the delivery was created at \S+, 60 min ago, over --max-age 10m: refused as a possible replay\n/);
+    expect(stale.stderr).toMatch(/^mailroom: the delivery was created at \S+, 1 hour ago, over --max-age 10m: refused as a possible replay\n/);
     const ok = await runInProcess(['webhooks', 'verify', '--signature', sign(fresh), '--payload', join(dir, 'fresh.json'), '--max-age', '10m'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     const bad = await runInProcess(['webhooks', 'verify', '--signature', sign(fresh), '--payload', join(dir, 'fresh.json'), '--max-age', 'soon'], { env });

@@ -60,6 +60,28 @@ describe('Pacer', () => {
     expect(await pacer.acquire()).toBe(0);
   });
 
+  it('reports as paced only the time held for the rate limit, not the wait for the first answer (-v said "paced 1 ms" against no limit)', async () => {
+    let now = 0;
+    const vt = virtualTime();
+    const pacer = new Pacer({ now: () => now, wait: vt.wait });
+    expect(await pacer.acquire()).toBe(0);
+    const second = pacer.acquire();
+    // The first answer takes 40 ms; the second request waited for it, not for any quota.
+    now = 40;
+    pacer.observe(200, {}, 0);
+    expect(await second).toBe(0);
+  });
+
+  it('reports the time a request was held for an announced quota', async () => {
+    const vt = virtualTime();
+    const pacer = new Pacer({ now: vt.now, wait: vt.wait });
+    await pacer.acquire();
+    pacer.observe(200, policy(2, 1, 0), 0);
+    const waited = await vt.run(pacer.acquire());
+    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBe(vt.now());
+  });
+
   it('a first attempt without an answer (connection error) releases the others too', async () => {
     const vt = virtualTime();
     const pacer = new Pacer({ now: vt.now, wait: vt.wait });

@@ -1,3 +1,4 @@
+import { DEFAULT_TIMEOUT_MS } from '../../config/settings.js';
 import { ConnectionError, TimeoutError } from '../../transport/errors.js';
 
 /**
@@ -10,4 +11,14 @@ export function transportHints(err: unknown): string[] {
   if (err instanceof ConnectionError) return ['check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)'];
   if (err instanceof TimeoutError) return ['raise --timeout <ms> if the API is slow'];
   return [];
+}
+
+/**
+ * The --timeout a command printed for a retry carries after `err`: when a timeout ran out, twice
+ * that one and at least the default, so the command does what the hint above it says (raise it)
+ * rather than repeat what failed. Undefined for any other error: keep what was given.
+ */
+export function raisedTimeout(err: unknown, timeoutMs: number): string | undefined {
+  if (!(err instanceof TimeoutError)) return undefined;
+  return String(Math.max(timeoutMs * 2, DEFAULT_TIMEOUT_MS));
 }
