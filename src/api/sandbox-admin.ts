@@ -32,17 +32,19 @@ export async function sandboxCall(
   body?: unknown,
 ): Promise<{ status: number; body: unknown }> {
   let res;
+  let text: string;
   try {
     res = await request(`${root}${path}`, {
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.globals.timeout ?? 10_000)]),
     });
+    // Inside the try: an answer cut off mid-body is undici's error too, never to escape raw.
+    text = await res.body.text();
   } catch (err) {
     const code = (err as { code?: string }).code ?? (err as Error).name;
     throw new MailroomError('connection', `cannot reach a sandbox at ${root}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });
   }
-  const text = await res.body.text();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

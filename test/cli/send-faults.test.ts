@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { recordingProxy, type ForcedAnswer, type RecordingProxy } from '../helpers/recording-proxy.js';
@@ -96,5 +98,27 @@ describe('mailroom send: every failure after the request may have reached the AP
     expect(new Set(keys).size).toBe(1);
     expect(r.stderr).toContain(`  the email may have been sent: to retry without sending it twice, run:\n    ${quoted} --base-url ${proxy.baseUrl} --max-retries 2 --idempotency-key ${keys[0]}\n`);
     expect(await sandbox.emails()).toHaveLength(1);
+  });
+});
+
+describe('mailroom sandbox emails: an answer cut off mid-body', () => {
+  it('exit 6 with one line naming the sandbox URL, not an unexpected error from the HTTP library', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"items": [');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await runInProcess(['sandbox', 'emails', '--base-url', url], { env: {} });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        code: 6,
+        stdout: '',
+        stderr: `mailroom: cannot reach a sandbox at ${url}: UND_ERR_SOCKET\n  start one with: mailroom sandbox\n`,
+      });
+    } finally {
+      server.close();
+    }
   });
 });
