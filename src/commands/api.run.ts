@@ -1,5 +1,5 @@
 import type { CommandContext } from '../client.js';
-import { usageError } from '../errors.js';
+import { isMailroomError, usageError } from '../errors.js';
 import { refuseDiscardingSecret } from './shared/secret-once.js';
 import { printJson } from '../output/print.js';
 import { reveal } from '../secrets.js';
@@ -58,11 +58,36 @@ export async function run(opts: ApiOptions, ctx: CommandContext): Promise<void> 
   if (creates === 'key') refuseDiscardingSecret(output, 'secret', 'secretKey', { quiet: 'drop -q' });
   const ownToken = typeof body === 'object' && body !== null && typeof (body as { token?: unknown }).token === 'string';
   if (creates === 'webhook token' && !ownToken) refuseDiscardingSecret(output, 'webhook token', 'token', { quiet: 'put your own "token" in --data, or drop -q', fields: 'put your own "token" in --data' });
-  const res = await (await ctx.api()).request({ method, path, body, signal: ctx.signal });
+  const res = await (await ctx.api())
+    .request({ method, path, body, signal: ctx.signal })
+    .catch((err: unknown) => {
+      if (isMailroomError(err) && err.mayHaveBeenSent) err.hints.push(...mayHaveGoneThrough(path, body));
+      throw err;
+    });
   if (globals.quiet) return;
   if (res.body === undefined) return;
   if (creates) for (const secret of newSecrets(res.body)) reveal(secret);
   printJson(ctx, res.body);
+}
+
+/**
+ * `api` sends the body as given, so it adds no idempotency key of its own: after a failure that the
+ * request may have outlived, it says so, and for a send whether running it again is safe.
+ */
+function mayHaveGoneThrough(path: string, body: unknown): string[] {
+  const emails = /^\/v1\/emails\/batch\/?(\?|$)/.test(path)
+    ? (body as { emails?: unknown } | undefined)?.emails
+    : /^\/v1\/emails\/?(\?|$)/.test(path)
+      ? [body]
+      : undefined;
+  if (!Array.isArray(emails)) return ['the request may have reached the API and been carried out: check before sending it again'];
+  const keyed = emails.length > 0 && emails.every((e) => typeof (e as { idempotencyKey?: unknown } | null)?.idempotencyKey === 'string');
+  return keyed
+    ? ['the request may have reached the API: sending it again with the same --data is safe (its idempotencyKey)']
+    : [
+        'the request may have reached the API and been carried out: check before sending it again',
+        `an "idempotencyKey" ${emails.length === 1 && !path.includes('batch') ? 'in --data' : 'on each email in --data'} makes sending it again safe: the API sends the email at most once per key`,
+      ];
 }
 
 /** Creating a key or a webhook is the one moment its secret is shown; every other answer is masked. */

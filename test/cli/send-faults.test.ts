@@ -122,3 +122,32 @@ describe('mailroom sandbox emails: an answer cut off mid-body', () => {
     }
   });
 });
+
+describe('mailroom api POST: an answer lost after the request may have reached the API', () => {
+  const email = { from: 'ops@example.com', to: 'ada@example.com', subject: 'Hello', html: '<p>Hi</p>' };
+
+  it('says the request may have gone through; without an idempotencyKey in --data, says how to make a retry safe', async () => {
+    proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'POST' ? { garble: true } : undefined));
+    const bare = await runInProcess(['api', 'POST', '/v1/emails', '--data', JSON.stringify(email), '--base-url', proxy.baseUrl], { env });
+    expect(bare.code).toBe(6);
+    expect(bare.stderr.split('\n').slice(1)).toEqual([
+      '  check --base-url / MAILROOM_BASE_URL and your network or proxy (HTTPS_PROXY, NO_PROXY)',
+      '  the request may have reached the API and been carried out: check before sending it again',
+      '  an "idempotencyKey" in --data makes sending it again safe: the API sends the email at most once per key',
+      '',
+    ]);
+    const keyed = await runInProcess(['api', 'POST', '/v1/emails', '--data', JSON.stringify({ ...email, idempotencyKey: 'order-9' }), '--base-url', proxy.baseUrl], { env });
+    expect(keyed.code).toBe(6);
+    expect(keyed.stderr).toContain('\n  the request may have reached the API: sending it again with the same --data is safe (its idempotencyKey)\n');
+    await proxy.close();
+    const again = await runInProcess(['api', 'POST', '/v1/emails', '--data', JSON.stringify({ ...email, idempotencyKey: 'order-9' })], { env });
+    expect(again.code).toBe(0);
+    expect((await sandbox.emails()).filter((e) => e.idempotencyKey === 'order-9')).toHaveLength(1);
+  });
+
+  it('a refused connection: nothing reached the API, no such line', async () => {
+    const r = await runInProcess(['api', 'POST', '/v1/emails', '--data', JSON.stringify(email), '--base-url', 'http://127.0.0.1:9'], { env });
+    expect(r.code).toBe(6);
+    expect(r.stderr).not.toContain('may have reached');
+  });
+});
