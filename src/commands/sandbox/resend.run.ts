@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
-import { CliError, usageError } from '../../errors.js';
+import { MailroomError, usageError } from '../../errors.js';
 
 export interface SandboxResendOptions {
   id: string;
@@ -13,7 +13,7 @@ export async function run(opts: SandboxResendOptions, ctx: CommandContext): Prom
   if (!/^dlv_[A-Za-z0-9_-]+$/.test(opts.id)) throw usageError(`"${opts.id}" is not a delivery id (dlv_…, as sandbox deliveries lists it)`);
   const root = sandboxRoot(ctx);
   const res = await sandboxCall(root, 'POST', paths.sandboxResend(opts.id), ctx, {});
-  if (res.status === 404) throw new CliError('rejected', `no delivery ${opts.id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox deliveries'] });
+  if (res.status === 404) throw new MailroomError('rejected', `no delivery ${opts.id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox deliveries'] });
   const answer = res.body as { resent: string; webhookId: string; event: string };
   if (globals.quiet) return;
   if (globals.json || !ctx.io.isStdoutTTY) {
