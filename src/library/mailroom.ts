@@ -66,6 +66,16 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
 
 const callOptions = (opts: T.RequestOptions | undefined, label: string): T.RequestOptions => checkCallOptions(opts, label) ?? {};
 
+/** The bounds `mailroom keys list` puts on the same query (--limit 1-100, --sort, --start-at). */
+function checkListQuery(query: T.ListKeysQuery): T.ListKeysQuery {
+  if (typeof query !== 'object' || query === null) throw new ValidationError('apiKeys.list: the query must be an object ({ limit, sort, startAt })');
+  const { limit, sort, startAt } = query;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) throw new ValidationError(`apiKeys.list: limit must be an integer from 1 to 100, got ${String(limit)}`);
+  if (sort !== undefined && sort !== 'createdAt.asc' && sort !== 'createdAt.desc') throw new ValidationError(`apiKeys.list: sort must be createdAt.asc or createdAt.desc, got ${String(sort)}`);
+  if (startAt !== undefined && (typeof startAt !== 'string' || startAt === '')) throw new ValidationError('apiKeys.list: startAt must be the startAt of the page before (a string)');
+  return query;
+}
+
 /** One key on two emails of a request: the API would answer the second with the first and send nothing for it. */
 function refuseReusedKeys(requests: ReadonlyArray<{ idempotencyKey?: string | undefined }>): void {
   const seen = new Map<string, { index: number; json: string }>();
@@ -146,12 +156,14 @@ export class ApiKeys {
   /** `await` it for one page, or `for await` it for every key across the pages. */
   list(query: T.ListKeysQuery = {}, opts?: T.RequestOptions): T.KeyList {
     const pages = async function* (this: ApiKeys): AsyncGenerator<T.KeyPage> {
+      const [q, call] = [checkListQuery(query), callOptions(opts, 'apiKeys.list')];
       const { keyPages } = await import('../api/apiKeys.js');
-      yield* keyPages(await this.#c.transport(), this.#workspace(), query, callOptions(opts, 'apiKeys.list'));
+      yield* keyPages(await this.#c.transport(), this.#workspace(), q, call);
     }.bind(this);
     const first = async (): Promise<T.KeyPage> => {
+      const [q, call] = [checkListQuery(query), callOptions(opts, 'apiKeys.list')];
       const { listKeys } = await import('../api/apiKeys.js');
-      return listKeys(await this.#c.transport(), this.#workspace(), query, callOptions(opts, 'apiKeys.list'));
+      return listKeys(await this.#c.transport(), this.#workspace(), q, call);
     };
     return {
       then: (onfulfilled, onrejected) => first().then(onfulfilled, onrejected),
@@ -164,26 +176,30 @@ export class ApiKeys {
 
   /** Creates a key; its `secretKey` is in this answer only. */
   async create(body: { displayName: string; role: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
+    const call = callOptions(opts, 'apiKeys.create');
     const { createKey } = await import('../api/apiKeys.js');
-    return createKey(await this.#c.transport(), this.#workspace(), body, callOptions(opts, 'apiKeys.create'));
+    return createKey(await this.#c.transport(), this.#workspace(), body, call);
   }
 
   /** Renames a key or changes its role; the secret never changes. */
   async update(id: string, body: { displayName?: string; role?: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
+    const call = callOptions(opts, 'apiKeys.update');
     const { updateKey } = await import('../api/apiKeys.js');
-    return updateKey(await this.#c.transport(), this.#workspace(), id, body, callOptions(opts, 'apiKeys.update'));
+    return updateKey(await this.#c.transport(), this.#workspace(), id, body, call);
   }
 
   /** Deletes a key: it stops working at once. `'gone'` when an answer was lost and the retry found it already deleted. */
   async delete(id: string, opts?: T.RequestOptions): Promise<T.ApiKey | 'gone'> {
+    const call = callOptions(opts, 'apiKeys.delete');
     const { deleteKey } = await import('../api/apiKeys.js');
-    return deleteKey(await this.#c.transport(), this.#workspace(), id, callOptions(opts, 'apiKeys.delete'));
+    return deleteKey(await this.#c.transport(), this.#workspace(), id, call);
   }
 
   /** Checks the client's own key (GET /v1/api-keys/check): resolves when it is valid, rejects with ApiError (401) when not. */
   async check(opts?: T.RequestOptions): Promise<T.KeyCheckResult> {
+    const call = callOptions(opts, 'apiKeys.check');
     const { checkKey } = await import('../api/apiKeys.js');
-    return checkKey(await this.#c.transport(), callOptions(opts, 'apiKeys.check'));
+    return checkKey(await this.#c.transport(), call);
   }
 
   /**
@@ -223,29 +239,34 @@ export class Webhooks {
   }
 
   async list(opts?: T.RequestOptions): Promise<T.WebhookPage> {
+    const call = callOptions(opts, 'webhooks.list');
     const { listWebhookPage } = await import('../api/webhooks.js');
-    return listWebhookPage(await this.#c.transport(), callOptions(opts, 'webhooks.list'));
+    return listWebhookPage(await this.#c.transport(), call);
   }
 
   async get(id: string, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const call = callOptions(opts, 'webhooks.get');
     const { getWebhook } = await import('../api/webhooks.js');
-    return getWebhook(await this.#c.transport(), id, callOptions(opts, 'webhooks.get'));
+    return getWebhook(await this.#c.transport(), id, call);
   }
 
   /** Subscribes a URL; the answer holds the signing token in full, this once. */
   async create(body: T.CreateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const call = callOptions(opts, 'webhooks.create');
     const { createWebhook } = await import('../api/webhooks.js');
-    return createWebhook(await this.#c.transport(), body, callOptions(opts, 'webhooks.create'));
+    return createWebhook(await this.#c.transport(), body, call);
   }
 
   async update(id: string, body: T.UpdateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
+    const call = callOptions(opts, 'webhooks.update');
     const { updateWebhook } = await import('../api/webhooks.js');
-    return updateWebhook(await this.#c.transport(), id, body, callOptions(opts, 'webhooks.update'));
+    return updateWebhook(await this.#c.transport(), id, body, call);
   }
 
   /** `'gone'` when an answer was lost and the retry found it already deleted. */
   async delete(id: string, opts?: T.RequestOptions): Promise<T.Webhook | 'gone'> {
+    const call = callOptions(opts, 'webhooks.delete');
     const { deleteWebhook } = await import('../api/webhooks.js');
-    return deleteWebhook(await this.#c.transport(), id, callOptions(opts, 'webhooks.delete'));
+    return deleteWebhook(await this.#c.transport(), id, call);
   }
 }

@@ -69,8 +69,29 @@ describe('per-call options: the same limits as the client\'s, checked before any
     await expect(mailroom.emails.sendBatch([raw], opts as never)).rejects.toThrow(`emails.sendBatch: ${message}`);
     await expect(mailroom.webhooks.list(opts as never)).rejects.toThrow(`webhooks.list: ${message}`);
     await expect(mailroom.apiKeys.check(opts as never)).rejects.toThrow(`apiKeys.check: ${message}`);
+    const keys = new Mailroom({ apiKey: 'sk_live_x1234567890abcdef', workspaceId: 'wrk_1', env: {} });
+    await expect(Promise.resolve(keys.apiKeys.list({}, opts as never))).rejects.toThrow(`apiKeys.list: ${message}`);
+    await keys.close();
     if (!('signal' in opts) && !('onRetry' in opts)) expect(() => new Mailroom({ apiKey: 'sk_live_x1234567890abcdef', env: {}, ...opts } as never)).toThrow(`new Mailroom(): ${message}`);
     expect(requests).toBe(0);
+  });
+});
+
+describe('apiKeys.list: the query within the bounds `mailroom keys list` puts on it', () => {
+  it.each([
+    [{ limit: 0 }, 'limit must be an integer from 1 to 100, got 0'],
+    [{ limit: 1e9 }, 'limit must be an integer from 1 to 100, got 1000000000'],
+    [{ sort: 'newest' }, 'sort must be createdAt.asc or createdAt.desc, got newest'],
+    [{ startAt: '' }, 'startAt must be the startAt of the page before (a string)'],
+  ])('%o', async (query, message) => {
+    const mailroom = new Mailroom({ apiKey: 'sk_live_x1234567890abcdef', baseUrl: 'http://127.0.0.1:9', workspaceId: 'wrk_1', maxRetries: 0, env: {} });
+    await expect(Promise.resolve(mailroom.apiKeys.list(query as never))).rejects.toThrow(new ValidationError(`apiKeys.list: ${message}`));
+    const err = await (async () => {
+      for await (const _ of mailroom.apiKeys.list(query as never)) return undefined;
+      return undefined;
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    await mailroom.close();
   });
 });
 
