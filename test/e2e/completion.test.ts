@@ -81,7 +81,7 @@ const CASES: Array<[what: string, line: string, expected: string[]]> = [
   ['roles', 'mailroom keys create --role ', ['API_USER', 'EDITOR', 'VIEWER']],
   ['event names after --event', 'mailroom webhooks create --event ', EVENTS],
   ['event names of sandbox trigger', 'mailroom sandbox trigger CONTACT_D', ['CONTACT_DELETED']],
-  ['config keys', 'mailroom config set ', ['api-key', 'base-url', 'workspace']],
+  ['config keys', 'mailroom config set ', ['api-key', 'base-url', 'max-retries', 'timeout', 'workspace']],
   ['the shells of completion', 'mailroom completion ', ['bash', 'zsh', 'fish']],
   ['files for the batch operand', 'mailroom batch ', ['emails.ndjson', 'body.html', 'templates']],
   ['files after --html-file', 'mailroom send --html-file ', ['emails.ndjson', 'body.html', 'templates']],
