@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startListener, type Delivery, type RunningListener } from '../../src/webhook/listener.js';
 import { sign } from '../../src/webhook/signature.js';
@@ -108,5 +109,40 @@ describe('webhook listener', () => {
     const notEvent = '{"hello":"world"}';
     const res = await post(url, '/', notEvent, { 'X-Smashsend-Signature': sign(token, notEvent) });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('webhook listener: stalled bodies', () => {
+  /** A request that sends its headers and 10 of its 1,000 bytes, then nothing; resolves when the listener closes it. */
+  function stalled(url: string): { closed: Promise<void> } {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-smashsend-signature: ${'0'.repeat(64)}\r\ncontent-length: 1000\r\n\r\n{"event":"`);
+    return { closed: new Promise((resolve) => socket.on('close', () => resolve())) };
+  }
+
+  it('reads at most maxBodiesRead bodies at once: each new one closes the oldest stalled one, and a real delivery still gets its 200', async () => {
+    const deliveries: Delivery[] = [];
+    listener = await startListener({ host: '127.0.0.1', port: 0, token, maxBody: 4096, maxBodiesRead: 4, bodyTimeoutMs: 60_000, onDelivery: (d) => void deliveries.push(d) });
+    const senders: Array<{ closed: Promise<void> }> = [];
+    for (let i = 0; i < 10; i++) {
+      senders.push(stalled(listener.url));
+      // Each in turn, so "oldest" is well defined.
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // The first six were pushed out by the four after them.
+    await Promise.all(senders.slice(0, 6).map((s) => s.closed));
+    const ok = await post(listener.url, '/', body, { 'x-smashsend-signature': sign(token, body) });
+    expect(ok.status).toBe(200);
+    await settle();
+    expect(deliveries.map((d) => d.status)).toEqual([200]);
+  });
+
+  it('closes a body that has not arrived within bodyTimeoutMs of its headers', async () => {
+    listener = await startListener({ host: '127.0.0.1', port: 0, token, maxBody: 4096, bodyTimeoutMs: 200, onDelivery: () => undefined });
+    const sender = stalled(listener.url);
+    // Without the bound, Node would hold it for its 300 s request timeout: the test would time out.
+    await sender.closed;
   });
 });

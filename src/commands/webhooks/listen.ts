@@ -45,7 +45,8 @@ missing or wrong, with the likely cause (wrong token, or a body re-serialised on
 --journal, a 200 is sent only once the delivery is on disk; forwarding follows, one at a time, and a
 full --forward-queue answers 503 so the service retries. On stop, deliveries your app did not take
 (failed or not yet forwarded) stay in the journal, and the command that replays exactly those (by
-journal line) is printed.
+journal line) is printed. A body must arrive within 10 s of its headers, and at most 32 are read at
+once (one more closes the one waiting longest): senders that stall mid-body cannot hold memory.
 TESTING_CONNECTION is answered 200 and printed, never forwarded. Lines go to stdout: readable on a
 terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --json the first stdout line
 is {"ready":true,"url":…}. Ctrl-C stops it.`,
