@@ -2,7 +2,7 @@ import type { Context, Globals } from '../context.js';
 import { usageError } from '../errors.js';
 import { palette } from './color.js';
 import { selectFields } from './fields.js';
-import { relativeTime } from './relative-time.js';
+import { relativeTime, shortRelativeTime } from './relative-time.js';
 import { redactValue } from '../secrets.js';
 import { oneLine } from './one-line.js';
 import { outputMode } from './mode.js';
@@ -39,13 +39,15 @@ export interface Column<R> {
 
 /** Columns between table columns. */
 const GAP = 2;
-/** Free text is not shortened below this, even if the line then runs past the terminal. */
+/** Free text is not shortened below this: a table that would need it is laid out another way (printTable). */
 const MIN_TEXT = 8;
 
 /**
  * A human table on stdout (cli-table3, loaded on use), one line per row at most as wide as the
  * terminal: whole ids and dates, free text shortened with …, columns with no value in any row left
- * out. An empty list says so instead.
+ * out. When that is still too wide, dates take their short form (`3m ago`); when even that is, each
+ * row becomes a block of `LABEL  value` lines (ids still whole), so no line ever wraps. An empty
+ * list says so instead.
  */
 export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[], columns: readonly Column<R>[], empty = 'nothing to show'): Promise<void> {
   const c = await palette(ctx.io.color);
@@ -55,23 +57,43 @@ export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[]
   }
   // Masked before cells are cut to width: a secret cut short no longer looks like one.
   const safe = rows.map((row) => redactValue(row, { allowRevealed: true }));
-  const all = columns.map((col) => ({ col, cells: safe.map((row) => shown(col, col.value(row))) }));
-  const kept = all.filter(({ cells }) => cells.some((v) => v !== '-'));
-  const widths = fit(
-    kept.map(({ col, cells }) => ({ natural: Math.max(col.header.length, ...cells.map((v) => v.length)), shrinks: col.kind === 'text' })),
-    ctx.io.outColumns,
+  const values = columns.map((col) => ({ col, values: safe.map((row) => col.value(row)) }));
+  const kept = values.filter(({ col, values: vs }) => vs.some((v) => shown(col, v) !== '-'));
+  const width = ctx.io.outColumns;
+  for (const short of [false, true]) {
+    const cols = kept.map(({ col, values: vs }) => ({ col, cells: vs.map((v) => shown(col, v, short)) }));
+    const widths = fit(
+      cols.map(({ col, cells }) => ({ natural: Math.max(col.header.length, ...cells.map((v) => v.length)), shrinks: col.kind === 'text' })),
+      width,
+    );
+    if (width !== undefined && widths.reduce((sum, w) => sum + w + GAP, -GAP) > width) continue;
+    const { default: Table } = await import('cli-table3');
+    const table = new Table({
+      head: cols.map(({ col }) => c.bold(col.header)),
+      colWidths: widths.map((w) => w + GAP),
+      wordWrap: false,
+      truncate: '…',
+      style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP },
+      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' },
+    });
+    for (let r = 0; r < rows.length; r++) table.push(cols.map(({ cells }) => cells[r] as string));
+    ctx.io.out.write(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
+    return;
+  }
+  // Too narrow for the whole columns side by side (40 or 50 columns): one block of lines per row.
+  const labelWidth = Math.max(...kept.map(({ col }) => col.header.length));
+  const room = Math.max(1, (width as number) - labelWidth - GAP);
+  const blocks = safe.map((_, r) =>
+    kept
+      .map(({ col, values: vs }) => `${c.dim(col.header.padEnd(labelWidth))}${' '.repeat(GAP)}${cut(shown(col, vs[r]), room)}`.replace(/[ \t]+$/, ''))
+      .join('\n'),
   );
-  const { default: Table } = await import('cli-table3');
-  const table = new Table({
-    head: kept.map(({ col }) => c.bold(col.header)),
-    colWidths: widths.map((w) => w + GAP),
-    wordWrap: false,
-    truncate: '…',
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' },
-  });
-  for (let r = 0; r < rows.length; r++) table.push(kept.map(({ cells }) => cells[r] as string));
-  ctx.io.out.write(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
+  ctx.io.out.write(`${blocks.join('\n\n')}\n`);
+}
+
+/** Text shortened to `room` characters with …, when longer. */
+function cut(text: string, room: number): string {
+  return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
 }
 
 /**
@@ -103,8 +125,9 @@ export async function printKeyValues(ctx: Pick<Context, 'io'>, pairs: readonly (
   }
 }
 
-function shown<R>(col: Column<R>, v: unknown): string {
-  return col.kind === 'date' && typeof v === 'string' && v !== '' ? relativeTime(v) : cell(v);
+function shown<R>(col: Column<R>, v: unknown, short = false): string {
+  if (col.kind !== 'date' || typeof v !== 'string' || v === '') return cell(v);
+  return short ? shortRelativeTime(v) : relativeTime(v);
 }
 
 /** A value as table or key/value text: one line, a server's control characters escaped. */

@@ -6,6 +6,7 @@ import { untilStopped } from '../../until-stopped.js';
 import { startSandbox, loadConfigFile, SandboxConfigError } from '../../sandbox/index.js';
 import { checkOutputs } from '../../output/targets.js';
 import { reveal } from '../../secrets.js';
+import { sandboxBanner } from '../shared/sandbox-banner.js';
 
 export interface SandboxServeOptions {
   port?: number;
@@ -55,15 +56,8 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
 
     // The sandbox's key is shown at start, like a newly created key: that is how one uses it.
     reveal(sandbox.apiKey);
-    say(`mailroom sandbox listening on ${sandbox.baseUrl}`);
-    say(`  workspace  ${sandbox.workspaceId}`);
-    say(`  API key    ${sandbox.apiKey}`);
-    say(`  inbox      ${sandbox.baseUrl}/  (mailroom sandbox emails, sandbox open --browser)`);
-    if (opts.data) say(`  data       ${opts.data}`);
-    say('');
-    say('Point mailroom (or any script) at it:');
-    say(`  export MAILROOM_BASE_URL=${sandbox.baseUrl} MAILROOM_API_KEY=${sandbox.apiKey} MAILROOM_WORKSPACE=${sandbox.workspaceId}`);
-    say('Press Ctrl-C to stop.');
+    // As wide as the terminal it is read on, at most (the key whole: it is copied from here).
+    for (const line of sandboxBanner({ ...sandbox, data: opts.data }, ctx.io.isStderrTTY ? ctx.io.errColumns : undefined)) say(line);
     // Last, so a script that waits for this line finds the sandbox ready and its banner written.
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
 
