@@ -1,3 +1,5 @@
+import type { ZodType } from 'zod';
+import type { describeIssues as DescribeIssues } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
 import type * as T from '../types.js';
 import { checkCallOptions, connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
@@ -65,6 +67,16 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
 }
 
 const callOptions = (opts: T.RequestOptions | undefined, label: string): T.RequestOptions => checkCallOptions(opts, label) ?? {};
+
+/**
+ * A request body checked against the wire schema the CLI and the sandbox use, before anything is
+ * sent; the body itself is sent as given (the schema would trim a name).
+ */
+function checkBody(schema: ZodType, body: unknown, label: string, describe: typeof DescribeIssues): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError(`${label}: the body must be an object`);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ValidationError(`${label}: ${describe(parsed.error.issues)}`);
+}
 
 /** The bounds `mailroom keys list` puts on the same query (--limit 1-100, --sort, --start-at). */
 function checkListQuery(query: T.ListKeysQuery): T.ListKeysQuery {
@@ -177,14 +189,16 @@ export class ApiKeys {
   /** Creates a key; its `secretKey` is in this answer only. */
   async create(body: { displayName: string; role: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
     const call = callOptions(opts, 'apiKeys.create');
-    const { createKey } = await import('../api/apiKeys.js');
+    const [{ createKey }, schema] = await Promise.all([import('../api/apiKeys.js'), import('../schema/index.js')]);
+    checkBody(schema.createKeyRequestSchema, body, 'apiKeys.create', schema.describeIssues);
     return createKey(await this.#c.transport(), this.#workspace(), body, call);
   }
 
   /** Renames a key or changes its role; the secret never changes. */
   async update(id: string, body: { displayName?: string; role?: T.KeyRole }, opts?: T.RequestOptions): Promise<T.ApiKey> {
     const call = callOptions(opts, 'apiKeys.update');
-    const { updateKey } = await import('../api/apiKeys.js');
+    const [{ updateKey }, schema] = await Promise.all([import('../api/apiKeys.js'), import('../schema/index.js')]);
+    checkBody(schema.updateKeyRequestSchema, body, 'apiKeys.update', schema.describeIssues);
     return updateKey(await this.#c.transport(), this.#workspace(), id, body, call);
   }
 
@@ -253,13 +267,15 @@ export class Webhooks {
   /** Subscribes a URL; the answer holds the signing token in full, this once. */
   async create(body: T.CreateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
     const call = callOptions(opts, 'webhooks.create');
-    const { createWebhook } = await import('../api/webhooks.js');
+    const [{ createWebhook }, schema] = await Promise.all([import('../api/webhooks.js'), import('../schema/index.js')]);
+    checkBody(schema.createWebhookRequestSchema, body, 'webhooks.create', schema.describeIssues);
     return createWebhook(await this.#c.transport(), body, call);
   }
 
   async update(id: string, body: T.UpdateWebhook, opts?: T.RequestOptions): Promise<T.Webhook> {
     const call = callOptions(opts, 'webhooks.update');
-    const { updateWebhook } = await import('../api/webhooks.js');
+    const [{ updateWebhook }, schema] = await Promise.all([import('../api/webhooks.js'), import('../schema/index.js')]);
+    checkBody(schema.updateWebhookRequestSchema, body, 'webhooks.update', schema.describeIssues);
     return updateWebhook(await this.#c.transport(), id, body, call);
   }
 

@@ -95,6 +95,42 @@ describe('apiKeys.list: the query within the bounds `mailroom keys list` puts on
   });
 });
 
+describe('key and webhook bodies: checked against the wire schema before anything is sent', () => {
+  let server: Server;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      requests += 1;
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('a role, a name, a URL, events that the API would refuse or misread', async () => {
+    const mailroom = new Mailroom({ apiKey: 'sk_live_bodiesbodiesbodies12', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, workspaceId: 'wrk_1', maxRetries: 0, env: {} });
+    const cases: Array<[() => Promise<unknown>, string]> = [
+      [() => mailroom.apiKeys.create({ displayName: 'bot', role: 'ADMIN' as never }), 'apiKeys.create: role must be one of API_USER, EDITOR, VIEWER'],
+      [() => mailroom.apiKeys.create({ displayName: 'bot\r\nX-Evil: 1', role: 'VIEWER' }), 'apiKeys.create: displayName must not contain control characters (U+000D at index 3)'],
+      [() => mailroom.apiKeys.update('aki_1', {}), 'apiKeys.update: give displayName or role'],
+      [() => mailroom.webhooks.create({ url: 'ftp://example.com/hook', events: ['CONTACT_CREATED'] }), 'webhooks.create: url is not an http(s) URL'],
+      [() => mailroom.webhooks.create({ url: 'https://example.com/hook', events: [] }), 'webhooks.create: events must not be empty'],
+      [() => mailroom.webhooks.update('wh_1', { events: ['NOPE' as never] }), 'webhooks.update: events.0 '],
+      [() => mailroom.webhooks.update('wh_1', null as never), 'webhooks.update: the body must be an object'],
+    ];
+    try {
+      for (const [call, message] of cases) {
+        const err = await call().then(() => undefined, (e: unknown) => e);
+        expect(err, message).toBeInstanceOf(ValidationError);
+        expect((err as Error).message.startsWith(message), `${(err as Error).message} / ${message}`).toBe(true);
+      }
+      expect(requests).toBe(0);
+    } finally {
+      await mailroom.close();
+    }
+  });
+});
+
 describe('variables and contactProperties: every key the wire carries is sent, "__proto__" too', () => {
   let sandbox: TestSandbox;
   let mailroom: Mailroom;
