@@ -6,6 +6,9 @@ import { isMailroomError, mayHaveBeenSent, withKeys } from '../errors.js';
 import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
 import { paths } from './paths.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
+import { otherEmail } from './same-email.js';
+
+export { otherEmail } from './same-email.js';
 
 export { IdempotencyConflictError } from './errors.js';
 
@@ -111,25 +114,4 @@ export function readBatchAnswer(res: ApiResponse): Pick<BatchResult, 'successful
 export function checkSameEmail(sent: EmailRequest, got: EmailResult, hint: string): void {
   const other = otherEmail(sent, got);
   if (other !== undefined) throw new IdempotencyConflictError(sent.idempotencyKey ?? '', got, other, hint);
-}
-
-/**
- * An idempotency key the API saw before answers with the first email it was used for, whatever
- * this request held: what tells them apart is the answer's recipient, subject or template.
- * Undefined when the answer is the email sent; else a description of the other one.
- */
-export function otherEmail(sent: EmailRequest, got: EmailResult): string | undefined {
-  const differs = (a: string | undefined, b: string | null | undefined, norm = (v: string) => v) => a !== undefined && typeof b === 'string' && norm(a) !== norm(b);
-  const address = (v: string) => v.trim().toLowerCase();
-  const subject = 'subject' in sent ? sent.subject : undefined;
-  const template = 'template' in sent ? sent.template : undefined;
-  const kind = template === undefined ? 'raw' : 'templated';
-  const other =
-    differs(sent.to, got.to, address) ||
-    differs(subject, got.subject) ||
-    differs(template, got.template) ||
-    (got.type !== undefined && (got.type === 'raw' || got.type === 'templated') && got.type !== kind);
-  if (!other) return undefined;
-  const what = typeof got.template === 'string' ? `template ${got.template}` : typeof got.subject === 'string' ? `subject ${JSON.stringify(got.subject)}` : undefined;
-  return [got.id ?? got.messageId, `to ${got.to}`, what].filter(Boolean).join(', ');
 }

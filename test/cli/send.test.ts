@@ -274,11 +274,44 @@ describe('mailroom send: an idempotency key already used for another email', () 
     // Under --json the error is also the one JSON document on stdout; nothing claims a send.
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { kind: 'rejected', exitCode: 4 } });
     expect(r.stderr).toBe(
-      `mailroom: idempotency key order-1 was already used for another email (${id}, to ada@example.com, subject "Hello"): the API returned that one and sent nothing new\n` +
+      `mailroom: idempotency key order-1 was already used for another email (${id}, to ada@example.com, subject "Hello"; to there "ada@example.com", here "bob@example.com"; from there "Ops <ops@example.com>", here "ops@example.com"; subject there "Hello", here "Refund"): the API returned that one and sent nothing new\n` +
         '  send this email with a new key (or without --idempotency-key: each send gets its own)\n',
     );
     const inbox = await sandbox.emails();
     expect(inbox.map((e) => e.to)).toEqual(['ada@example.com']);
+  });
+
+  it('another sender under a used key (issue: exit 0 showing the old email) is a conflict, its display name too; so are another group and a schedule', async () => {
+    const first = await runInProcess([...raw, '--idempotency-key', 'order-1', '--group-by', 'orders', '--json'], { env });
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).id as string;
+    const billing = ['send', '--from', 'Billing <billing@example.com>', '--to', 'ada@example.com', '--subject', 'Hello', '--html', '<p>Hi Ada</p>', '--group-by', 'orders', '--idempotency-key', 'order-1'];
+    const r = await runInProcess(billing, { env });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `mailroom: idempotency key order-1 was already used for another email (${id}, to ada@example.com, subject "Hello"; from there "Ops <ops@example.com>", here "Billing <billing@example.com>"): the API returned that one and sent nothing new\n` +
+        '  send this email with a new key (or without --idempotency-key: each send gets its own)\n',
+    );
+    const renamed = await runInProcess(['send', '--from', 'Ada Ops <ops@example.com>', ...raw.slice(3), '--group-by', 'orders', '--idempotency-key', 'order-1'], { env });
+    expect(renamed.code).toBe(4);
+    expect(renamed.stderr).toContain('from there "Ops <ops@example.com>", here "Ada Ops <ops@example.com>"');
+    const regrouped = await runInProcess([...raw, '--group-by', 'refunds', '--idempotency-key', 'order-1'], { env });
+    expect(regrouped.code).toBe(4);
+    expect(regrouped.stderr).toContain('groupBy there "orders", here "refunds"');
+    const ungrouped = await runInProcess([...raw, '--idempotency-key', 'order-1'], { env });
+    expect(ungrouped.code).toBe(4);
+    expect(ungrouped.stderr).toContain('groupBy there "orders", here none');
+    // The same email again, address case aside, is the retry the key is for: exit 0.
+    const retry = await runInProcess(['send', '--from', 'Ops <OPS@example.com>', '--to', 'Ada@Example.com', ...raw.slice(5), '--group-by', 'orders', '--idempotency-key', 'order-1'], { env });
+    expect(retry.stderr).toBe('');
+    expect(retry.code).toBe(0);
+
+    expect((await runInProcess([...raw, '--send-at', '+2h', '--idempotency-key', 'later-1'], { env })).code).toBe(0);
+    const now = await runInProcess([...raw, '--idempotency-key', 'later-1'], { env });
+    expect(now.code).toBe(4);
+    expect(now.stderr).toContain('sendAt there "a scheduled time", here none');
+    expect((await sandbox.emails()).map((e) => e.to)).toEqual(['ada@example.com', 'ada@example.com']);
   });
 
   it('a template differing is caught too; the same email again is still exit 0', async () => {
@@ -287,7 +320,7 @@ describe('mailroom send: an idempotency key already used for another email', () 
     expect((await runInProcess(t, { env })).code).toBe(0);
     const other = await runInProcess([...raw, '--idempotency-key', 'tpl-1'], { env });
     expect(other.code).toBe(4);
-    expect(other.stderr).toMatch(/^mailroom: idempotency key tpl-1 was already used for another email \(trs_\w+, to ada@example\.com, template welcome\)/);
+    expect(other.stderr).toMatch(/^mailroom: idempotency key tpl-1 was already used for another email \(trs_\w+, to ada@example\.com, template welcome; type there "templated", here "raw"\)/);
     expect(await sandbox.emails()).toHaveLength(1);
   });
 });

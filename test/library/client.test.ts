@@ -56,6 +56,9 @@ describe('Mailroom: sending against the sandbox', () => {
     const err = await mailroom.emails.send({ ...raw, to: 'bob@example.com', idempotencyKey: 'order-42' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdempotencyConflictError);
     expect((err as IdempotencyConflictError).existing.to).toBe('ada@example.com');
+    const billing = await mailroom.emails.send({ ...raw, from: 'Billing <billing@example.com>', idempotencyKey: 'order-42' }).catch((e: unknown) => e);
+    expect(billing).toBeInstanceOf(IdempotencyConflictError);
+    expect((billing as Error).message).toContain(`from there ${JSON.stringify(raw.from)}, here "Billing <billing@example.com>"`);
     expect(await sandbox.emails()).toHaveLength(1);
   });
 
