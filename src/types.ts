@@ -162,6 +162,11 @@ export interface BatchOptions {
   defaults?: BatchDefaults;
   /** Validate every entry; send nothing. */
   dryRun?: boolean;
+  /**
+   * Send a file again although a journal in the state directory records a run of the same bytes to
+   * the same host with the same key (without it such a run is refused: it would send them twice).
+   */
+  newRun?: boolean;
   /** Resume a journal made against another API host (its keys are new there: what was sent could be sent again). */
   allowOtherHost?: boolean;
   /** Resume a journal made with another API key (a rotated key of the same account). */

@@ -11,11 +11,12 @@ import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targ
 import { JournalLock } from '../output/lock.js';
 import { oneLine } from '../output/one-line.js';
 import type { BatchProgress } from '../output/progress.js';
+import { earlierRunsOf, rememberJournal, rerunRefusal } from './earlier-runs.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
 import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
-import { BatchSender, type SendBatch } from './sender.js';
+import { BatchSender, realClock, type Clock, type SendBatch } from './sender.js';
 
 export interface BatchRunOptions {
   /** `<file|->`; undefined reads piped stdin (unless `entries` or `stream` is given). */
@@ -42,6 +43,10 @@ export interface BatchRunOptions {
   send?: SendBatch;
   /** Where `send` sends; recorded in a new journal, checked against a resumed one. */
   api?: ApiIdentity;
+  /** Send an input again although a journal in `journalDir` records a run of it to the same API. */
+  newRun?: boolean;
+  /** No notes on stderr (-q). */
+  quiet?: boolean;
   /** Resume a journal made against another host / with another key anyway. */
   allowOtherHost?: boolean;
   allowOtherKey?: boolean;
@@ -50,6 +55,8 @@ export interface BatchRunOptions {
   now?: () => Date;
   /** Retry tuning (tests shorten it). */
   retry?: { maxAttempts?: number; backoffMs?: number };
+  /** The sender's clock (tests step it); the real one by default. */
+  clock?: Clock;
 }
 
 export interface EntryError {
@@ -143,8 +150,9 @@ function checkPaths(ctx: Context, o: BatchRunOptions): OutputTargets {
 }
 
 async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTargets): Promise<BatchSummary> {
-  const startedAt = Date.now();
-  const now = o.now ?? (() => new Date());
+  const clock = o.clock ?? realClock;
+  const startedAt = clock.now();
+  const now = o.now ?? (() => new Date(clock.now()));
   const writerFor = (flag: string): NdjsonWriter | undefined => {
     const target = targets.get(flag);
     if (target === undefined) return undefined;
@@ -159,18 +167,23 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   const digest = defaultsDigest(o.defaults);
 
   let header: JournalHeader | undefined;
+  if (resuming && o.newRun) {
+    throw usageError(`--new-run starts a new run, and --resume ${resumePath} continues the run of that journal: give one of them`);
+  }
   if (resuming) {
     header = await readJournalHeader(resumePath);
     await checkSameRun(ctx, header, source.path, digest, resumePath);
     if (!o.dryRun) checkSameApi(header, o, resumePath);
   } else if (!o.dryRun) {
+    const fingerprint = source.path ? await fingerprintFile(source.path, source.label) : null;
+    if (fingerprint !== null && o.api) await checkNotSentBefore(ctx, o, fingerprint, o.api);
     header = {
       mailroom: 'batch-journal',
       v: 1,
       runId: newRunId(),
       createdAt: new Date(startedAt).toISOString(),
       input: source.path ?? '-',
-      fingerprint: source.path ? await fingerprintFile(source.path, source.label) : null,
+      fingerprint,
       bytes: source.size ?? null,
       size: o.size,
       defaults: digest,
@@ -225,6 +238,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
     } else if (header) {
       journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header);
+      if (resumePath !== undefined) rememberJournal(o.journalDir, resumePath, runId);
     }
     summary.journal = journal?.path ?? null;
 
@@ -319,7 +333,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     }
   }
   summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates;
-  summary.durationMs = Date.now() - startedAt;
+  summary.durationMs = clock.now() - startedAt;
   summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
   return summary;
 }
@@ -332,13 +346,24 @@ async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<Inpu
   for await (const value of entries) yield { value, line: ++line };
 }
 
+/**
+ * A new run of an input that an earlier run (its journal in the state directory) sent to the same
+ * host with the same key would send it all again: refused unless `newRun`, which only notes it.
+ */
+async function checkNotSentBefore(ctx: Context, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<void> {
+  const runs = await earlierRunsOf(o.journalDir, fingerprint, api);
+  if (runs === undefined) return;
+  if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-');
+  if (!o.quiet) ctx.io.err.write(`mailroom: note: --new-run: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})\n`);
+}
+
 /** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */
 async function checkSameRun(ctx: Context, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
   if (header.fingerprint && path) {
     const now = await fingerprintFile(path);
     if (now !== header.fingerprint) {
       throw usageError(`--resume ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
-        'a journal resumes only the same input; start a new run (without --resume) for a different file',
+        'a journal resumes only the input it was made from; if the file changed since, what that run sent is in the journal (and its --report): send only the entries it did not, as a file of their own',
       ]);
     }
   } else if (header.fingerprint) {
@@ -511,8 +536,27 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
     if (!keepKey && email.idempotencyKey === s.keyFor(e.index)) delete email.idempotencyKey;
     return email;
   };
+  const rejected = (e: ValidEntry, failure: { error: string; statusCode?: number }) => {
+    const entry = emailOf(e, false);
+    guarded(() =>
+      journal?.append({
+        fail: e.index,
+        line: e.line,
+        error: failure.error,
+        ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
+        entry,
+        ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
+      }),
+    );
+    guarded(() => report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine));
+    guarded(() => failedFile?.write(failedLine(entry, e.index, e.line, failure.error)));
+    summary.failed += 1;
+    s.noteError({ index: e.index, line: e.line, error: failure.error });
+    s.tick();
+  };
   const sender: BatchSender = new BatchSender({
     ...o.retry,
+    ...(o.clock ? { clock: o.clock } : {}),
     send: o.send!,
     concurrency: o.concurrency,
     signal,
@@ -526,24 +570,7 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
         if (result.status === 'SCHEDULED') summary.scheduled += 1;
         s.tick();
       },
-      rejected(e, failure) {
-        const entry = emailOf(e, false);
-        guarded(() =>
-          journal?.append({
-            fail: e.index,
-            line: e.line,
-            error: failure.error,
-            ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
-            entry,
-            ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
-          }),
-        );
-        guarded(() => report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine));
-        guarded(() => failedFile?.write(failedLine(entry, e.index, e.line, failure.error)));
-        summary.failed += 1;
-        s.noteError({ index: e.index, line: e.line, error: failure.error });
-        s.tick();
-      },
+      rejected,
       uncertain(e, reason) {
         // Not journaled: a resume resends it under the same key, which the API deduplicates.
         guarded(() => report?.write({ index: e.index, line: e.line, error: reason } satisfies ReportLine));

@@ -40,7 +40,32 @@ export interface SenderOptions {
   /** Backoff base between attempts, ms (the transport's by default). */
   backoffMs?: number;
   random?: () => number;
+  /** The clock: pauses, the five-minute limits and the window read it, waits go through `sleep` (tests step them). */
+  clock?: Clock;
 }
+
+/** Time as the sender sees it: the real one unless a test gives its own. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  },
+};
 
 export interface SenderOutcome {
   /** The input ran out and every chunk was settled. */
@@ -74,16 +99,19 @@ export class BatchSender {
   /** Ctrl-C or a fatal error: requests not yet sent (waiting for a pacing slot) are not sent. */
   private readonly stopSending: AbortSignal;
   private consecutiveFailures = 0;
-  private lastSuccessAt = Date.now();
+  private lastSuccessAt: number;
   private anySuccess = false;
   private readonly breakerLimit: number;
   private readonly maxAttempts: number;
   private readonly maxUnknownRounds: number;
   private readonly backoffMs: number;
   private readonly random: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly opts: SenderOptions) {
-    this.window = new ConcurrencyWindow(opts.concurrency);
+    this.clock = opts.clock ?? realClock;
+    this.lastSuccessAt = this.clock.now();
+    this.window = new ConcurrencyWindow(opts.concurrency, () => this.clock.now());
     this.maxAttempts = opts.maxAttempts ?? 4;
     this.maxUnknownRounds = opts.maxUnknownRounds ?? 5;
     this.backoffMs = opts.backoffMs ?? BASE_DELAY_MS;
@@ -215,7 +243,7 @@ export class BatchSender {
           rateLimited += 1;
           if (this.opts.signal.aborted) rateLimitedAfterAbort = true;
           const wait = (err as { retryAfterMs?: number }).retryAfterMs ?? this.backoff(rateLimited);
-          if (wait > MAX_PAUSE_MS || Date.now() - this.lastSuccessAt > MAX_PAUSE_MS) {
+          if (wait > MAX_PAUSE_MS || this.clock.now() - this.lastSuccessAt > MAX_PAUSE_MS) {
             this.fatal ??= err as MailroomError;
             continue;
           }
@@ -249,7 +277,7 @@ export class BatchSender {
       }
       this.window.succeeded();
       this.consecutiveFailures = 0;
-      this.lastSuccessAt = Date.now();
+      this.lastSuccessAt = this.clock.now();
       this.anySuccess = true;
       const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
@@ -288,11 +316,11 @@ export class BatchSender {
   }
 
   private pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
   }
 
   private async waitForPause(): Promise<void> {
-    const wait = this.pausedUntil - Date.now();
+    const wait = this.pausedUntil - this.clock.now();
     if (wait > 0) await this.sleep(wait);
   }
 
@@ -303,17 +331,7 @@ export class BatchSender {
 
   /** Sleeps, waking early on Ctrl-C. */
   private sleep(ms: number): Promise<void> {
-    const { signal } = this.opts;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return this.clock.sleep(ms, this.opts.signal);
   }
 }
 

@@ -33,6 +33,7 @@ export interface BatchOptions {
   report?: string;
   failed?: string;
   resume?: string;
+  newRun?: boolean;
   allowOtherHost?: boolean;
   allowOtherKey?: boolean;
   dryRun?: boolean;
@@ -81,6 +82,8 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
       send: sending?.send,
       // One retry budget: the transport makes one attempt per call, the sender retries.
       ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries }, api: sending.api } : {}),
+      newRun: flags.newRun,
+      quiet: mode.quiet,
       allowOtherHost: flags.allowOtherHost,
       allowOtherKey: flags.allowOtherKey,
       onProgress: bar ? (p, final) => bar.update(p, final) : undefined,

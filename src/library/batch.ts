@@ -40,6 +40,7 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
     ...(opts.report !== undefined ? { report: opts.report } : {}),
     ...(opts.failed !== undefined ? { failed: opts.failed } : {}),
     ...(opts.journal !== undefined ? { resume: opts.journal } : {}),
+    ...(opts.newRun ? { newRun: true } : {}),
     ...(opts.allowOtherHost ? { allowOtherHost: true } : {}),
     ...(opts.allowOtherKey ? { allowOtherKey: true } : {}),
     ...(transport

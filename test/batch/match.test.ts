@@ -38,7 +38,7 @@ describe('an answer that is another email: the key was used before', () => {
   it('with a result for every position, they pair in order and the odd one is a conflict, not a success', () => {
     const m = matchBatch(emails.slice(0, 3), { successful: [result('a@example.com'), result('z@example.com'), result('c@example.com')], failed: [] });
     expect(m.successful.map((s) => s.pos)).toEqual([0, 2]);
-    expect(m.conflicts).toEqual([{ pos: 1, result: result('z@example.com'), other: 'trs_z@example.com, to z@example.com' }]);
+    expect(m.conflicts).toEqual([{ pos: 1, result: result('z@example.com'), other: 'trs_z@example.com, to z@example.com; to there "z@example.com", here "b@example.com"' }]);
     expect(m.unknown).toEqual([]);
   });
 

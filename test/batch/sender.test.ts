@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchSender, type SenderEvents } from '../../src/batch/sender.js';
+import { BatchSender, type Clock, type SenderEvents } from '../../src/batch/sender.js';
 import type { ValidEntry } from '../../src/input/entries.js';
 import type { EmailRequest } from '../../src/schema/index.js';
 import { entries, fakeApi } from './fake-api.js';
@@ -277,6 +277,31 @@ describe('batch sender', () => {
     };
     const r = await new BatchSender({ ...opts, send, events, signal: new AbortController().signal }).run(chunks(entries(100), 50));
     expect(exitCodeOf(r.fatal)).toBe(5);
+  });
+
+  it("429s with Retry-After 60 s and nothing through for over five minutes: exit 5 after exactly 7 attempts, on the sender's clock (a stepped one here: no real wait)", async () => {
+    const { ApiError } = await import('../../src/transport/index.js');
+    const { outcome, events } = recorder();
+    let t = 1_000_000;
+    const clock: Clock = {
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+        await Promise.resolve();
+      },
+    };
+    const at: number[] = [];
+    const send = async () => {
+      at.push(t - 1_000_000);
+      throw new ApiError({ status: 429, body: { statusCode: 429, error: 'Too Many Requests', message: 'later' }, retryAfterMs: 60_000 });
+    };
+    const started = Date.now();
+    const r = await new BatchSender({ ...opts, send, events, clock, signal: new AbortController().signal }).run(chunks(entries(50), 50));
+    expect(exitCodeOf(r.fatal)).toBe(5);
+    // One attempt a minute from 0 to 6 min; at 6 min the last success (the start) is over 5 min ago.
+    expect(at).toEqual([0, 60_000, 120_000, 180_000, 240_000, 300_000, 360_000]);
+    expect([...outcome.values()]).toEqual(Array(50).fill('unsent'));
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('slows down under 429: fewer requests in flight', async () => {

@@ -47,3 +47,30 @@ describe('mailroom batch: one idempotencyKey, one email', () => {
     expect(lines.get(2)!.id).toBeUndefined();
   });
 });
+
+describe('mailroom batch: an entry whose own idempotencyKey an earlier send used', () => {
+  it('for another email (same recipient, another sender): reported failed with both, never counted sent; the same email again is sent (the retry the key is for)', async () => {
+    const first = await runInProcess(['send', '--from', 'Shop <shop@example.com>', '--to', 'alice@example.com', '--subject', 'Your order', '--html', '<p>Thanks</p>', '--idempotency-key', 'shop-7', '--json'], { env });
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).id as string;
+    const file = join(dir, 'reused-key.ndjson');
+    const billing = { from: 'Billing <billing@example.com>', to: 'alice@example.com', subject: 'Your order', html: '<p>Thanks</p>', idempotencyKey: 'shop-7' };
+    const same = { ...billing, from: 'Shop <shop@example.com>', idempotencyKey: 'shop-8' };
+    writeFileSync(file, `${JSON.stringify(billing)}\n${JSON.stringify(same)}\n`);
+    expect((await runInProcess(['send', '--from', 'Shop <shop@example.com>', '--to', 'alice@example.com', '--subject', 'Your order', '--html', '<p>Thanks</p>', '--idempotency-key', 'shop-8'], { env })).code).toBe(0);
+
+    const failed = join(dir, 'reused-failed.ndjson');
+    const r = await runInProcess(['batch', file, '--failed', failed, '--json'], { env });
+    expect(r.code).toBe(7);
+    expect(summaryOf(r.stdout)).toMatchObject({ total: 2, sent: 1, failed: 1 });
+    expect(readNdjson(failed)).toEqual([
+      {
+        ...billing,
+        _index: 0,
+        _line: 1,
+        _error: `idempotency key shop-7 was already used for another email (${id}, to alice@example.com, subject "Your order"; from there "Shop <shop@example.com>", here "Billing <billing@example.com>"): the API returned that one and sent nothing new`,
+      },
+    ]);
+    expect(await sandbox.emails()).toHaveLength(2);
+  });
+});

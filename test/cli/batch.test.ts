@@ -123,13 +123,14 @@ describe('batch progress in a CI log (stderr not a terminal)', () => {
     expect(r.stderr).not.toContain('\u001b');
 
     await sandbox.reset();
-    const quiet = await runInProcess([...args, '-q'], { env, clock: slowClock() });
+    // The same file again: sent on purpose (a plain new run of it would be refused).
+    const quiet = await runInProcess([...args, '-q', '--new-run'], { env, clock: slowClock() });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
   });
 
   it('on a terminal the bar is drawn instead, no progress lines', async () => {
-    const r = await runInProcess(['batch', input(), '--from', 'ops@example.com', '--size', '10', '--concurrency', '1'], { env, clock: slowClock(), tty: { stderr: true }, columns: 120 });
+    const r = await runInProcess(['batch', input(), '--from', 'ops@example.com', '--size', '10', '--concurrency', '1', '--new-run'], { env, clock: slowClock(), tty: { stderr: true }, columns: 120 });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/^batch: /m);
     expect(r.stderr).toMatch(/\d+% \| \d+ sent/);

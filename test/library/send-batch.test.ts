@@ -54,7 +54,7 @@ describe('an idempotency key reused for another email is never reported as sent'
         index: 1,
         error: 'IdempotencyConflict',
         idempotencyKey: 'k-3',
-        message: `idempotency key k-3 was already used for another email (${first.email.id}, to one@example.com, subject "Hello"): the API returned that one and sent nothing new`,
+        message: `idempotency key k-3 was already used for another email (${first.email.id}, to one@example.com, subject "Hello"; to there "one@example.com", here "two@example.com"): the API returned that one and sent nothing new`,
       }),
     ]);
     expect((await sandbox.emails()).map((e) => e.to).sort()).toEqual(['one@example.com', 'three@example.com', 'zero@example.com']);

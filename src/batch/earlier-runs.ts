@@ -1,0 +1,145 @@
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeDirectory } from '../files.js';
+import { usageError, type MailroomError } from '../errors.js';
+import { loadJournal, type ApiIdentity, type JournalHeader } from './journal.js';
+
+/** What an earlier run of the same input, to the same API, left in its journal. */
+export interface EarlierRun {
+  path: string;
+  header: JournalHeader;
+  /** Entries the API accepted (journaled answers). */
+  sent: number;
+  /** Entries the API refused. */
+  refused: number;
+  /** Last write to the journal. */
+  modifiedAt: Date;
+  /** `<journal>.lock` exists: a run may be sending it right now. */
+  locked: boolean;
+}
+
+/** Bytes read of each journal to find its header line: a header is well under this. */
+const HEADER_BYTES = 64 * 1024;
+const FIRST_READ = 4096;
+
+/** The newest earlier run of an input, and how many older journals of it there are. */
+export interface EarlierRuns {
+  newest: EarlierRun;
+  older: number;
+}
+
+/**
+ * The newest journal in `dir` made from the same input bytes (`fingerprint`), sent to the same
+ * host with the same key, whose run sent at least one request: a new run of that input would send
+ * those emails again. Once per run: one directory listing and one small read per journal; only the
+ * newest match is read whole (to say what it sent), an older one only if the newer sent nothing.
+ */
+export async function earlierRunsOf(dir: string, fingerprint: string, api: ApiIdentity): Promise<EarlierRuns | undefined> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.journal'));
+  } catch {
+    return undefined;
+  }
+  const matches: Array<{ path: string; header: JournalHeader; modifiedAt: Date }> = [];
+  const buf = Buffer.allocUnsafe(HEADER_BYTES);
+  for (const name of names) {
+    const path = join(dir, name);
+    const header = headerOf(path, buf);
+    if (header?.fingerprint !== fingerprint || header.api?.baseUrl !== api.baseUrl || header.api.key !== api.key) continue;
+    try {
+      // A journal kept elsewhere (--resume <new file>) is known here by a link: named by its own path.
+      const real = realpathSync(path);
+      matches.push({ path: real, header, modifiedAt: statSync(real).mtime });
+    } catch {
+      // Gone since the listing, or a link to a journal deleted since.
+    }
+  }
+  matches.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  for (const [i, match] of matches.entries()) {
+    let sent = 0;
+    let refused = 0;
+    let loaded;
+    try {
+      loaded = await loadJournal(match.path, (record) => {
+        if ('ok' in record) sent += record.ok.length;
+        else refused += 1;
+      });
+    } catch {
+      continue;
+    }
+    // No checkpoint and no record: no request was ever sent under this journal's keys.
+    if (loaded.checkpoints.size === 0 && sent === 0 && refused === 0) continue;
+    return { newest: { ...match, sent, refused, locked: existsSync(`${match.path}.lock`) }, older: matches.length - i - 1 };
+  }
+  return undefined;
+}
+
+/**
+ * A journal created outside the state directory (`--resume <new file>`) gets a symbolic link there,
+ * so that a later new run of the same input finds it too. Best effort: where links cannot be made,
+ * only the state directory's own journals are found.
+ */
+export function rememberJournal(dir: string, journal: string, runId: string): void {
+  try {
+    makeDirectory(dir, 0o700);
+    symlinkSync(journal, join(dir, `${runId}.journal`));
+  } catch {
+    // A read-only state directory or a filesystem without links: the run itself is unaffected.
+  }
+}
+
+function headerOf(path: string, buf: Buffer): JournalHeader | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    // Most headers fit the first read; a long input path or defaults take a second one.
+    let n = readSync(fd, buf, 0, FIRST_READ, 0);
+    let nl = buf.subarray(0, n).indexOf(0x0a);
+    if (nl === -1 && n === FIRST_READ) {
+      n += readSync(fd, buf, n, buf.length - n, n);
+      nl = buf.subarray(0, n).indexOf(0x0a);
+    }
+    if (nl === -1) return undefined;
+    const header = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Partial<JournalHeader>;
+    return header.mailroom === 'batch-journal' && header.v === 1 && typeof header.runId === 'string' ? (header as JournalHeader) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The flags of the journal's run that a resume must repeat (the HTML body only as its file). */
+function defaultsArgs(header: JournalHeader): string[] {
+  const d = header.defaults ?? {};
+  const args: string[] = [];
+  const flags: Array<[string, string]> = [['from', '--from'], ['subject', '--subject'], ['template', '--template'], ['groupBy', '--group-by'], ['sendAt', '--send-at']];
+  for (const [field, flag] of flags) if (d[field] !== undefined) args.push(flag, d[field]!);
+  return args;
+}
+
+/**
+ * The refusal of a new run whose input an earlier run already sent: names the newest such journal,
+ * what it sent, and the two ways on (finish that run, or send everything again on purpose).
+ */
+export function rerunRefusal(runs: EarlierRuns, input: string): MailroomError {
+  const run = runs.newest;
+  const what = [`${run.sent.toLocaleString('en-US')} ${run.sent === 1 ? 'email' : 'emails'} sent`];
+  if (run.refused > 0) what.push(`${run.refused.toLocaleString('en-US')} refused by the API`);
+  if (run.sent === 0 && run.refused === 0) what.splice(0, 1, 'requests sent whose answers it never recorded (the API may have accepted them)');
+  const html = run.header.defaults?.html === undefined ? '' : ' --html-file <the same HTML file>';
+  const when = `run ${run.header.runId} of ${run.header.createdAt}, last written ${run.modifiedAt.toISOString()}`;
+  const others = runs.older > 0 ? ` (and ${runs.older} older ${runs.older === 1 ? 'journal' : 'journals'} of it)` : '';
+  const hints = [
+    `to finish that run, sending only what it did not: ${['mailroom', 'batch', input, '--resume', run.path, ...defaultsArgs(run.header)].map(quote).join(' ')}${html}`,
+    'to send every entry again on purpose: add --new-run',
+  ];
+  if (run.locked) hints.unshift(`a run may be sending that journal right now (${run.path}.lock exists)`);
+  return usageError(
+    `${input} was already sent to ${run.header.api?.baseUrl} with this API key: the journal ${run.path}${others} records ${what.join(' and ')} (${when}); a new run would send them again, so nothing was sent`,
+    hints,
+  );
+}
