@@ -21,7 +21,25 @@ const SECRET_FIELDS = new Set(SECRET_FIELD_NAMES.map((n) => n.toLowerCase()));
 /** Shorter values are not looked for in text: too likely to match something innocent. */
 const MIN_KNOWN_LENGTH = 6;
 
-const held = new Set<string>();
+/**
+ * The secrets one owner holds: a CLI run's (the process's own set), or one library client's, so that
+ * two clients in one program neither share their keys nor pile them up for the process's lifetime.
+ */
+export class SecretSet {
+  readonly held = new Set<string>();
+  /** held compiled into the patterns redactText looks for (undefined: to compile again). */
+  pattern: HeldPattern | undefined;
+}
+const processSecrets = new SecretSet();
+/** The library's scope (src/library/secret-scope.ts): the set of the client whose call is running. */
+let scopeOf: (() => SecretSet | undefined) | undefined;
+const current = (): SecretSet => scopeOf?.() ?? processSecrets;
+
+/** Lets the library say whose secrets are in use where its calls run; outside them, the process's. */
+export function useSecretScope(get: () => SecretSet | undefined): void {
+  scopeOf = get;
+}
+
 const revealed = new Set<string>();
 
 /**
@@ -41,10 +59,10 @@ export function mask(secret: string): string {
 export const isMasked = (value: string): boolean => /[…*]/.test(value);
 
 /** A secret this run uses (the key, a signing token): masked wherever it appears, whatever its shape. */
-export function holdSecret(value: string | null | undefined): void {
-  if (value && value.length >= MIN_KNOWN_LENGTH && !isMasked(value) && !held.has(value)) {
-    held.add(value);
-    heldPattern = undefined;
+export function holdSecret(value: string | null | undefined, set: SecretSet = current()): void {
+  if (value && value.length >= MIN_KNOWN_LENGTH && !isMasked(value) && !set.held.has(value)) {
+    set.held.add(value);
+    set.pattern = undefined;
   }
 }
 
@@ -56,7 +74,6 @@ interface HeldPattern {
   /** Regular expressions with how to find the secret a match stands for. */
   parts: Array<{ re: RegExp; secretOf: (match: string) => string }>;
 }
-let heldPattern: HeldPattern | undefined;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -74,7 +91,7 @@ function base64Cores(secret: string): string[] {
   return cores;
 }
 
-function compileHeld(): HeldPattern | undefined {
+function compileHeld(held: ReadonlySet<string>): HeldPattern | undefined {
   if (held.size === 0) return undefined;
   const anyCase = new Map<string, string>();
   const exact = new Map<string, string>();
@@ -121,8 +138,8 @@ export function revealOnce(value: string, show: () => void): void {
 
 /** For in-process tests: forget what the previous run held and revealed. */
 export function resetSecrets(): void {
-  held.clear();
-  heldPattern = undefined;
+  processSecrets.held.clear();
+  processSecrets.pattern = undefined;
   revealed.clear();
 }
 
@@ -139,7 +156,8 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     }
   }
   let out = text;
-  const pattern = (heldPattern ??= compileHeld());
+  const set = current();
+  const pattern = (set.pattern ??= compileHeld(set.held));
   for (const { re, secretOf } of pattern?.parts ?? []) out = out.replace(re, (match) => mask(secretOf(match)));
   out = out.replace(SECRET_FIELD_TEXT, (_m, open: string, value: string, close: string) => `${open}${mask(value)}${close}`);
   return out.replace(SECRET_SHAPE, (value) => mask(value));

@@ -4,6 +4,7 @@ import type { Transport } from '../transport/index.js';
 import type * as T from '../types.js';
 import { checkCallOptions, connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
 import { ValidationError } from './errors.js';
+import { clientSecrets, scoped } from './secret-scope.js';
 
 export type { MailroomOptions } from './connection.js';
 
@@ -26,9 +27,11 @@ export class Mailroom {
     const made = connectionFrom(optionsOf(apiKeyOrOptions, options));
     this.#connection = made.connection;
     this.#close = made.close;
-    this.emails = new Emails(this.#connection);
-    this.apiKeys = new ApiKeys(this.#connection);
-    this.webhooks = new Webhooks(this.#connection);
+    // Its own secrets (src/library/secret-scope.ts): what its calls hold and mask is this client's.
+    const secrets = clientSecrets(made.connection.apiKey);
+    this.emails = scoped(new Emails(this.#connection), secrets);
+    this.apiKeys = scoped(new ApiKeys(this.#connection), secrets);
+    this.webhooks = scoped(new Webhooks(this.#connection), secrets);
   }
 
   /** The API host this client sends to. */
