@@ -1,6 +1,6 @@
 import { contactEventDataSchema, normalizeEnvelope, teamMemberJoinedDataSchema } from '../schema/events.js';
 import type { WebhookEvent } from '../types.js';
-import { tooOld } from '../webhook/max-age.js';
+import { ageProblem } from '../webhook/max-age.js';
 import { WebhookSignatureError } from './errors.js';
 
 const CONTACT_EVENTS = new Set(['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED']);
@@ -16,8 +16,9 @@ export function readEvent(body: Uint8Array, maxAgeMs: number | undefined, now: D
   const envelope = normalizeEnvelope(value);
   if (!envelope) throw new WebhookSignatureError('not-an-event', 'the signature matches, but the body is not a webhook event (no "event" and "createdAt"/"data")');
   if (maxAgeMs !== undefined) {
-    const stale = tooOld(envelope.createdAt, maxAgeMs, now);
-    if (stale) throw new WebhookSignatureError('too-old', stale.replace('--max-age', 'maxAgeMs'));
+    // 'too-old' covers each way out of maxAgeMs (older, far in the future, no time); the message says which.
+    const stale = ageProblem(envelope.createdAt, maxAgeMs, now);
+    if (stale) throw new WebhookSignatureError('too-old', stale.message.replace('--max-age', 'maxAgeMs'));
   }
   const base = { createdAt: envelope.createdAt, shape: envelope.shape };
   if (CONTACT_EVENTS.has(envelope.event) && contactEventDataSchema.safeParse(envelope.data).success) {

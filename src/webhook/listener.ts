@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { normalizeEnvelope, type NormalizedEvent } from '../schema/index.js';
 import { diagnose } from './explain.js';
 import { findSignatureHeader } from './signature.js';
-import { tooOld } from './max-age.js';
+import { ageProblem } from './max-age.js';
 
 /**
  * The local receiver behind `webhooks listen`. node:http rather than fastify: a receiver must see
@@ -195,8 +195,8 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Liste
     const reason = 'the signature is valid but the body is not a webhook event (JSON with "event" and "data" or "payload")';
     return { ...base, body, status: 400, verified: true, reason };
   }
-  const stale = options.maxAgeMs === undefined ? undefined : tooOld(event.createdAt, options.maxAgeMs, new Date(receivedAt));
-  if (stale) return { ...base, body, status: 401, verified: true, event, reason: stale };
+  const stale = options.maxAgeMs === undefined ? undefined : ageProblem(event.createdAt, options.maxAgeMs, new Date(receivedAt));
+  if (stale) return { ...base, body, status: 401, verified: true, event, reason: stale.message };
   return { ...base, body, status: 200, verified: true, event };
 }
 

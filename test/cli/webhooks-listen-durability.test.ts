@@ -66,7 +66,7 @@ describe('webhooks listen --host', () => {
 });
 
 describe('webhooks listen --max-age and verify --max-age', () => {
-  it('listen refuses a delivery whose envelope time is older than --max-age (401, a possible replay); fresh and untimed ones pass', async () => {
+  it('listen refuses a delivery whose envelope time is older than --max-age (401, a possible replay), or far in the future, or untimed; fresh ones pass', async () => {
     const l = await listen(['--max-age', '5m']);
     const old = delivery(1, new Date(Date.now() - 3_600_000).toISOString());
     const stale = await post(l.url, old);
@@ -76,7 +76,13 @@ describe('webhooks listen --max-age and verify --max-age', () => {
     const observedOld = JSON.stringify({ event: 'CONTACT_UPDATED', payload: { contact: { email: 'x@example.com' } }, timestamp: Date.now() - 7_200_000, version: 1 });
     expect((await post(l.url, observedOld)).status).toBe(401);
     const untimed = JSON.stringify({ event: 'CONTACT_UPDATED', payload: { contact: { email: 'y@example.com' } }, version: 1 });
-    expect((await post(l.url, untimed)).status).toBe(200);
+    const noTime = await post(l.url, untimed);
+    expect(noTime.status).toBe(401);
+    expect(noTime.body.message).toBe('the delivery carries no time (createdAt or timestamp), so --max-age 5m cannot tell it from a replay: refused');
+    const future = await post(l.url, delivery(3, new Date(Date.now() + 3_600_000).toISOString()));
+    expect(future.status).toBe(401);
+    expect(future.body.message).toMatch(/^the delivery was created at \S+, in (59 minutes|1 hour), beyond the 60 s allowed for clock skew: refused as a possible replay/);
+    expect((await post(l.url, delivery(4, new Date(Date.now() + 20_000).toISOString()))).status).toBe(200);
   });
 
   it('verify --max-age: exit 8 for a stale delivery, 0 for a fresh one; a bad duration is exit 2', async () => {

@@ -75,6 +75,14 @@ describe('receiving webhook deliveries through the library', () => {
     expect(await reason({ body: 'not json', headers: { 'x-smashsend-signature': sign(TOKEN, 'not json') } })).toBe('not-an-event');
     const fresh = body.replaceAll('11:00:00Z', '11:58:00Z');
     expect(await handle({ body: fresh, headers: { 'X-Smashsend-Signature': `sha256=${sign(TOKEN, fresh)}` } })).toMatchObject({ known: true, event: 'CONTACT_CREATED' });
+    // A time far ahead, or none, cannot be told from a replay either (a minute ahead is clock skew).
+    const ahead = body.replaceAll('11:00:00Z', '12:30:00Z');
+    const error = (await handle({ body: ahead, headers: { 'x-smashsend-signature': sign(TOKEN, ahead) } }).catch((e: unknown) => e)) as WebhookSignatureError;
+    expect([error.reason, error.message]).toEqual(['too-old', 'the delivery was created at 2026-11-23T12:30:00Z, in 30 minutes, beyond the 60 s allowed for clock skew: refused as a possible replay (check this machine\'s clock)']);
+    const untimed = JSON.stringify({ event: 'CONTACT_CREATED', payload: { contact: { email: 'a@example.com' } } });
+    expect(await reason({ body: untimed, headers: { 'x-smashsend-signature': sign(TOKEN, untimed) } })).toBe('too-old');
+    const skewed = body.replaceAll('11:00:00Z', '12:00:30Z');
+    expect(await handle({ body: skewed, headers: { 'x-smashsend-signature': sign(TOKEN, skewed) } })).toMatchObject({ known: true });
   });
 
   it('refuses an empty token up front, and verifySignature says false for a missing header', () => {

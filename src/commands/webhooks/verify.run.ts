@@ -4,7 +4,7 @@ import type { CapturedRequest } from '../../webhook/http-request.js';
 import { readBytes } from '../../webhook/bytes.js';
 import { stdinFor } from '../../input/stdin.js';
 import { requireToken } from '../../webhook/token.js';
-import { parseMaxAge, tooOld } from '../../webhook/max-age.js';
+import { parseMaxAge, ageProblem } from '../../webhook/max-age.js';
 import { parseCapturedRequest } from '../../webhook/http-request.js';
 import { findSignatureHeader } from '../../webhook/signature.js';
 import { diagnose } from '../../webhook/explain.js';
@@ -64,10 +64,10 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
     } catch {
       createdAt = undefined;
     }
-    const stale = tooOld(createdAt, maxAgeMs, new Date());
+    const stale = ageProblem(createdAt, maxAgeMs, new Date());
     if (stale) {
-      if (json && !globals.quiet) ctx.io.out.write(`${JSON.stringify({ valid: false, reason: 'too-old', createdAt, message: stale, bytes: body.length })}\n`);
-      throw new MailroomError('signature', stale, { hints: notes });
+      if (json && !globals.quiet) ctx.io.out.write(`${JSON.stringify({ valid: false, reason: stale.reason, createdAt, message: stale.message, bytes: body.length })}\n`);
+      throw new MailroomError('signature', stale.message, { hints: notes });
     }
   }
   if (verdict.ok) {
