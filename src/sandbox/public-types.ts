@@ -137,6 +137,8 @@ export interface SandboxDelivery {
   payload: SandboxEnvelope;
   /** When the next attempt is due, for a failed attempt that will be retried. */
   nextRetryAt?: string;
+  /** Set when nothing was sent because the URL is off this machine (see DeliveryConfig.allowRemote): why; `error` is "not delivered". */
+  notDelivered?: string;
 }
 
 export interface StartSandboxOptions {
