@@ -48,9 +48,10 @@ export function checkLimits(o: { timeoutMs?: unknown; maxRetries?: unknown }, la
 }
 
 /** A call's options (RequestOptions), checked before anything is done: the same limits as the client's. */
-export function checkCallOptions<T extends object>(opts: T | undefined, label: string): T | undefined {
+export function checkCallOptions<T extends object>(opts: T | undefined, label: string, known: readonly string[] = REQUEST_OPTIONS): T | undefined {
   if (opts === undefined) return undefined;
   if (typeof opts !== 'object' || opts === null) throw new ValidationError(`${label}: the options must be an object, got ${opts === null ? 'null' : typeof opts}`);
+  refuseUnknown(opts, known, label);
   const { signal, onRetry } = opts as { signal?: unknown; onRetry?: unknown };
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ValidationError(`${label}: signal must be an AbortSignal`);
   if (onRetry !== undefined && typeof onRetry !== 'function') throw new ValidationError(`${label}: onRetry must be a function`);
@@ -66,12 +67,22 @@ const NOT_HERE: Record<string, string> = {
   fetch: 'mailroom sends with its own HTTP stack (undici); proxies come from HTTPS_PROXY/NO_PROXY in env',
 };
 
-export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
-  // An option this client does not know would be ignored, and the caller would not get what they asked for.
+/** The per-call options of every method (RequestOptions). */
+const REQUEST_OPTIONS: readonly string[] = ['signal', 'timeoutMs', 'maxRetries', 'onRetry'];
+
+/**
+ * An option nobody reads would be ignored, and the call would do something else than asked: a
+ * misspelt `journal` of emails.batch starts a new run instead of resuming one, and sends again.
+ */
+export function refuseUnknown(options: object, known: readonly string[], label: string): void {
   for (const name of Object.keys(options)) {
-    if (OPTIONS.includes(name)) continue;
-    throw new ValidationError(`new Mailroom(): unknown option ${name}${NOT_HERE[name] ? `: ${NOT_HERE[name]}` : ` (known: ${OPTIONS.join(', ')})`}`);
+    if (known.includes(name)) continue;
+    throw new ValidationError(`${label}: unknown option ${name}${NOT_HERE[name] ? `: ${NOT_HERE[name]}` : ` (known: ${known.join(', ')})`}`);
   }
+}
+
+export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
+  refuseUnknown(options, OPTIONS, 'new Mailroom()');
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');

@@ -2,7 +2,7 @@ import type { ZodType } from 'zod';
 import type { describeIssues as DescribeIssues } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
 import type * as T from '../types.js';
-import { checkCallOptions, connectionFrom, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
+import { checkCallOptions, connectionFrom, refuseUnknown, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
 import { ValidationError } from './errors.js';
 import { clientSecrets, scoped } from './secret-scope.js';
 
@@ -68,6 +68,9 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
   };
   return Object.assign(client, { emails: new Emails(connection), apiKeys: new ApiKeys(connection), webhooks: new Webhooks(connection) });
 }
+
+const BATCH_OPTIONS = ['journal', 'report', 'failed', 'concurrency', 'size', 'format', 'defaults', 'dryRun', 'allowOtherHost', 'allowOtherKey', 'signal', 'onProgress'];
+const BATCH_DEFAULTS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendAt'];
 
 const callOptions = (opts: T.RequestOptions | undefined, label: string): T.RequestOptions => checkCallOptions(opts, label) ?? {};
 
@@ -149,7 +152,8 @@ export class Emails {
    * Resolves with the summary even when entries failed; rejects with BatchError when the run stopped early.
    */
   async batch(source: T.BatchSource, opts: T.BatchOptions = {}): Promise<T.BatchSummary> {
-    checkCallOptions(opts, 'emails.batch');
+    checkCallOptions(opts, 'emails.batch', BATCH_OPTIONS);
+    if (typeof opts.defaults === 'object' && opts.defaults !== null) refuseUnknown(opts.defaults, BATCH_DEFAULTS, 'emails.batch: defaults');
     const { runLibraryBatch } = await import('./batch.js');
     return runLibraryBatch(this.#c, source, opts);
   }
@@ -225,7 +229,8 @@ export class ApiKeys {
    * removes a half-made new one; RotateIncompleteError carries the new key if only the delete failed.
    */
   async rotate(id: string, opts: T.RotateOptions = {}): Promise<{ oldKey: T.ApiKey; newKey: T.ApiKey }> {
-    checkCallOptions(opts, 'apiKeys.rotate');
+    checkCallOptions(opts, 'apiKeys.rotate', ['signal', 'save']);
+    if (opts.save !== undefined && typeof opts.save !== 'function') throw new ValidationError('apiKeys.rotate: save must be a function that stores the new secret');
     const [{ rotateKey }, { checkKey }] = await Promise.all([import('../api/rotate.js'), import('../api/apiKeys.js')]);
     const connection = this.#c;
     return rotateKey(

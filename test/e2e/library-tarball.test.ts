@@ -83,6 +83,7 @@ out.badIds = [
   await outcome(mailroom.apiKeys.update('.', { displayName: 'x' })),
   await outcome(Promise.resolve(elsewhere.apiKeys.list())),
   await outcome(elsewhere.apiKeys.delete('check')),
+  await outcome(elsewhere.apiKeys.create({ displayName: 'x', role: 'API_USER' })),
 ].map((r) => r.validation && r.message);
 await elsewhere.close();
 
@@ -93,7 +94,11 @@ out.headless = [headless.name === WebhookSignatureError.name, headless.message];
 out.perCall = [(await outcome(mailroom.emails.send(email('ada@example.com'), { timeoutMs: -1 }))).message, (await outcome(mailroom.webhooks.list({ maxRetries: 1e9 }))).message];
 await mailroom.emails.send({ template: 'welcome', to: 'proto@example.com', variables: JSON.parse('{"__proto__":"kept"}') });
 out.reactString = (await outcome(mailroom.emails.send({ ...email('ada@example.com'), html: undefined, react: '<p>Hi</p>' }))).message;
-out.lineSeparator = (await outcome(mailroom.emails.send({ ...email('ada@example.com'), subject: 'Hi\u2028Bcc: eve@example.com' }))).validation;
+out.lineSeparator = [
+  (await outcome(mailroom.emails.send({ ...email('ada@example.com'), subject: 'Hi\u2028Bcc: eve@example.com' }))).validation,
+  (await outcome(mailroom.emails.send({ ...email('ada@example.com'), subject: 'Hi\u0085Bcc: eve@example.com' }))).validation,
+];
+out.misspelt = (await outcome(mailroom.emails.batch([email('ada@example.com')], { jounral: 'run.journal' }))).message;
 await mailroom.close();
 console.log(JSON.stringify(out));
 `;
@@ -175,13 +180,15 @@ describe('the packed tarball, installed into a project of its own', () => {
       '"." is not an API key id: expected aki_...',
       '".." is not a workspace id: expected wrk_...',
       '".." is not a workspace id: expected wrk_...',
+      '".." is not a workspace id: expected wrk_...',
     ]);
     expect(out.headless).toEqual([true, expect.stringMatching(/X-Smashsend-Signature/i)]);
     expect(out.perCall).toEqual([
       'emails.send: timeoutMs must be a positive integer of at most 2147483647 (about 24 days), got -1',
       'webhooks.list: maxRetries must be an integer from 0 to 10, got 1000000000',
     ]);
-    expect(out.lineSeparator).toBe(true);
+    expect(out.lineSeparator).toEqual([true, true]);
+    expect(out.misspelt).toMatch(/^emails\.batch: unknown option jounral \(known: journal, /);
     expect(out.reactString).toBe('emails.send: react must be a React element (JSX, or React.createElement), got a string; for HTML you have already, give html');
     const caught = await sandbox.emails();
     expect(caught.map((e) => e.to).sort()).toEqual(['one@example.com', 'proto@example.com', 'zero@example.com']);

@@ -95,6 +95,21 @@ describe('apiKeys.list: the query within the bounds `mailroom keys list` puts on
   });
 });
 
+describe('an option no method reads is refused, not ignored', () => {
+  it('a misspelt journal would start a new run and send again; the SDK\'s timeout; batch defaults; rotate\'s save', async () => {
+    const mailroom = new Mailroom({ apiKey: 'sk_live_unknownunknownunknown', baseUrl: 'http://127.0.0.1:9', workspaceId: 'wrk_1', maxRetries: 0, env: {} });
+    await expect(mailroom.emails.batch([raw], { jounral: 'run.journal' } as never)).rejects.toThrow(
+      new ValidationError('emails.batch: unknown option jounral (known: journal, report, failed, concurrency, size, format, defaults, dryRun, allowOtherHost, allowOtherKey, signal, onProgress)'),
+    );
+    await expect(mailroom.emails.batch([raw], { defaults: { form: 'ops@example.com' } } as never)).rejects.toThrow('emails.batch: defaults: unknown option form (known: from, subject, template, html, groupBy, sendAt)');
+    await expect(mailroom.emails.send(raw, { timeout: 5000 } as never)).rejects.toThrow('emails.send: unknown option timeout: it is timeoutMs here');
+    await expect(mailroom.webhooks.list({ retries: 1 } as never)).rejects.toThrow('webhooks.list: unknown option retries (known: signal, timeoutMs, maxRetries, onRetry)');
+    await expect(mailroom.apiKeys.rotate('aki_1', { save: 'file' } as never)).rejects.toThrow('apiKeys.rotate: save must be a function that stores the new secret');
+    await expect(mailroom.apiKeys.rotate('aki_1', { timeoutMs: 5 } as never)).rejects.toThrow('apiKeys.rotate: unknown option timeoutMs (known: signal, save)');
+    await mailroom.close();
+  });
+});
+
 describe('key and webhook bodies: checked against the wire schema before anything is sent', () => {
   let server: Server;
   let requests = 0;
