@@ -142,6 +142,25 @@ describe('webhooks listen --exec', () => {
     expect(got.map((g) => g.valid)).toEqual([true, true]);
   });
 
+  it('deliveries that come before the app listens wait for it (a refused connection is tried again while it starts)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-exec-'));
+    const record = join(dir, 'received.ndjson');
+    const port = await freePort();
+    const run = listen(['--register', '--json', '--forward-to', `http://127.0.0.1:${port}/hook`, '--exec', `"${process.execPath}" ${APP}`], {
+      PATH: process.env.PATH ?? '',
+      APP_PORT: String(port),
+      APP_RECORD: record,
+      APP_DELAY_MS: '700',
+    });
+    await run.waitForLine((l) => l.includes('"ready"'));
+    await trigger('early@example.com');
+    expect(await run.waitForLine((l) => l.includes('early@example.com'))).toContain('"status":200');
+    expect(run.errLines).toContain('app ready');
+    const stopped = await run.stop();
+    expect(stopped.stderr).toContain('Stopped: 1 request received\n');
+    expect(readFileSync(record, 'utf8')).toContain('early@example.com');
+  });
+
   it('an app that exits stops the listener, saying so (exit 1 when it failed)', async () => {
     const run = listen(['--token', 'wht_execExitToken0001', '--exec', 'echo starting; exit 3'], { PATH: process.env.PATH ?? '' });
     expect(await run.exited).toBe(1);

@@ -26,6 +26,9 @@ import { revealOnce } from '../../secrets.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;
+/** How long an app started with --exec has to start listening before refused forwards count as failed, and how often they are tried meanwhile. */
+const APP_START_GRACE_MS = 10_000;
+const APP_START_RETRY_MS = 100;
 
 export interface WebhooksListenOptions {
   port: number;
@@ -107,10 +110,23 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
       working = false;
     }
   };
+  // With --exec, the app may not listen yet when the first deliveries come: until it has had
+  // APP_START_GRACE_MS to start, a refused connection is tried again rather than counted as failed.
+  let appStartingUntil = flags.exec === undefined ? 0 : Number.POSITIVE_INFINITY;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abortForward.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
   const forwardWaiting = async () => {
     while (!stopping && waiting.length > 0) {
       const d = waiting.shift() as Delivery;
-      const result = await forward(forwardTo as string, d.body as Buffer, forwardableHeaders(d.headers), { timeoutMs, signal: abortForward.signal });
+      const send = () => forward(forwardTo as string, d.body as Buffer, forwardableHeaders(d.headers), { timeoutMs, signal: abortForward.signal });
+      let result = await send();
+      while (result.status === undefined && result.error?.startsWith('connection refused') && Date.now() < appStartingUntil && !abortForward.signal.aborted) {
+        await pause(APP_START_RETRY_MS);
+        if (!abortForward.signal.aborted) result = await send();
+      }
       if (abortForward.signal.aborted) {
         waiting.unshift(d);
         return;
@@ -214,7 +230,11 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   else showReady();
   // The app starts once deliveries can reach the listener, with the token it verifies them with.
   const app = flags.exec === undefined ? undefined : execApp(flags.exec, { ...ctx.env, [TOKEN_ENV]: token }, ctx.io.err);
-  void app?.exited.then(() => appEnded.abort());
+  if (app) appStartingUntil = Date.now() + APP_START_GRACE_MS;
+  void app?.exited.then(() => {
+    appStartingUntil = 0;
+    appEnded.abort();
+  });
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
     if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
