@@ -54,7 +54,8 @@ const readOnly = () => [
   ['help', 'exit-codes'],
 ];
 
-const batchArgs = (input: string) => ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', '-'];
+// Each run sends its copy of the same 3,000 emails on purpose (--new-run): an input an earlier run sent is refused without it.
+const batchArgs = (input: string) => ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--report', '-', '--new-run'];
 
 /** A batch report's lines with the ids (random) blanked, sorted (they come in completion order). */
 const reportShape = (r: ReaderResult) => r.stdout.toString().replace(/"trs_[A-Za-z0-9]+"/g, '"id"').split('\n').sort().join('\n');
