@@ -69,8 +69,9 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
 
 function failure(err: unknown, input: AttemptInput, origin: string, timedOut: boolean): MailroomError {
   const code = errorCode(err);
+  // A GET changes nothing: whether it reached the API does not matter to anyone.
   const sent = (e: MailroomError) => {
-    mayHaveBeenSent(e);
+    if (input.method !== 'GET') mayHaveBeenSent(e);
     return e;
   };
   if (input.signal?.aborted) return sent(new AbortedError(err));

@@ -98,6 +98,28 @@ describe('emails.send: a failure after the request may have reached the API', ()
     expect(rejected.mayHaveBeenSent).toBe(false);
   });
 
+  it('webhooks.create: a lost answer says the change may have been made (no key: a create has none); a GET never says so', async () => {
+    const mailroom = await through({ reset: true });
+    try {
+      const err = (await mailroom.webhooks.create({ url: 'https://example.com/hooks', events: ['CONTACT_CREATED'] }).catch((e: unknown) => e)) as MailroomError;
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect({ mayHaveBeenSent: err.mayHaveBeenSent, idempotencyKey: err.idempotencyKey }).toEqual({ mayHaveBeenSent: true, idempotencyKey: undefined });
+      expect((await direct.webhooks.list()).items).toHaveLength(1);
+    } finally {
+      await mailroom.close();
+    }
+    await proxy!.close();
+    proxy = await recordingProxy(sandbox.baseUrl, (req) => (req.method === 'GET' ? { reset: true } : undefined));
+    const reader = new Mailroom({ apiKey: sandbox.apiKey, baseUrl: proxy.baseUrl, maxRetries: 0, env: {} });
+    try {
+      const err = (await reader.webhooks.list().catch((e: unknown) => e)) as MailroomError;
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(err.mayHaveBeenSent).toBe(false);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('sendBatch: a lost answer carries the keys of every email it held', async () => {
     const mailroom = await through({ reset: true });
     try {
