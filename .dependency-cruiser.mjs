@@ -16,7 +16,7 @@
 const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|exit\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report\\.ts$|exit-codes\\.ts$)';
 const BUILD = '^src/build/';
 const LIBRARY = '^src/library/';
-const FEATURES = '^src/(batch|webhook|api|sandbox)/';
+const FEATURES = '^src/(batch|webhook|api|sandbox|lint)/';
 const TRANSPORT = '^src/(transport/|client\\.ts$)';
 const MIDDLE = '^src/(config|output|input|render)/';
 const BASE = '^src/(schema/|count\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
@@ -44,6 +44,7 @@ export default {
     rule('api-is-the-lowest-feature', 'api/ imports no other feature', { path: '^src/api/' }, { path: '^src/(batch|webhook|sandbox)/' }),
     rule('batch-not-webhook-or-sandbox', 'batch/ uses api/, not the other features', { path: '^src/batch/' }, { path: '^src/(webhook|sandbox)/' }),
     rule('webhook-not-batch-or-sandbox', 'webhook/ uses api/, not the other features', { path: '^src/webhook/' }, { path: '^src/(batch|sandbox)/' }),
+    rule('lint-on-its-own', 'lint/ checks emails; it sends nothing, so it needs no other feature', { path: '^src/lint/' }, { path: '^src/(api|batch|webhook|sandbox)/' }),
     rule('sandbox-not-the-client', 'the emulator does not call the API it emulates', { path: '^src/sandbox/' }, { path: `^src/(api|batch)/|${TRANSPORT}` }),
     rule('sandbox-through-its-launch', 'outside src/sandbox/, only its launch modules and public types are imported', { pathNot: '^src/sandbox/' }, { path: '^src/sandbox/', pathNot: '^src/sandbox/(index|session|public-types)\\.ts$' }),
 

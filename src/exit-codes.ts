@@ -12,6 +12,7 @@ export const EXIT = {
   partial: 7,
   signature: 8,
   storage: 9,
+  checks: 10,
   interrupted: 130,
 } as const;
 
@@ -30,6 +31,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   partial: 'batch finished with some entries failed',
   signature: 'webhook signature mismatch (`verify`), or a delivery older than `verify --max-age`',
   storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
+  checks: '`lint` found a problem at or above `--fail-on` (the email itself, not the command line: that is 2)',
   interrupted: 'interrupted by Ctrl-C: the command stopped (a batch first settles its requests in flight; sandbox and webhooks listen stop cleanly, and exit 0 on SIGTERM)',
 };
 

@@ -9,6 +9,7 @@ import * as doctor from './doctor.js';
 import * as whoami from './whoami.js';
 import * as send from './send.js';
 import * as batch from './batch.js';
+import * as lint from './lint.js';
 import * as keys from './keys/index.js';
 import * as webhooks from './webhooks/index.js';
 import * as sandbox from './sandbox/index.js';
@@ -16,7 +17,7 @@ import * as api from './api.js';
 import * as completion from './completion.js';
 
 /** Top-level command names, in the order `mailroom --help` lists them. */
-const COMMANDS = { send, batch, check, doctor, whoami, keys, webhooks, sandbox, login, logout, config, profiles, api, completion } as const;
+const COMMANDS = { send, batch, lint, check, doctor, whoami, keys, webhooks, sandbox, login, logout, config, profiles, api, completion } as const;
 
 /**
  * Registers every command, or only `only` when it names one: building the whole tree (~40

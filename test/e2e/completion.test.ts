@@ -12,7 +12,7 @@ import { BIN, ROOT, runCli } from '../helpers/cli.js';
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 const SHELLS_DIR = join(ROOT, 'test', 'fixtures', 'shells');
 const EVENTS = ['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED', 'WORKSPACE_TEAM_MEMBER_JOINED'];
-const COMMANDS = ['send', 'batch', 'check', 'keys', 'webhooks', 'sandbox', 'login', 'logout', 'config', 'profiles', 'api', 'completion', 'help', 'doctor', 'whoami'];
+const COMMANDS = ['send', 'batch', 'lint', 'check', 'keys', 'webhooks', 'sandbox', 'login', 'logout', 'config', 'profiles', 'api', 'completion', 'help', 'doctor', 'whoami'];
 
 let home: string;
 let work: string;
@@ -78,6 +78,7 @@ const CASES: Array<[what: string, line: string, expected: string[]]> = [
   ['a sub-command after a global option and its value', 'mailroom --profile staging webhooks ver', ['verify']],
   ['a flag', 'mailroom keys create --r', ['--role']],
   ['an enum option value (Commander choices)', 'mailroom batch --format ', ['json', 'ndjson', 'csv']],
+  ['lint --fail-on severities', 'mailroom lint --fail-on ', ['error', 'warning', 'info']],
   ['roles', 'mailroom keys create --role ', ['API_USER', 'EDITOR', 'VIEWER']],
   ['event names after --event', 'mailroom webhooks create --event ', EVENTS],
   ['event names of sandbox trigger', 'mailroom sandbox trigger CONTACT_D', ['CONTACT_DELETED']],

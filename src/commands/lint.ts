@@ -1,0 +1,39 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { choiceParser } from '../input/choice.js';
+import { parseIntegerOption } from './shared/option-parsers.js';
+import type { LintOptions } from './lint.run.js';
+import { verb } from './verb.js';
+
+const SEVERITIES = ['error', 'warning', 'info'] as const;
+const FORMATS = ['table', 'json', 'sarif', 'junit'] as const;
+
+export function register(parent: Command, ctx: Context): void {
+  parent
+    .command('lint')
+    .argument('[inputs...]', 'HTML files (a .txt beside one is its plain-text part), React email files (.tsx, .jsx), or "-" for HTML on stdin')
+    .description('check emails before they are sent: size, links, images, text part, title, preheader, placeholders; sends nothing')
+    .option('--file <path|->', 'check one email object, as `send --file` takes it (raw or templated)')
+    .option('--batch <path|->', 'check every entry of a batch file (JSON, NDJSON or CSV); each distinct body once')
+    .option('--templates <dir>', "the templates' sources, as <dir>/<name>.html, to check templated entries with their variables")
+    .option('--props <json>', 'props for the React email files, as a JSON object')
+    .addOption(new Option('--fail-on <severity>', 'exit 10 when a finding is at or above this: error, warning or info').choices(SEVERITIES).default('error').argParser(choiceParser('--fail-on', SEVERITIES)))
+    .addOption(new Option('--format <format>', 'table (on a terminal), json (when piped; same as --json), sarif or junit').choices(FORMATS).argParser(choiceParser('--format', FORMATS)))
+    .option('--check-links', 'also fetch every absolute http(s) link and image (HEAD, then GET) and report its status')
+    .addOption(new Option('--max-links <n>', 'fetch at most this many distinct URLs').default(100).argParser(parseIntegerOption('--max-links', 1, 10_000)))
+    .addOption(new Option('--link-timeout <ms>', 'time for each link, redirects included').default(10_000).argParser(parseIntegerOption('--link-timeout', 1, 300_000)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mailroom lint emails/*.html
+  $ mailroom lint emails/*.html --fail-on error --format sarif > lint.sarif
+  $ mailroom lint emails/Welcome.tsx --props '{"name":"Ada"}' --check-links
+  $ mailroom lint --batch emails.ndjson --templates templates/ --format junit > lint.xml
+  $ render-email | mailroom lint -
+
+Every finding has a check id, a severity (error, warning, info) and a fix (docs/checking-emails.md).
+Exit codes: 0 nothing at or above --fail-on; 10 something is; 2 bad input (unreadable file, bad flag).`,
+    )
+    .action(verb(ctx, () => import('./lint.run.js'), (flags: Omit<LintOptions, 'inputs'>, inputs): LintOptions => ({ ...flags, inputs })));
+}

@@ -1,0 +1,133 @@
+import { VERSION } from '../version.js';
+import { RULES, severityRank, type Finding, type Rule, type Severity } from './rules.js';
+
+/** The checks' outcome for one target (an input, or the batch entries sharing one body). */
+export interface LintResult {
+  input: string;
+  file?: string;
+  line?: number;
+  entries?: number[];
+  findings: Finding[];
+  skipped: string[];
+}
+
+export interface LintReport {
+  /** False when a finding is at or above failOn. */
+  ok: boolean;
+  failOn: Severity;
+  counts: Record<Severity, number>;
+  results: LintResult[];
+  /** Checks that did not run at all, and why (SpamAssassin not installed, ...). */
+  skipped: string[];
+}
+
+export function buildReport(results: LintResult[], failOn: Severity, skipped: string[] = []): LintReport {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const r of results) for (const f of r.findings) counts[f.severity]++;
+  const ok = !results.some((r) => r.findings.some((f) => severityRank(f.severity) >= severityRank(failOn)));
+  return { ok, failOn, counts, results, skipped };
+}
+
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+
+/** A path as a SARIF artifact URI: relative, forward slashes, each segment percent-encoded. */
+const artifactUri = (path: string): string => path.split(/[\\/]/).map(encodeURIComponent).join('/');
+
+/** SARIF 2.1.0 (one run, every rule in the driver), for GitHub code scanning and other CI annotators. */
+export function toSarif(report: LintReport): string {
+  const rules = allRules(report);
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  const results = report.results.flatMap((r) =>
+    r.findings.map((f) => {
+      const line = f.line ?? r.line;
+      const location = r.file === undefined ? [] : [{ physicalLocation: { artifactLocation: { uri: artifactUri(r.file) }, ...(line === undefined ? {} : { region: { startLine: line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }) } }];
+      return {
+        ruleId: f.check,
+        ruleIndex: index.get(f.check) as number,
+        level: SARIF_LEVEL[f.severity],
+        message: { text: `${f.message}${r.file === undefined || r.input !== r.file ? ` (${r.input})` : ''}. ${f.hint}` },
+        locations: location,
+      };
+    }),
+  );
+  const notifications = report.skipped.map((text) => ({ level: 'note', message: { text: `skipped: ${text}` } }));
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'mailroom lint',
+            version: VERSION,
+            rules: rules.map((r) => ({ id: r.id, shortDescription: { text: r.title }, help: { text: r.hint }, defaultConfiguration: { level: SARIF_LEVEL[r.severity] } })),
+          },
+        },
+        invocations: [{ executionSuccessful: true, ...(notifications.length ? { toolExecutionNotifications: notifications } : {}) }],
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(sarif, null, 2)}\n`;
+}
+
+/** The catalogue, plus any rule a finding names that it lacks (client compatibility adds its own). */
+function allRules(report: LintReport): Rule[] {
+  const rules: Rule[] = Object.values(RULES);
+  const known = new Set(rules.map((r) => r.id));
+  for (const r of report.results)
+    for (const f of r.findings)
+      if (!known.has(f.check)) {
+        known.add(f.check);
+        rules.push({ id: f.check, severity: f.severity, title: f.check, hint: f.hint });
+      }
+  return rules;
+}
+
+// XML 1.0 allows tab, LF and CR among the controls; anything else below 0x20 (and lone surrogates) cannot appear at all.
+const xml = (s: string): string =>
+  s
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+
+/**
+ * JUnit XML: a test suite per checked input, a test case per check that found something (failed
+ * when a finding is at or above --fail-on) plus one "checks" case that passes when nothing did, so
+ * a clean email still shows as a passing test. Skipped checks are skipped cases.
+ */
+export function toJunit(report: LintReport): string {
+  const rank = severityRank(report.failOn);
+  let tests = 0;
+  let failures = 0;
+  let skippedTotal = 0;
+  const suites = report.results.map((r) => {
+    const byCheck = new Map<string, Finding[]>();
+    for (const f of r.findings) byCheck.set(f.check, [...(byCheck.get(f.check) ?? []), f]);
+    const cases: string[] = [];
+    let suiteFailures = 0;
+    const classname = xml(r.input);
+    for (const [check, found] of byCheck) {
+      const failing = found.filter((f) => severityRank(f.severity) >= rank);
+      const lines = found.map((f) => `${f.severity}${f.line === undefined ? '' : ` at line ${f.line}${f.column === undefined ? '' : `:${f.column}`}`}: ${f.message}`).join('\n');
+      const hint = found[0]?.hint ?? '';
+      if (failing.length > 0) {
+        suiteFailures++;
+        cases.push(`    <testcase classname="${classname}" name="${xml(check)}">\n      <failure message="${xml(failing[0]?.message ?? '')}" type="${failing[0]?.severity}">${xml(`${lines}\nfix: ${hint}`)}</failure>\n    </testcase>`);
+      } else cases.push(`    <testcase classname="${classname}" name="${xml(check)}">\n      <system-out>${xml(`${lines}\nfix: ${hint}`)}</system-out>\n    </testcase>`);
+    }
+    if (byCheck.size === 0) cases.push(`    <testcase classname="${classname}" name="checks"/>`);
+    for (const why of r.skipped) cases.push(`    <testcase classname="${classname}" name="skipped">\n      <skipped message="${xml(why)}"/>\n    </testcase>`);
+    tests += cases.length;
+    failures += suiteFailures;
+    skippedTotal += r.skipped.length;
+    return `  <testsuite name="${classname}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${r.skipped.length}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  const notes = report.skipped.map((why) => `  <testsuite name="skipped checks" tests="1" failures="0" errors="0" skipped="1">\n    <testcase classname="mailroom lint" name="skipped">\n      <skipped message="${xml(why)}"/>\n    </testcase>\n  </testsuite>`);
+  tests += notes.length;
+  skippedTotal += notes.length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mailroom lint" tests="${tests}" failures="${failures}" errors="0" skipped="${skippedTotal}">\n${[...suites, ...notes].join('\n')}\n</testsuites>\n`;
+}

@@ -1,0 +1,203 @@
+import { readFile } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import type { IO } from '../context.js';
+import { usageError } from '../errors.js';
+import { openSource, readInput } from '../input/detect.js';
+import { parseJsonObject, readSource } from '../input/sources.js';
+import { renderReactEmail } from '../render/react-email.js';
+import type { EmailUnderCheck } from './checks.js';
+import { placeholderFindings } from './checks.js';
+import { finding, type Finding } from './rules.js';
+
+/** One thing to check: an email body, or findings about an entry that has none to check. */
+export interface LintTarget {
+  /** How reports name it: the file as given, `stdin`, `emails.ndjson entry 3`. */
+  input: string;
+  /** The file it came from, relative as given (SARIF and JUnit locations); absent for stdin. */
+  file?: string;
+  /** The line of the file where the entry starts (a batch entry, a --file object). */
+  line?: number;
+  /** The batch entries (1-based) that share this body: each distinct body is checked once. */
+  entries?: number[];
+  email?: EmailUnderCheck;
+  /** Found while reading the input, before the checks (a template variable the entry lacks). */
+  findings: Finding[];
+  /** Checks that could not run on it, and why. */
+  skipped: string[];
+}
+
+export interface LintInputOptions {
+  /** HTML files, React email files (.tsx, .jsx) or `-` (stdin). */
+  operands: string[];
+  /** One email object as `send --file` takes it (raw or templated). */
+  file?: string;
+  /** A batch file: every entry, each distinct body once. */
+  batch?: string;
+  /** A folder with each template's source as `<name>.html`, to check templated entries. */
+  templates?: string;
+  /** Props for React email files, as JSON. */
+  props?: string;
+}
+
+type Stdin = (what: string) => AsyncIterable<Buffer | string>;
+
+/** Reads every input named into the targets the checks run on. */
+export async function lintTargets(opts: LintInputOptions, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, stdin: Stdin): Promise<LintTarget[]> {
+  const usesStdin = [...opts.operands.filter((o) => o === '-'), ...[opts.file, opts.batch].filter((v) => v === '-')];
+  if (usesStdin.length > 1) throw usageError('only one input can read stdin (-)');
+  const operands = opts.operands.length === 0 && opts.file === undefined && opts.batch === undefined ? ['-'] : opts.operands;
+  if (operands.includes('-') && io.isStdinTTY) throw usageError('no input: give HTML files, --file or --batch, or pipe HTML into stdin', ['mailroom lint email.html', 'render-email | mailroom lint -']);
+  const props = opts.props === undefined ? {} : parseJsonObject(opts.props, '--props');
+  if (opts.props !== undefined && !operands.some(isReact)) throw usageError('--props needs a React email file (.tsx or .jsx) to render');
+
+  const targets: LintTarget[] = [];
+  for (const spec of operands) {
+    if (isReact(spec)) {
+      const rendered = await renderReactEmail(spec, props, cwd, spec);
+      targets.push({ input: spec, email: { html: rendered.html, text: rendered.text }, findings: [], skipped: [] });
+      continue;
+    }
+    const html = await readSource(spec, spec === '-' ? 'stdin' : spec, cwd, stdin('the HTML to check'));
+    const text = spec === '-' ? undefined : await beside(spec, cwd);
+    targets.push({ input: spec === '-' ? 'stdin' : spec, ...(spec === '-' ? {} : { file: spec }), email: { html, ...(text === undefined ? {} : { text }) }, findings: [], skipped: [] });
+  }
+  const templates = new Templates(opts.templates, cwd);
+  if (opts.file !== undefined) {
+    const text = await readSource(opts.file, '--file', cwd, stdin('the email'));
+    const entry = parseJsonObject(text, opts.file === '-' ? '--file (stdin)' : `--file ${opts.file}`);
+    const label = opts.file === '-' ? 'stdin' : opts.file;
+    targets.push(await entryTarget(entry, { input: label, ...(opts.file === '-' ? {} : { file: opts.file }), line: 1 }, templates));
+  }
+  if (opts.batch !== undefined) targets.push(...(await batchTargets(opts.batch, cwd, io, templates)));
+  return targets;
+}
+
+const isReact = (spec: string): boolean => /\.(tsx|jsx)$/i.test(spec);
+
+/** `welcome.txt` beside `welcome.html`: its plain-text part, when there is one. */
+async function beside(spec: string, cwd: string): Promise<string | undefined> {
+  if (!/\.html?$/i.test(spec)) return undefined;
+  const txt = spec.slice(0, -extname(spec).length) + '.txt';
+  try {
+    return await readFile(resolve(cwd, txt), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every entry of a batch input; entries with the same body share one target (and one check). */
+async function batchTargets(spec: string, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, templates: Templates): Promise<LintTarget[]> {
+  const source = await openSource(spec, cwd, io);
+  const { items } = await readInput(source, undefined);
+  const label = source.label;
+  const byBody = new Map<string, LintTarget>();
+  const targets: LintTarget[] = [];
+  let index = 0;
+  for await (const item of items) {
+    index++;
+    const where = { input: `${label} entry ${index}`, ...(spec === '-' ? {} : { file: spec }), line: item.line };
+    if (item.error !== undefined || typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) {
+      targets.push({ ...where, entries: [index], findings: [finding('entry-invalid', item.error ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] });
+      continue;
+    }
+    const target = await entryTarget(item.value as Record<string, unknown>, where, templates);
+    // The fields (to, sendAt, ...) differ per entry: their findings stay with the entry.
+    if (target.findings.length > 0) targets.push({ ...where, entries: [index], findings: target.findings, skipped: [] });
+    if (target.email === undefined && target.skipped.length === 0) continue;
+    const key = target.email ? JSON.stringify([target.email.html, target.email.text, target.email.subject, target.email.previewText]) : `skipped:${target.skipped.join('\n')}`;
+    const seen = byBody.get(key);
+    if (seen) {
+      seen.entries?.push(index);
+      continue;
+    }
+    const body: LintTarget = { ...where, entries: [index], ...(target.email ? { email: target.email } : {}), findings: [], skipped: target.skipped };
+    byBody.set(key, body);
+    targets.push(body);
+  }
+  for (const t of targets) if (t.entries && t.entries.length > 1) t.input = `${label} entries ${ranges(t.entries)}`;
+  return targets;
+}
+
+/** 1, 2, 3, 5 → "1-3, 5". */
+function ranges(ns: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ns.length; i++) {
+    let j = i;
+    while (j + 1 < ns.length && ns[j + 1] === (ns[j] as number) + 1) j++;
+    out.push(j === i ? String(ns[i]) : `${ns[i]}-${ns[j]}`);
+    i = j;
+  }
+  return out.join(', ');
+}
+
+const FIELDS = ['from', 'fromName', 'to', 'replyTo', 'sendAt', 'groupBy', 'template'] as const;
+
+/** One email object (raw or templated) into what the checks see; a placeholder in a field is found here. */
+async function entryTarget(entry: Record<string, unknown>, where: Omit<LintTarget, 'findings' | 'skipped'>, templates: Templates): Promise<LintTarget> {
+  const findings: Finding[] = [];
+  for (const name of FIELDS) {
+    const value = entry[name];
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') findings.push(...placeholderFindings(v, name).map((f) => ({ ...f, line: where.line })));
+  }
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (typeof entry.template === 'string') {
+    const source = await templates.get(entry.template);
+    if (source === undefined) {
+      const why = templates.dir === undefined ? 'give --templates <dir> with its source as <name>.html to check it' : `no ${entry.template}.html in ${templates.dir}`;
+      return { ...where, findings, skipped: [`template "${entry.template}" is stored with the service: ${why}`] };
+    }
+    const variables = (typeof entry.variables === 'object' && entry.variables !== null ? entry.variables : {}) as Record<string, unknown>;
+    const { html, missing } = fillTemplate(source, variables);
+    for (const name of missing) findings.push({ ...finding('template-variable-missing', `template "${entry.template}" uses {{${name}}}, which the entry's variables do not give`), line: where.line });
+    return { ...where, email: { html }, findings, skipped: [] };
+  }
+  const html = str(entry.html);
+  if (html === undefined) {
+    findings.push(finding('entry-invalid', 'the entry has neither html nor template', { line: where.line }));
+    return { ...where, findings, skipped: [] };
+  }
+  const text = str(entry.text);
+  const subject = str(entry.subject);
+  const previewText = str(entry.previewText);
+  return { ...where, email: { html, ...(text === undefined ? {} : { text }), ...(subject === undefined ? {} : { subject }), ...(previewText === undefined ? {} : { previewText }) }, findings, skipped: [] };
+}
+
+const TEMPLATE_VARIABLE = /\{\{\s*([\w.-]+)\s*\}\}/g;
+
+/** Fills `{{name}}` (a dotted name reaches into nested variables) and lists the names it could not. */
+export function fillTemplate(source: string, variables: Record<string, unknown>): { html: string; missing: string[] } {
+  const missing = new Set<string>();
+  const html = source.replace(TEMPLATE_VARIABLE, (_m, name: string) => {
+    let value: unknown = Object.hasOwn(variables, name) ? variables[name] : undefined;
+    if (value === undefined && name.includes('.')) {
+      value = variables;
+      for (const part of name.split('.')) value = typeof value === 'object' && value !== null && Object.hasOwn(value, part) ? (value as Record<string, unknown>)[part] : undefined;
+    }
+    if (value === undefined || value === null) {
+      missing.add(name);
+      return '';
+    }
+    return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  });
+  return { html, missing: [...missing] };
+}
+
+/** Template sources from --templates, each read once. */
+class Templates {
+  readonly dir: string | undefined;
+  private readonly cache = new Map<string, Promise<string | undefined>>();
+  constructor(dir: string | undefined, cwd: string) {
+    this.dir = dir;
+    this.root = dir === undefined ? undefined : resolve(cwd, dir);
+  }
+  private readonly root: string | undefined;
+  get(name: string): Promise<string | undefined> {
+    if (this.root === undefined || !/^[\w.-]+$/.test(name) || name.startsWith('.')) return Promise.resolve(undefined);
+    let p = this.cache.get(name);
+    if (!p) {
+      p = readFile(join(this.root, `${name}.html`), 'utf8').catch(() => undefined);
+      this.cache.set(name, p);
+    }
+    return p;
+  }
+}

@@ -1,0 +1,60 @@
+import { checkEmail } from './checks.js';
+import { fetchLinks, type LinkStatus } from './fetch-links.js';
+import { buildReport, type LintReport, type LintResult } from './formats.js';
+import type { LintTarget } from './inputs.js';
+import { finding, type Finding, type Severity } from './rules.js';
+
+export interface LinkCheckOptions {
+  /** At most this many distinct URLs are fetched; the rest are listed as not checked. */
+  max: number;
+  timeoutMs: number;
+  concurrency?: number;
+  signal: AbortSignal;
+}
+
+export interface LintRunOptions {
+  failOn: Severity;
+  /** Fetch every absolute http(s) link and image (--check-links). */
+  links?: LinkCheckOptions;
+  /** Checks skipped for the whole run, and why. */
+  skipped?: string[];
+}
+
+export type LintOutcome = LintReport & { links?: LinkStatus[] };
+
+/** Runs the checks on every target; with `links`, fetches the absolute URLs they hold, once each. */
+export async function lint(targets: readonly LintTarget[], opts: LintRunOptions): Promise<LintOutcome> {
+  const uses = new Map<string, Array<{ result: LintResult; line: number; column: number; what: string }>>();
+  const results = targets.map((t) => {
+    const result: LintResult = { input: t.input, ...(t.file === undefined ? {} : { file: t.file }), ...(t.line === undefined ? {} : { line: t.line }), ...(t.entries ? { entries: t.entries } : {}), findings: [...t.findings], skipped: [...t.skipped] };
+    if (t.email) {
+      const { findings, facts } = checkEmail(t.email);
+      result.findings.push(...findings);
+      const note = (url: string | undefined, line: number, column: number, what: string) => {
+        if (url === undefined || !/^https?:\/\/[^/]/i.test(url.trim())) return;
+        const key = url.trim();
+        uses.set(key, [...(uses.get(key) ?? []), { result, line, column, what }]);
+      };
+      for (const l of facts.links) note(l.href, l.line, l.column, 'link');
+      for (const i of facts.images) note(i.src, i.line, i.column, 'image');
+    }
+    return result;
+  });
+  const skipped = [...(opts.skipped ?? [])];
+  let links: LinkStatus[] | undefined;
+  if (opts.links) {
+    const all = [...uses.keys()];
+    const picked = all.slice(0, opts.links.max);
+    if (all.length > picked.length) skipped.push(`link check: ${all.length - picked.length} of ${all.length} URLs not fetched (--max-links ${opts.links.max})`);
+    links = await fetchLinks(picked, { timeoutMs: opts.links.timeoutMs, concurrency: opts.links.concurrency ?? 8, signal: opts.links.signal });
+    const broken = new Map<LintResult, Array<Finding>>();
+    for (const s of links) {
+      if (s.error === undefined && s.status !== undefined && s.status < 400) continue;
+      const why = s.status !== undefined && s.error === undefined ? `answered ${s.status}` : s.status !== undefined ? `answered ${s.status}: ${s.error}` : (s.error ?? 'failed');
+      for (const use of uses.get(s.url) ?? []) broken.set(use.result, [...(broken.get(use.result) ?? []), finding('link-broken', `${use.what} ${s.url} ${why} (${s.method})`, use)]);
+    }
+    for (const [result, found] of broken) result.findings.push(...found.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)));
+  }
+  const report = buildReport(results, opts.failOn, skipped);
+  return links ? { ...report, links } : report;
+}

@@ -1,0 +1,298 @@
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Parser } from 'htmlparser2';
+import { runInProcess } from '../helpers/context.js';
+
+const fixtures = fileURLToPath(new URL('../fixtures/lint/', import.meta.url));
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mailroom-lint-'));
+  for (const f of ['clean.html', 'clean.txt', 'broken.html', 'broken.txt']) copyFileSync(join(fixtures, f), join(dir, f));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const lint = (args: string[], opts: Parameters<typeof runInProcess>[1] = {}) => runInProcess(['lint', ...args], { cwd: dir, ...opts });
+interface Report {
+  ok: boolean;
+  failOn: string;
+  counts: Record<string, number>;
+  results: Array<{ input: string; file?: string; line?: number; entries?: number[]; findings: Array<{ check: string; severity: string; message: string; hint: string; line?: number }>; skipped: string[] }>;
+  skipped: string[];
+  links?: Array<{ url: string; status?: number; error?: string; method: string }>;
+}
+const json = (stdout: string) => JSON.parse(stdout) as Report;
+
+describe('mailroom lint: exit codes and --fail-on', () => {
+  it('the clean email: exit 0, one result with no findings, nothing on stderr', async () => {
+    const r = await lint(['clean.html', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(json(r.stdout)).toEqual({ ok: true, failOn: 'error', counts: { error: 0, warning: 0, info: 0 }, results: [{ input: 'clean.html', file: 'clean.html', findings: [], skipped: [] }], skipped: [] });
+  });
+
+  it('an error: exit 10 (the email, not the command line), the report still printed whole', async () => {
+    const r = await lint(['clean.html', 'broken.html', '--json']);
+    expect(r.code).toBe(10);
+    const report = json(r.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.counts).toEqual({ error: 4, warning: 9, info: 1 });
+    expect(report.results.map((x) => x.input)).toEqual(['clean.html', 'broken.html']);
+  });
+
+  it('--fail-on: warnings pass by default, fail with --fail-on warning; info fails only --fail-on info', async () => {
+    writeFileSync(join(dir, 'warn.html'), '<title>t</title><div style="display:none">pre</div><p>Hello there, <a href="http://e.com">http</a></p>');
+    expect((await lint(['warn.html', '-q'])).code).toBe(0);
+    expect((await lint(['warn.html', '-q', '--fail-on', 'warning'])).code).toBe(10);
+    expect((await lint(['warn.html', '-q', '--fail-on', 'WARNING'])).code).toBe(10);
+    expect((await lint(['clean.html', '-q', '--fail-on', 'info'])).code).toBe(0);
+    writeFileSync(join(dir, 'info.html'), '<title>t</title><p>Hello there</p>');
+    expect((await lint(['info.html', '-q', '--fail-on', 'warning'])).code).toBe(0);
+    expect((await lint(['info.html', '-q', '--fail-on', 'info'])).code).toBe(10);
+  });
+
+  it('-q prints nothing, only the exit code says', async () => {
+    expect(await lint(['broken.html', '-q'])).toEqual({ code: 10, stdout: '', stderr: '' });
+  });
+
+  it('bad input is exit 2 with one line: a missing file, a bad --fail-on, --json with --format sarif, a terminal stdin', async () => {
+    const missing = await lint(['nope.html']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('mailroom: nope.html: cannot read nope.html: no such file\n');
+    const bad = await lint(['clean.html', '--fail-on', 'fatal']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--fail-on must be one of error, warning, info');
+    expect((await lint(['clean.html', '--json', '--format', 'sarif'])).code).toBe(2);
+    const tty = await lint([], { tty: true });
+    expect(tty.code).toBe(2);
+    expect(tty.stderr.split('\n')[0]).toBe('mailroom: no input: give HTML files, --file or --batch, or pipe HTML into stdin');
+  });
+});
+
+describe('mailroom lint: inputs', () => {
+  it('stdin: piped HTML with no operand, or "-"', async () => {
+    const html = '<title>t</title><p>{{name}}</p>';
+    for (const args of [[], ['-']]) {
+      const r = await lint([...args, '--json'], { input: html });
+      expect(r.code).toBe(10);
+      expect(json(r.stdout).results[0]).toMatchObject({ input: 'stdin', findings: expect.arrayContaining([expect.objectContaining({ check: 'placeholder-unresolved', line: 1, column: 20 })]) });
+      expect(json(r.stdout).results[0]?.file).toBeUndefined();
+    }
+  });
+
+  it('a React email file is rendered as send --react renders it (HTML and text), with --props', async () => {
+    const r = await lint(['Receipt.tsx', '--props', '{"name":"{{name}}"}', '--json'], { cwd: fixtures });
+    expect(r.code).toBe(10);
+    const [result] = json(r.stdout).results;
+    expect(result?.input).toBe('Receipt.tsx');
+    expect(result?.findings.map((f) => `${f.check}: ${f.message}`)).toEqual([
+      'image-no-alt: image https://cdn.example.com/logo.png has no alt attribute',
+      'placeholder-unresolved: the HTML holds {{name}} unresolved',
+      'placeholder-unresolved: the text part holds {{name}} unresolved',
+    ]);
+    expect((await lint(['Receipt.tsx', '--json'], { cwd: fixtures })).code).toBe(0);
+    const noReact = await lint(['clean.html', '--props', '{}']);
+    expect(noReact.code).toBe(2);
+    expect(noReact.stderr).toBe('mailroom: --props needs a React email file (.tsx or .jsx) to render\n');
+  });
+
+  it('a .txt beside the .html is its plain-text part', async () => {
+    const report = json((await lint(['broken.html', '--json'])).stdout);
+    expect(report.results[0]?.findings.map((f) => f.check)).toContain('text-mismatch');
+    writeFileSync(join(dir, 'alone.html'), '<title>t</title><p>Hello there</p>');
+    expect(json((await lint(['alone.html', '--json'])).stdout).results[0]?.findings.map((f) => f.check)).toContain('text-missing');
+  });
+
+  it('--file: one email object; a placeholder left in sendAt or to is found, on the object\'s line', async () => {
+    writeFileSync(join(dir, 'email.json'), JSON.stringify({ from: 'a@example.com', to: '{{email}}', subject: 'Hi {{name}}', html: '<title>t</title><p>Hi</p>', text: 'Hi', sendAt: '{{sendAt}}' }));
+    const r = await lint(['--file', 'email.json', '--json']);
+    expect(r.code).toBe(10);
+    const messages = json(r.stdout).results[0]?.findings.filter((f) => f.check === 'placeholder-unresolved').map((f) => f.message);
+    expect(messages).toEqual(['to holds {{email}} unresolved', 'sendAt holds {{sendAt}} unresolved', 'the subject holds {{name}} unresolved']);
+  });
+
+  it('--batch: each distinct body checked once, the entries sharing it named; per-entry fields per entry', async () => {
+    const body = '<title>t</title><div style="display:none">p</div><p>Hello <a href="http://e.com">there</a></p>';
+    const lines = [
+      { from: 'a@example.com', to: 'a@example.com', subject: 'Hi', html: body, text: 'Hello there' },
+      { from: 'a@example.com', to: 'b@example.com', subject: 'Hi', html: body, text: 'Hello there' },
+      { from: 'a@example.com', to: '{{email}}', subject: 'Hi', html: body, text: 'Hello there' },
+      { from: 'a@example.com', to: 'c@example.com', subject: 'Other', html: '<p>{{x}}</p>' },
+      'not an object',
+      { template: 'welcome', to: 'd@example.com', variables: { name: 'Ada' } },
+    ];
+    writeFileSync(join(dir, 'batch.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = await lint(['--batch', 'batch.ndjson', '--json']);
+    expect(r.code).toBe(10);
+    const results = json(r.stdout).results;
+    expect(results.map((x) => [x.input, x.entries, x.findings.map((f) => f.check)])).toEqual([
+      ['batch.ndjson entries 1-3', [1, 2, 3], ['link-http']],
+      ['batch.ndjson entry 3', [3], ['placeholder-unresolved']],
+      ['batch.ndjson entry 4', [4], ['text-missing', 'head-no-title', 'head-no-preheader', 'placeholder-unresolved']],
+      ['batch.ndjson entry 5', [5], ['entry-invalid']],
+      ['batch.ndjson entry 6', [6], []],
+    ]);
+    expect(results[1]?.line).toBe(3);
+    expect(results[4]?.skipped).toEqual(['template "welcome" is stored with the service: give --templates <dir> with its source as <name>.html to check it']);
+  });
+
+  it('--templates: a templated entry is checked with its variables filled; a variable it lacks is found', async () => {
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    writeFileSync(join(dir, 'templates', 'welcome.html'), '<title>Welcome</title><div style="display:none">Hi</div><p>Hello {{name}}, your plan is {{plan}}.</p>');
+    writeFileSync(join(dir, 'templated.ndjson'), [{ template: 'welcome', to: 'a@example.com', variables: { name: 'Ada', plan: 'pro' } }, { template: 'welcome', to: 'b@example.com', variables: { name: 'Bob' } }].map((l) => JSON.stringify(l)).join('\n'));
+    const r = await lint(['--batch', 'templated.ndjson', '--templates', 'templates', '--json']);
+    expect(r.code).toBe(10);
+    const results = json(r.stdout).results;
+    expect(results.map((x) => [x.input, x.findings.map((f) => `${f.check}: ${f.message}`)])).toEqual([
+      ['templated.ndjson entry 1', ['text-missing: no plain-text part: the service will generate one from the HTML']],
+      ['templated.ndjson entry 2', ['template-variable-missing: template "welcome" uses {{plan}}, which the entry\'s variables do not give']],
+      ['templated.ndjson entry 2', ['text-missing: no plain-text part: the service will generate one from the HTML']],
+    ]);
+  });
+});
+
+describe('mailroom lint: output formats', () => {
+  it('a terminal gets a table, the fixes, and a summary on stderr', async () => {
+    const r = await lint(['broken.html'], { tty: true, columns: 200, color: false });
+    expect(r.code).toBe(10);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^SEVERITY +CHECK +WHERE +MESSAGE$/);
+    expect(lines[1]).toMatch(/^error +link-unsafe-scheme +broken\.html:5:1 +javascript: link \("Click"\)$/);
+    expect(r.stdout).toContain('\nlink-unsafe-scheme: email clients strip or block these links');
+    expect(r.stderr).toBe('4 errors, 9 warnings, 1 info in 1 email: failed (--fail-on error)\n');
+    const clean = await lint(['clean.html'], { tty: true, color: false });
+    expect(clean).toEqual({ code: 0, stdout: 'no findings in 1 email\n', stderr: '0 errors, 0 warnings, 0 info in 1 email: passed (--fail-on error)\n' });
+  });
+
+  it('--format sarif: SARIF 2.1.0, one run, every rule in the driver, results pointing at file, line and column', async () => {
+    const r = await lint(['broken.html', 'clean.html', '--format', 'sarif']);
+    expect(r.code).toBe(10);
+    const sarif = JSON.parse(r.stdout) as { version: string; $schema: string; runs: Array<{ tool: { driver: { name: string; version: string; rules: Array<{ id: string; shortDescription: { text: string }; defaultConfiguration: { level: string } }> } }; results: Array<{ ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn?: number } } }> }> }> };
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.$schema).toBe('https://json.schemastore.org/sarif-2.1.0.json');
+    expect(sarif.runs).toHaveLength(1);
+    const run = sarif.runs[0]!;
+    expect(run.tool.driver.name).toBe('mailroom lint');
+    for (const rule of run.tool.driver.rules) expect(['error', 'warning', 'note']).toContain(rule.defaultConfiguration.level);
+    expect(run.results).toHaveLength(14);
+    for (const res of run.results) {
+      expect(run.tool.driver.rules[res.ruleIndex]?.id).toBe(res.ruleId);
+      expect(['error', 'warning', 'note']).toContain(res.level);
+      expect(res.locations[0]?.physicalLocation.artifactLocation.uri).toBe('broken.html');
+    }
+    expect(run.results.find((x) => x.ruleId === 'link-unsafe-scheme')).toMatchObject({ level: 'error', locations: [{ physicalLocation: { region: { startLine: 5, startColumn: 1 } } }] });
+    expect(run.results.find((x) => x.ruleId === 'head-no-preheader')?.level).toBe('note');
+  });
+
+  it('--format junit: well-formed XML, a suite per input, failures only at or above --fail-on', async () => {
+    const r = await lint(['broken.html', 'clean.html', '--format', 'junit']);
+    expect(r.code).toBe(10);
+    expect(r.stdout.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);
+    const suites: Array<{ attrs: Record<string, string>; cases: Array<{ attrs: Record<string, string>; failure?: Record<string, string> }> }> = [];
+    let root: Record<string, string> | undefined;
+    const open: string[] = [];
+    const parser = new Parser(
+      {
+        onopentag(name, attrs) {
+          open.push(name);
+          if (name === 'testsuites') root = attrs;
+          if (name === 'testsuite') suites.push({ attrs, cases: [] });
+          if (name === 'testcase') suites.at(-1)?.cases.push({ attrs });
+          if (name === 'failure') {
+            const c = suites.at(-1)?.cases.at(-1);
+            if (c) c.failure = attrs;
+          }
+        },
+        onclosetag(name) {
+          expect(open.pop()).toBe(name);
+        },
+      },
+      { xmlMode: true },
+    );
+    parser.end(r.stdout);
+    expect(open).toEqual([]);
+    expect(root).toMatchObject({ name: 'mailroom lint', failures: '4', errors: '0' });
+    expect(suites.map((s) => [s.attrs.name, s.attrs.failures])).toEqual([
+      ['broken.html', '4'],
+      ['clean.html', '0'],
+    ]);
+    expect(suites[0]?.cases.filter((c) => c.failure).map((c) => c.attrs.name)).toEqual(['link-unsafe-scheme', 'link-relative', 'image-relative', 'placeholder-unresolved']);
+    expect(suites[1]?.cases.map((c) => c.attrs.name)).toEqual(['checks']);
+    const warn = await lint(['broken.html', '--format', 'junit', '--fail-on', 'warning']);
+    expect(warn.stdout).toMatch(/<testsuite name="broken.html" tests="\d+" failures="12"/); // 13 findings of 12 checks: a test case per check
+  });
+
+  it('XML and SARIF carry hostile text safely: quotes, ampersands and control characters from the email', async () => {
+    writeFileSync(join(dir, 'hostile.html'), '<title>t</title><p>x</p><a href="http://e.com/?a=1&amp;b=&quot;2&quot;">\u0001"<&></a>');
+    const r = await lint(['hostile.html', '--format', 'junit', '--fail-on', 'warning']);
+    expect(r.stdout).not.toContain('\u0001');
+    expect(r.stdout).toContain('&quot;2&quot;');
+    expect(JSON.parse((await lint(['hostile.html', '--format', 'sarif'])).stdout)).toBeTruthy();
+  });
+});
+
+describe('mailroom lint --check-links (loopback servers only)', () => {
+  let server: Server;
+  let base: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/ok') return res.end('ok');
+      if (req.url === '/gone') return res.writeHead(404).end();
+      if (req.url === '/no-head') return res.writeHead(req.method === 'HEAD' ? 405 : 200).end();
+      if (req.url === '/moved') return res.writeHead(301, { location: '/ok' }).end();
+      if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+      if (req.url === '/slow') return; // never answers: only the link timeout ends it
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('each URL once: HEAD, then GET when HEAD fails; redirects followed; a broken one is an error where it is', async () => {
+    seen.length = 0;
+    const links = ['ok', 'gone', 'no-head', 'moved', 'loop', 'slow', 'ok'].map((p) => `<a href="${base}/${p}">${p}</a>`).join('\n');
+    writeFileSync(join(dir, 'links.html'), `<title>t</title><div style="display:none">p</div>\n${links}\n<img src="${base}/gone" alt="" width="1" height="1">`);
+    const r = await lint(['links.html', '--check-links', '--link-timeout', '1500', '--json']);
+    expect(r.code).toBe(10);
+    const report = json(r.stdout);
+    expect(report.links?.map((l) => [l.url.slice(base.length), l.method, l.status ?? l.error])).toEqual([
+      ['/ok', 'HEAD', 200],
+      ['/gone', 'GET', 404],
+      ['/no-head', 'GET', 200],
+      ['/moved', 'HEAD', 200],
+      ['/loop', 'HEAD', 302],
+      ['/slow', 'HEAD', 'timed out'],
+    ]);
+    const broken = report.results[0]?.findings.filter((f) => f.check === 'link-broken').map((f) => `${f.line}: ${f.message.replace(base, '')}`);
+    expect(broken).toEqual([
+      '3: link /gone answered 404 (GET)',
+      '6: link /loop answered 302: more than 5 redirects (HEAD)',
+      '7: link /slow timed out (HEAD)',
+      '9: image /gone answered 404 (GET)',
+    ]);
+    expect(seen.filter((s) => s === 'HEAD /ok' || s === 'GET /ok').length).toBe(2); // /ok once, and once more after /moved
+  });
+
+  it('--max-links bounds the count; the rest is reported as not fetched, never silently', async () => {
+    writeFileSync(join(dir, 'many.html'), `<title>t</title>${['a', 'b', 'c'].map((p) => `<a href="${base}/ok?${p}">${p}</a>`).join('')}`);
+    const report = json((await lint(['many.html', '--check-links', '--max-links', '2', '--json'])).stdout);
+    expect(report.links).toHaveLength(2);
+    expect(report.skipped).toEqual(['link check: 1 of 3 URLs not fetched (--max-links 2)']);
+  });
+
+  it('without --check-links nothing is fetched', async () => {
+    seen.length = 0;
+    await lint(['links.html', '--json']);
+    expect(seen).toEqual([]);
+  });
+});
