@@ -230,7 +230,11 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   else showReady();
   // The app starts once deliveries can reach the listener, with the token it verifies them with.
   const app = flags.exec === undefined ? undefined : execApp(flags.exec, { ...ctx.env, [TOKEN_ENV]: token }, ctx.io.err);
-  if (app) appStartingUntil = Date.now() + APP_START_GRACE_MS;
+  if (app) {
+    appStartingUntil = Date.now() + APP_START_GRACE_MS;
+    // Whatever ends this command, the app does not outlive it (stop() does nothing once it has exited).
+    ctx.cleanups?.push(() => app.stop(0));
+  }
   void app?.exited.then(() => {
     appStartingUntil = 0;
     appEnded.abort();
