@@ -83,6 +83,11 @@ export function refuseUnknown(options: object, known: readonly string[], label: 
 
 export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
   refuseUnknown(options, OPTIONS, 'new Mailroom()');
+  for (const name of ['apiKey', 'baseUrl', 'workspaceId'] as const) {
+    const value: unknown = options[name];
+    if (value !== undefined && typeof value !== 'string') throw new ValidationError(`new Mailroom(): ${name} must be a string, got ${value === null ? 'null' : typeof value}`);
+  }
+  if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) throw new ValidationError('new Mailroom(): env must be an object of variable names to values (process.env by default)');
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');

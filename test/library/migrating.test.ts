@@ -33,6 +33,10 @@ describe('coming from @smashsend/node', () => {
     expect(() => new Mailroom({ apiKey: 'sk_live_aaaaaaaaaaaaaaaa', apiVersion: 'v2', env: {} } as never)).toThrow('new Mailroom(): unknown option apiVersion: mailroom speaks the API\'s /v1');
     expect(() => new Mailroom({ apiKey: 'sk_live_aaaaaaaaaaaaaaaa', retries: 2, env: {} } as never)).toThrow('new Mailroom(): unknown option retries (known: apiKey, baseUrl, workspaceId, timeoutMs, maxRetries, env)');
     expect(() => new Mailroom(42 as never)).toThrow('new Mailroom(): give the API key (a string) or an options object, got a number');
+    expect(() => new Mailroom({ apiKey: 42, env: {} } as never)).toThrow(new ValidationError('new Mailroom(): apiKey must be a string, got number'));
+    expect(() => new Mailroom({ apiKey: 'sk_live_aaaaaaaaaaaaaaaa', baseUrl: new URL('http://127.0.0.1:9'), env: {} } as never)).toThrow('new Mailroom(): baseUrl must be a string, got object');
+    expect(() => new Mailroom({ apiKey: 'sk_live_aaaaaaaaaaaaaaaa', workspaceId: null, env: {} } as never)).toThrow('new Mailroom(): workspaceId must be a string, got null');
+    expect(() => new Mailroom({ apiKey: 'sk_live_aaaaaaaaaaaaaaaa', env: 'production' } as never)).toThrow('new Mailroom(): env must be an object of variable names to values (process.env by default)');
   });
 
   it('react given a string (the SDK sent it as HTML) is refused, nothing sent; an element is rendered', async () => {
