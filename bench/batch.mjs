@@ -1,13 +1,15 @@
 // `mailroom batch` against its ceiling, and its memory. Run after `npm run build`:
-//   node bench/batch.mjs [--rounds 3] [--real-large 200000] [--no-memory]
+//   node bench/batch.mjs [--rounds 3] [--real-large 200000] [--no-memory] [--against <checkout>]
 // 1. Throughput: 20,000 emails through the spawned CLI (`batch file --new-run --concurrency 4`, size
 //    50; --new-run: each round sends the same file again, so the check for earlier runs reads every
 //    earlier round's journal and lets it through) beside
 //    a ceiling measured the same way: a spawned process that blasts prebuilt batch bodies at the same
 //    sandbox with undici at the same concurrency. Both are timed from spawn to exit; the sandbox is
-//    reset before each run; rounds alternate and the median is reported, with the ratio.
+//    reset before each run; rounds alternate and the median is reported, with the ratio. With
+//    `--against <checkout>`, each round also runs that built checkout's CLI (its bin/mailroom.js)
+//    the same way through the same sandbox, and the ratio to it is printed too.
 // 2. Peak RSS (VmHWM, from /usr/bin/time) of the CLI for 10,000 vs 1,000,000 entries in --dry-run,
-//    and for 10,000 vs --real-large entries in a real run (1,000,000 real sends would hold a gigabyte
+//    and for 20,000 vs --real-large entries in a real run (1,000,000 real sends would hold a gigabyte
 //    of caught mail in the sandbox on a small machine, so the large real run is reduced; it says which).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -82,7 +84,10 @@ async function main() {
       const res = await fetch(`${baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       if (!res.ok) throw new Error(`reset answered ${res.status}`);
     };
-    const inboxCount = async () => (await (await fetch(`${baseUrl}/_sandbox/emails`)).json()).items.length;
+    // The total counts every email caught since the reset, also those past the sandbox's --retain.
+    const inboxCount = async () => (await (await fetch(`${baseUrl}/_sandbox/emails?limit=0`)).json()).total;
+    const against = option('--against', undefined);
+    const otherBin = against === undefined ? undefined : join(against, 'bin', 'mailroom.js');
 
     const input = join(dir, 'in.ndjson');
     await writeNdjson(input, COUNT);
@@ -90,12 +95,21 @@ async function main() {
     console.log(`batch throughput: ${COUNT.toLocaleString('en-US')} emails, concurrency ${CONCURRENCY}, ${SIZE} per request, ${rounds} rounds (median), each timed from spawn to exit`);
     const cli = [];
     const ceil = [];
-    for (let r = 0; r < rounds; r++) {
+    const other = [];
+    const runCli = async (which) => {
       await reset();
-      const m = await timed(process.execPath, [bin, 'batch', input, '--json', '--new-run', '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], env);
+      // --new-run: each round sends the same file again; a checkout from before that check has no such flag.
+      const again = which === bin ? ['--new-run'] : [];
+      const m = await timed(process.execPath, [which, 'batch', input, '--json', ...again, '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], env);
       const summary = JSON.parse(m.stdout);
-      if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run failed: exit ${m.code} ${m.stdout}`);
-      cli.push({ rate: COUNT / m.seconds, inner: summary.emailsPerSecond, cpu: m.cpu });
+      if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run (${which}) failed: exit ${m.code} ${m.stdout}`);
+      return { rate: COUNT / m.seconds, inner: summary.emailsPerSecond, cpu: m.cpu };
+    };
+    for (let r = 0; r < rounds; r++) {
+      // With --against, the two CLIs take turns going first.
+      if (otherBin && r % 2 === 1) other.push(await runCli(otherBin));
+      cli.push(await runCli(bin));
+      if (otherBin && r % 2 === 0) other.push(await runCli(otherBin));
 
       await reset();
       const bodies = join(dir, `bodies-${r}.ndjson`);
@@ -111,7 +125,8 @@ async function main() {
       ceil.push({ rate: COUNT / c.seconds, cpu: c.cpu });
       console.log(
         `  round ${r + 1}: mailroom ${Math.round(cli[r].rate)} emails/s (its own count ${Math.round(cli[r].inner)}/s, CPU ${cli[r].cpu.toFixed(2)} s), ` +
-          `ceiling ${Math.round(ceil[r].rate)} emails/s (CPU ${ceil[r].cpu.toFixed(2)} s), ratio ${(cli[r].rate / ceil[r].rate).toFixed(2)}`,
+          `ceiling ${Math.round(ceil[r].rate)} emails/s (CPU ${ceil[r].cpu.toFixed(2)} s), ratio ${(cli[r].rate / ceil[r].rate).toFixed(2)}` +
+          (otherBin ? `; ${against} ${Math.round(other[r].rate)} emails/s (CPU ${other[r].cpu.toFixed(2)} s), ratio ${(cli[r].rate / other[r].rate).toFixed(2)}` : ''),
       );
     }
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -120,6 +135,10 @@ async function main() {
     console.log(`  mailroom batch (spawned CLI):            ${Math.round(mr).toLocaleString('en-US')} emails/s`);
     console.log(`  ceiling (prebuilt bodies, undici):       ${Math.round(cr).toLocaleString('en-US')} emails/s`);
     console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 0.90x); median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / ceil[i].rate)).toFixed(2)}x`);
+    if (otherBin) {
+      const or = median(other.map((x) => x.rate));
+      console.log(`  against ${against}: ${Math.round(or).toLocaleString('en-US')} emails/s; ratio ${(mr / or).toFixed(2)}x; median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / other[i].rate)).toFixed(2)}x; CPU seconds (medians) ${median(cli.map((x) => x.cpu)).toFixed(2)} against ${median(other.map((x) => x.cpu)).toFixed(2)}`);
+    }
     console.log(`  (machine load average at the end: ${(await import('node:os')).loadavg()[0].toFixed(2)} on ${(await import('node:os')).cpus().length} cores; other load makes rounds vary)`);
 
     if (!memory) return;
@@ -141,11 +160,11 @@ async function main() {
     const real = join(dir, 'real.ndjson');
     await writeNdjson(real, realLarge);
     await reset();
-    const realSmall = await peak(['batch', small, '--json']);
+    const realSmall = await peak(['batch', input, '--json', '--new-run']);
     await reset();
     const realBig = await peak(['batch', real, '--json']);
     if (realBig.summary.sent !== realLarge) throw new Error(`large real run sent ${realBig.summary.sent}`);
-    report(realLarge < 1_000_000 ? `real run (large reduced to ${realLarge.toLocaleString('en-US')})` : 'real run', 10_000, realSmall, realLarge, realBig);
+    report(realLarge < 1_000_000 ? `real run (large reduced to ${realLarge.toLocaleString('en-US')})` : 'real run', COUNT, realSmall, realLarge, realBig);
   } finally {
     sandbox.kill();
     await once(sandbox, 'close');

@@ -4,6 +4,7 @@ import { locateJsonError } from '../input/json-text.js';
 import { checkText, readCapped } from '../input/text.js';
 import { describeIssues } from '../schema/issues.js';
 import { createWebhookRequestSchema } from '../schema/webhook.js';
+import { DEFAULT_RETAIN } from './state.js';
 import type { DeliveryConfig, FaultConfig, SandboxConfig, TemplateConfig, WebhookConfig } from './public-types.js';
 
 export type { DeliveryConfig, FaultConfig, SandboxConfig, TemplateConfig, WebhookConfig } from './public-types.js';
@@ -14,6 +15,7 @@ export interface ResolvedConfig {
   templates: Record<string, TemplateConfig>;
   monthlyLimit: number | undefined;
   rateLimit: number | undefined;
+  retain: number;
   faults: Required<FaultConfig>;
   deliveries: Required<DeliveryConfig>;
   webhooks: WebhookConfig[];
@@ -35,6 +37,7 @@ export const sandboxConfigSchema = z.strictObject({
   templates: z.record(z.string().min(1), templateSchema).optional(),
   monthlyLimit: z.number().int().nonnegative().optional(),
   rateLimit: z.number().positive().optional(),
+  retain: z.number().int().positive().optional(),
   faults: z
     .strictObject({
       errorRate: share.optional(),
@@ -96,6 +99,7 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
     templates: { ...BUILT_IN_TEMPLATES, ...checked.templates },
     monthlyLimit: checked.monthlyLimit,
     rateLimit: checked.rateLimit,
+    retain: checked.retain ?? DEFAULT_RETAIN,
     faults: {
       errorRate: checked.faults?.errorRate ?? 0,
       dropRate: checked.faults?.dropRate ?? 0,

@@ -1,5 +1,5 @@
 import { HttpError } from './errors.js';
-import type { InboxEmail } from './state.js';
+import type { InboxEmail, SandboxState } from './state.js';
 
 /** What the inbox and `GET /_sandbox/emails` filter on; every field optional. */
 export interface EmailFilter {
@@ -74,13 +74,28 @@ export interface Counts {
   templated: number;
 }
 
-export function countEmails(emails: readonly InboxEmail[]): Counts {
-  const counts: Counts = { total: emails.length, sent: 0, scheduled: 0, raw: 0, templated: 0 };
-  for (const e of emails) {
-    if (e.status === 'SENT') counts.sent += 1;
-    else counts.scheduled += 1;
-    if (e.type === 'raw') counts.raw += 1;
-    else counts.templated += 1;
+/** Every email caught since the last reset, whether or not it is still kept (`retain`). */
+export function countEmails(state: SandboxState): Counts {
+  const { SENT, SCHEDULED } = state.tally;
+  return {
+    total: state.emailTotal,
+    sent: SENT.raw + SENT.templated,
+    scheduled: SCHEDULED.raw + SCHEDULED.templated,
+    raw: SENT.raw + SCHEDULED.raw,
+    templated: SENT.templated + SCHEDULED.templated,
+  };
+}
+
+/**
+ * How many emails match `filter`, given those kept that match: exact for status and kind (they
+ * are counted for every email), for a search only among the emails kept.
+ */
+export function totalMatching(state: SandboxState, filter: EmailFilter, matchingKept: number): number {
+  if (filter.q !== undefined || filter.to !== undefined) return matchingKept;
+  let total = 0;
+  for (const status of ['SENT', 'SCHEDULED'] as const) {
+    if (filter.status !== undefined && filter.status !== status) continue;
+    for (const kind of ['raw', 'templated'] as const) if (filter.kind === undefined || filter.kind === kind) total += state.tally[status][kind];
   }
-  return counts;
+  return total;
 }

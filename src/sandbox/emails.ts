@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describeIssues, DOCS_URL, MAX_BATCH, parseEmailRequest, SCHEDULE_HORIZON_DAYS, senderAddress, type RawEmail, type TemplatedEmail } from '../schema/index.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
+import type { EmailParse } from '../schema/email.js';
+import { quickParseEmail } from '../schema/email-quick.js';
 import type { ResolvedConfig } from './config.js';
 import { recordRecipient, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './errors.js';
@@ -30,6 +32,17 @@ const SEND_AT_GRACE_MS = 60_000;
 
 const WHAT_IS_NEEDED = 'a raw email needs from, to, subject and html; a templated email needs template and to (variables optional)';
 
+/**
+ * The check the CLI's batch makes before zod (schema/email-quick.ts): it returns exactly what zod
+ * would for the emails it vouches for, in a fraction of zod's time, and leaves every other one
+ * (valid or not) to zod, which also says what is wrong.
+ */
+function quickParse(input: Record<string, unknown>): EmailParse | undefined {
+  const email = quickParseEmail(input);
+  if (email === undefined) return undefined;
+  return 'template' in email ? { ok: true, kind: 'templated', email } : { ok: true, kind: 'raw', email };
+}
+
 export function invalidPayload(detail: string): ErrorBody {
   return errorBody(400, `Invalid payload: ${detail}; ${WHAT_IS_NEEDED}`, { docsUrl: DOCS_URL });
 }
@@ -41,6 +54,18 @@ export class EmailService {
     private readonly config: ResolvedConfig,
     private readonly hooks: EmailHooks,
   ) {}
+
+  /** A batch's emails share one `now`: its ISO form is made once. */
+  private isoOf(now: Date): string {
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = now.toISOString();
+    }
+    return this.iso;
+  }
+
+  private isoAt: Date | undefined;
+  private iso = '';
 
   monthlyLimitReached(now: Date): boolean {
     const limit = this.config.monthlyLimit;
@@ -64,7 +89,7 @@ export class EmailService {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return { ok: false, error: invalidPayload('the body must be a JSON object') };
     }
-    const parsed = parseEmailRequest(input);
+    const parsed = quickParse(input as Record<string, unknown>) ?? parseEmailRequest(input);
     if (!parsed.ok) return { ok: false, error: invalidPayload(describeIssues(parsed.issues)) };
     const email = parsed.email;
 
@@ -94,7 +119,7 @@ export class EmailService {
 
     if (this.monthlyLimitReached(now)) return { ok: false, error: this.monthlyLimitError() };
 
-    const createdAt = now.toISOString();
+    const createdAt = this.isoOf(now);
     const status = sendAtMs !== undefined && sendAtMs > nowMs ? 'SCHEDULED' : 'SENT';
     const id = newId('email');
     const messageId = randomUUID();

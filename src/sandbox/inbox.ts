@@ -23,8 +23,8 @@ type Section = 'inbox' | 'deliveries' | 'none';
 
 function layout(title: string, section: Section, body: string, state: SandboxState | undefined): string {
   const nav = state
-    ? `<nav class="sections"><a href="/"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emails.length}</span></a>` +
-      `<a href="/deliveries"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveries.length}</span></a></nav>`
+    ? `<nav class="sections"><a href="/"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emailTotal}</span></a>` +
+      `<a href="/deliveries"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveryTotal}</span></a></nav>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -36,8 +36,8 @@ function layout(title: string, section: Section, body: string, state: SandboxSta
 }
 
 function liveCounts(state: SandboxState): string {
-  const c = countEmails(state.emails);
-  return `${c.total},${c.scheduled},${state.deliveries.length}`;
+  const c = countEmails(state);
+  return `${c.total},${c.scheduled},${state.deliveryTotal}`;
 }
 
 /** "3 min ago"; the exact time is in the title (shown on hover) and the datetime attribute. */
@@ -95,7 +95,7 @@ function pager(base: string, params: Record<string, string | undefined>, page: n
 
 export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now()): string {
   const matching = filterEmails(state.emails, filter);
-  const counts = countEmails(state.emails);
+  const counts = countEmails(state);
   const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
   const page = Math.min(pageNumber(pageParam), pages);
   const end = matching.length - (page - 1) * PAGE_SIZE;

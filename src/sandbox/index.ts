@@ -86,9 +86,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new SandboxConfigError('the API key must be 8 to 256 characters without spaces (it travels as "Bearer <key>")');
   }
   const log = options.log ?? (() => undefined);
-  const fresh = () => SandboxState.fresh(options.apiKey);
+  const fresh = () => SandboxState.fresh(options.apiKey, config.retain);
   const dataFile = options.dataFile;
-  const persistence = dataFile ? await Persistence.open(dataFile, fresh, (err) => log(`sandbox: cannot write ${dataFile}: ${err.message}`)) : undefined;
+  const persistence = dataFile ? await Persistence.open(dataFile, fresh, (err) => log(`sandbox: cannot write ${dataFile}: ${err.message}`), undefined, config.retain) : undefined;
   const state = persistence?.current ?? fresh();
   const apiKey = readyKey(state, options.apiKey);
   await persistence?.start().catch((err: NodeJS.ErrnoException) => {
@@ -97,8 +97,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   });
 
   const live = new LiveFeed(() => {
-    const counts = countEmails(state.emails);
-    return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveries.length };
+    const counts = countEmails(state);
+    return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveryTotal };
   });
   const deliveryListeners = new Set<() => void>();
   // Every change goes to the journal (--data) and to the inbox pages' live stream.

@@ -6,7 +6,7 @@ import { JournalLock } from '../output/lock.js';
 import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './journal.js';
-import { SandboxState, type Change, type InboxEmail, type Snapshot } from './state.js';
+import { DEFAULT_RETAIN, SandboxState, type Change, type InboxEmail, type Snapshot } from './state.js';
 
 const str = z.string();
 const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
@@ -16,6 +16,8 @@ const storedEmail = emailResult
 const storedKey = z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str });
 const storedWebhook = z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str });
 const contact = z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str });
+const count = z.number().int().nonnegative();
+const tallyRow = z.looseObject({ raw: count, templated: count });
 const delivery = z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() });
 
 /** What the sandbox reads back: every field a request, the inbox or the scheduler relies on. */
@@ -31,11 +33,18 @@ const snapshotSchema = z.looseObject({
   deliveries: z.array(delivery),
   idempotency: z.array(z.tuple([str, emailResult])),
   sentThisMonth: z.looseObject({ month: str, count: z.number().int().nonnegative() }),
+  totals: z
+    .looseObject({
+      emails: z.looseObject({ SENT: tallyRow, SCHEDULED: tallyRow }),
+      deliveries: count,
+      droppedScheduled: z.array(str),
+    })
+    .optional(),
 });
 
 const changeSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('email'), email: storedEmail, result: emailResult.optional() }),
-  z.object({ t: z.literal('sent'), id: str }),
+  z.object({ t: z.literal('sent'), id: str, type: z.enum(['raw', 'templated']).optional() }),
   z.object({ t: z.literal('emailDeleted'), id: str }),
   z.object({ t: z.literal('emailsCleared') }),
   z.object({ t: z.literal('contact'), contact }),
@@ -166,9 +175,9 @@ export class Persistence {
 
   /**
    * Loads the snapshot and replays its journals; removes temp files left by a crash. `fresh` makes
-   * the state when there is no data file yet. Call `start()` before serving.
+   * the state when there is no data file yet; `retain` is the state's (state.ts). Call `start()` before serving.
    */
-  static async open(file: string, fresh: () => SandboxState, onError: (err: Error) => void, compactBytes = COMPACT_MIN_BYTES): Promise<Persistence> {
+  static async open(file: string, fresh: () => SandboxState, onError: (err: Error) => void, compactBytes = COMPACT_MIN_BYTES, retain = DEFAULT_RETAIN): Promise<Persistence> {
     await access(dirname(file), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
       throw new SandboxConfigError(`cannot write data file ${file}: ${fsReason(err, 'write')}`);
     });
@@ -178,7 +187,7 @@ export class Persistence {
       const snap = await loadSnapshot(file);
       const { journals, temps } = await companions(file);
       for (const tmp of temps) await rm(tmp, { force: true });
-      const state = snap ? SandboxState.fromSnapshot(snap) : fresh();
+      const state = snap ? SandboxState.fromSnapshot(snap, retain) : fresh();
       const from = snap?.journal;
       // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
       if (from !== undefined) for (const j of journals) if (j.seq >= from) for (const change of await readJournal(j.path)) state.apply(change);

@@ -69,6 +69,12 @@ export interface SandboxConfig {
   monthlyLimit?: number;
   /** Requests per second per API key before 429 with Retry-After. */
   rateLimit?: number;
+  /**
+   * How many of the newest emails, webhook delivery attempts, contacts and idempotency keys the
+   * sandbox keeps (default 10,000); older ones go, while the counts still cover every email and
+   * attempt since the last reset.
+   */
+  retain?: number;
   faults?: FaultConfig;
   deliveries?: DeliveryConfig;
   webhooks?: WebhookConfig[];

@@ -9,7 +9,7 @@ import { errorBody, HttpError } from './errors.js';
 import { triggerEvent } from './events.js';
 import { installFaults } from './faults.js';
 import { installLocalOnly } from './local-only.js';
-import { filterEmails, isFiltered, parseFilter } from './email-query.js';
+import { filterEmails, isFiltered, parseFilter, totalMatching } from './email-query.js';
 import { notFoundPage, registerInbox, wantsPage } from './inbox-routes.js';
 import { checkKey, createKey, deleteKey, listKeys, updateKey } from './keys.js';
 import { RateLimiter } from './limits.js';
@@ -171,11 +171,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const query = request.query as Record<string, string | undefined>;
     const filter = parseFilter(query);
     const matching = isFiltered(filter) ? filterEmails(state.emails, filter) : state.emails;
+    const total = totalMatching(state, filter, matching.length);
     const limit = query.limit;
-    if (limit === undefined) return { items: shown(matching), total: matching.length };
+    if (limit === undefined) return { items: shown(matching), total };
     if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
     const n = Number(limit);
-    return { items: n === 0 ? [] : shown(matching.slice(-n)), total: matching.length };
+    return { items: n === 0 ? [] : shown(matching.slice(-n)), total };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);
@@ -183,7 +184,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     withText(email);
     return { email };
   });
-  app.get('/_sandbox/deliveries', inspect, async () => ({ items: state.deliveries }));
+  app.get('/_sandbox/deliveries', inspect, async () => ({ items: state.deliveries, total: state.deliveryTotal }));
   app.post('/_sandbox/events', inspect, async (request) => {
     const { event, email } = parseEventRequest(request.body);
     const envelope = triggerEvent(state, event, email, new Date().toISOString());
@@ -197,7 +198,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     return { reset: true };
   });
 
-  registerInbox(app, { state, deliverer, live: deps.live ?? new LiveFeed(() => ({ emails: state.emails.length, scheduled: 0, deliveries: state.deliveries.length })) });
+  registerInbox(app, { state, deliverer, live: deps.live ?? new LiveFeed(() => ({ emails: state.emailTotal, scheduled: 0, deliveries: state.deliveryTotal })) });
 
   return app;
 }

@@ -91,7 +91,21 @@ export interface Snapshot {
   deliveries: DeliveryRecord[];
   idempotency: [string, EmailResultBody][];
   sentThisMonth: { month: string; count: number };
+  /** What the counts cover beyond the emails and deliveries kept (`retain`); absent in older files: nothing. */
+  totals?: Totals;
 }
+
+/** Emails caught (by status and kind) and delivery attempts made since the last reset, kept or not. */
+export interface Totals {
+  emails: Tally;
+  deliveries: number;
+  /** Emails no longer kept that were still scheduled: their send, when due, still moves the count. */
+  droppedScheduled: string[];
+}
+
+export type Tally = Record<'SENT' | 'SCHEDULED', Record<'raw' | 'templated', number>>;
+
+const emptyTally = (): Tally => ({ SENT: { raw: 0, templated: 0 }, SCHEDULED: { raw: 0, templated: 0 } });
 
 /**
  * One change to the state, as `--data` journals it: what a restart replays on top of the last
@@ -99,7 +113,8 @@ export interface Snapshot {
  */
 export type Change =
   | { t: 'email'; email: InboxEmail; result?: EmailResultBody }
-  | { t: 'sent'; id: string }
+  /** `type`: so that the counts stay exact for an email no longer kept (absent in older journals). */
+  | { t: 'sent'; id: string; type?: InboxEmail['type'] }
   | { t: 'emailDeleted'; id: string }
   | { t: 'emailsCleared' }
   | { t: 'contact'; contact: Contact }
@@ -112,8 +127,12 @@ export type Change =
   | { t: 'primaryKey'; id: string }
   | { t: 'reset' };
 
-/** Older delivery attempts are dropped past this many, so a long-running sandbox keeps a bounded log. */
-export const DELIVERY_LOG_LIMIT = 10_000;
+/**
+ * A sandbox keeps the newest this many emails, delivery attempts, contacts and idempotency keys
+ * (the config's `retain`, `--retain`), so that one left running under a load test holds bounded
+ * memory; the counts it reports cover everything since the last reset (docs/sandbox-guide.md).
+ */
+export const DEFAULT_RETAIN = 10_000;
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 // Random bytes are drawn in blocks: one crypto call per id costs more than the rest of a send.
@@ -136,6 +155,51 @@ export function newId(kind: IdKind, length = 20): string {
   return `${ID_PREFIX[kind]}${randomToken(length)}`;
 }
 
+/**
+ * A list that drops from its front in O(1): Array#shift copies a large array (V8 moves the start
+ * in place only for small ones), and deleting a Map's oldest entry makes the next iteration skip
+ * every hole left before it. Drops leave a gap at the front, closed when the list is read or
+ * once the gap is as long as the rest.
+ */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head]!;
+    (this.items as (T | undefined)[])[this.head] = undefined;
+    this.head += 1;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) this.view();
+    return item;
+  }
+
+  /** The items, oldest first: the list itself (read it, change it only through this class). */
+  view(): T[] {
+    if (this.head > 0) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return this.items;
+  }
+
+  remove(item: T): boolean {
+    const items = this.view();
+    const at = items.indexOf(item);
+    if (at < 0) return false;
+    items.splice(at, 1);
+    return true;
+  }
+}
+
 export function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
@@ -151,36 +215,71 @@ export class SandboxState {
   readonly keys = new Map<string, StoredKey>();
   readonly keysBySecret = new Map<string, StoredKey>();
   readonly webhooks = new Map<string, StoredWebhook>();
-  emails: InboxEmail[] = [];
+  private emailLog = new Fifo<InboxEmail>();
   readonly emailsById = new Map<string, InboxEmail>();
   readonly contacts = new Map<string, Contact>();
-  deliveries: DeliveryRecord[] = [];
+  private contactOrder = new Fifo<Contact>();
+  private deliveryLog = new Fifo<DeliveryRecord>();
   readonly idempotency = new Map<string, EmailResultBody>();
+  private idempotencyOrder = new Fifo<string>();
   sentThisMonth = { month: monthOf(new Date()), count: 0 };
+  /** Emails caught since the last reset, kept or not, by status and kind. */
+  tally = emptyTally();
+  /** Delivery attempts made since the last reset, kept or not. */
+  deliveryTotal = 0;
+  private droppedScheduled = new Set<string>();
+  private monthAt: Date | undefined;
+  private monthOfNow = '';
   onChange: ((change: Change) => void) | undefined;
   private lastKeyCreatedAt = 0;
 
-  constructor(workspace: Workspace, primaryKeyId: string) {
+  constructor(
+    workspace: Workspace,
+    primaryKeyId: string,
+    /** How many of the newest emails, deliveries, contacts and idempotency keys are kept. */
+    readonly retain = DEFAULT_RETAIN,
+  ) {
     this.workspace = workspace;
     this.primaryKeyId = primaryKeyId;
   }
 
-  static fresh(secretKey: string | undefined): SandboxState {
-    const state = new SandboxState({ id: newId('workspace'), name: 'Sandbox workspace' }, '');
+  static fresh(secretKey: string | undefined, retain = DEFAULT_RETAIN): SandboxState {
+    const state = new SandboxState({ id: newId('workspace'), name: 'Sandbox workspace' }, '', retain);
     state.primaryKeyId = state.addKey('Sandbox key', 'API_USER', secretKey ?? newSecret()).id;
     return state;
   }
 
-  static fromSnapshot(snap: Snapshot): SandboxState {
-    const state = new SandboxState(snap.workspace, snap.primaryKeyId);
+  static fromSnapshot(snap: Snapshot, retain = DEFAULT_RETAIN): SandboxState {
+    const state = new SandboxState(snap.workspace, snap.primaryKeyId, retain);
     for (const key of snap.keys) state.putKey(key);
     for (const hook of snap.webhooks) state.webhooks.set(hook.id, hook);
     for (const email of snap.emails) state.addEmail(email);
-    for (const contact of snap.contacts) state.contacts.set(contact.email.toLowerCase(), contact);
-    state.deliveries = snap.deliveries;
-    for (const [k, v] of snap.idempotency) state.idempotency.set(k, v);
+    for (const contact of snap.contacts) state.putContact(contact);
+    for (const record of snap.deliveries) state.pushDelivery(record);
+    for (const [k, v] of snap.idempotency) state.putIdempotency(k, v);
     state.sentThisMonth = snap.sentThisMonth;
+    if (snap.totals) {
+      state.tally = snap.totals.emails;
+      state.deliveryTotal = snap.totals.deliveries;
+      for (const id of snap.totals.droppedScheduled) state.droppedScheduled.add(id);
+    }
     return state;
+  }
+
+  /** The emails kept, oldest first (read only: change them through the methods here). */
+  get emails(): InboxEmail[] {
+    return this.emailLog.view();
+  }
+
+  /** The delivery attempts kept, oldest first (read only). */
+  get deliveries(): DeliveryRecord[] {
+    return this.deliveryLog.view();
+  }
+
+  /** Emails caught since the last reset, kept or not. */
+  get emailTotal(): number {
+    const t = this.tally;
+    return t.SENT.raw + t.SENT.templated + t.SCHEDULED.raw + t.SCHEDULED.templated;
   }
 
   snapshot(): Snapshot {
@@ -195,6 +294,7 @@ export class SandboxState {
       deliveries: this.deliveries,
       idempotency: [...this.idempotency],
       sentThisMonth: this.sentThisMonth,
+      totals: { emails: this.tally, deliveries: this.deliveryTotal, droppedScheduled: [...this.droppedScheduled] },
     };
   }
 
@@ -227,17 +327,27 @@ export class SandboxState {
     this.onChange?.({ t: 'primaryKey', id: key.id });
   }
 
-  /** Puts an email in the inbox as it was; not journaled: for restoring a state and for tests. */
+  /**
+   * Puts an email in the inbox as it was (and counts it); past `retain` emails, the oldest goes.
+   * Not journaled: for restoring a state and for tests.
+   */
   addEmail(email: InboxEmail): void {
-    this.emails.push(email);
+    this.emailLog.push(email);
     this.emailsById.set(email.id, email);
+    this.tally[email.status][email.type] += 1;
+    if (this.emailLog.length > this.retain) {
+      const oldest = this.emailLog.shift()!;
+      this.emailsById.delete(oldest.id);
+      if (oldest.status === 'SCHEDULED') this.droppedScheduled.add(oldest.id);
+    }
   }
 
   /** An accepted email: into the inbox, counted against the month, its idempotency key claimed. */
   acceptEmail(email: InboxEmail, result: EmailResultBody, now: Date): void {
     this.addEmail(email);
     this.countSent(now);
-    if (email.idempotencyKey !== undefined) this.idempotency.set(email.idempotencyKey, result);
+    // EmailService answered a known key with its first result, so this one is new.
+    if (email.idempotencyKey !== undefined) this.putIdempotency(email.idempotencyKey, result, true);
     this.onChange?.(email.idempotencyKey !== undefined ? { t: 'email', email, result } : { t: 'email', email });
   }
 
@@ -256,15 +366,16 @@ export class SandboxState {
     return n;
   }
 
-  /** A scheduled email whose time came. */
+  /** A scheduled email whose time came (also one no longer kept: it still counts). */
   markSent(email: InboxEmail): void {
+    this.countDue(email.id, email.type);
     email.status = 'SENT';
-    this.onChange?.({ t: 'sent', id: email.id });
+    this.onChange?.({ t: 'sent', id: email.id, type: email.type });
   }
 
   /** A new contact, or one whose fields the caller changed. */
   saveContact(contact: Contact): void {
-    this.contacts.set(contact.email.toLowerCase(), contact);
+    this.putContact(contact);
     this.onChange?.({ t: 'contact', contact });
   }
 
@@ -296,7 +407,7 @@ export class SandboxState {
         if (this.emailsById.has(change.email.id)) return;
         this.addEmail(change.email);
         this.countSent(new Date(change.email.createdAt));
-        if (change.result && change.email.idempotencyKey !== undefined) this.idempotency.set(change.email.idempotencyKey, change.result);
+        if (change.result && change.email.idempotencyKey !== undefined) this.putIdempotency(change.email.idempotencyKey, change.result);
         return;
       case 'emailDeleted':
         this.dropEmail(change.id);
@@ -306,11 +417,14 @@ export class SandboxState {
         return;
       case 'sent': {
         const email = this.emailsById.get(change.id);
+        // Older journals have no `type`: they were written when every email was kept.
+        const type = email?.type ?? change.type;
+        if (type) this.countDue(change.id, type);
         if (email) email.status = 'SENT';
         return;
       }
       case 'contact':
-        this.contacts.set(change.contact.email.toLowerCase(), change.contact);
+        this.putContact(change.contact);
         return;
       case 'contactDeleted':
         this.contacts.delete(change.email.toLowerCase());
@@ -358,11 +472,13 @@ export class SandboxState {
   }
 
   private clear(): void {
-    this.emails = [];
-    this.emailsById.clear();
+    this.dropEmails();
     this.contacts.clear();
-    this.deliveries = [];
+    this.contactOrder = new Fifo();
+    this.deliveryLog = new Fifo();
+    this.deliveryTotal = 0;
     this.idempotency.clear();
+    this.idempotencyOrder = new Fifo();
     this.sentThisMonth = { month: monthOf(new Date()), count: 0 };
   }
 
@@ -370,26 +486,63 @@ export class SandboxState {
     const email = this.emailsById.get(id);
     if (!email) return false;
     this.emailsById.delete(id);
-    this.emails.splice(this.emails.indexOf(email), 1);
+    this.emailLog.remove(email);
+    this.tally[email.status][email.type] -= 1;
     return true;
   }
 
   private dropEmails(): void {
-    this.emails = [];
+    this.emailLog = new Fifo();
     this.emailsById.clear();
+    this.tally = emptyTally();
+    this.droppedScheduled.clear();
+  }
+
+  /** Moves a scheduled email's count to sent, if it is counted: kept, or dropped by `retain` (not deleted). */
+  private countDue(id: string, type: InboxEmail['type']): void {
+    const email = this.emailsById.get(id);
+    const counted = email ? email.status === 'SCHEDULED' : this.droppedScheduled.delete(id);
+    if (!counted) return;
+    this.tally.SCHEDULED[type] -= 1;
+    this.tally.SENT[type] += 1;
+  }
+
+  /** Past `retain` contacts, the one created longest ago goes (a record deleted or replaced since is skipped). */
+  private putContact(contact: Contact): void {
+    const key = contact.email.toLowerCase();
+    if (this.contacts.get(key) === contact) return;
+    this.contacts.set(key, contact);
+    this.contactOrder.push(contact);
+    while (this.contacts.size > this.retain) {
+      const oldest = this.contactOrder.shift()!;
+      const oldKey = oldest.email.toLowerCase();
+      if (this.contacts.get(oldKey) === oldest) this.contacts.delete(oldKey);
+    }
+  }
+
+  private putIdempotency(key: string, result: EmailResultBody, isNew = false): void {
+    if (!isNew && this.idempotency.has(key)) return;
+    this.idempotency.set(key, result);
+    this.idempotencyOrder.push(key);
+    if (this.idempotency.size > this.retain) this.idempotency.delete(this.idempotencyOrder.shift()!);
   }
 
   /** Counts one accepted email against the monthly limit, starting over each calendar month (UTC). */
   private countSent(now: Date): void {
-    const month = monthOf(now);
+    // A batch's emails share one `now`: its month is worked out once.
+    if (now !== this.monthAt) {
+      this.monthAt = now;
+      this.monthOfNow = monthOf(now);
+    }
+    const month = this.monthOfNow;
     if (this.sentThisMonth.month !== month) this.sentThisMonth = { month, count: 0 };
     this.sentThisMonth.count += 1;
   }
 
   private pushDelivery(record: DeliveryRecord): void {
-    const log = this.deliveries;
-    log.push(record);
-    if (log.length > DELIVERY_LOG_LIMIT) log.splice(0, log.length - DELIVERY_LOG_LIMIT);
+    this.deliveryLog.push(record);
+    this.deliveryTotal += 1;
+    if (this.deliveryLog.length > this.retain) this.deliveryLog.shift();
   }
 
   private putKey(key: StoredKey): void {

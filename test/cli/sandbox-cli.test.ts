@@ -141,6 +141,26 @@ describe('mailroom sandbox: latency faults from the config file and flags', () =
   });
 });
 
+describe('mailroom sandbox --retain', () => {
+  test('keeps the newest n emails; the total counts every one', async () => {
+    const sb = await startSandboxCommand(['--retain', '2']);
+    try {
+      const emails = [1, 2, 3].map((n) => ({ from: 'a@example.com', to: `u${n}@customer.test`, subject: 's', html: 'h' }));
+      const res = await fetch(`${sb.ready.baseUrl}/v1/emails/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sb.ready.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ emails }),
+      });
+      expect(res.status).toBe(200);
+      const { items, total } = (await (await fetch(`${sb.ready.baseUrl}/_sandbox/emails`)).json()) as { items: { to: string }[]; total: number };
+      expect(items.map((e) => e.to)).toEqual(['u2@customer.test', 'u3@customer.test']);
+      expect(total).toBe(3);
+    } finally {
+      await sb.command.stop();
+    }
+  });
+});
+
 describe('mailroom sandbox: bad input', () => {
   test('an unknown event exits 2 before any request', async () => {
     const res = await run(['sandbox', 'trigger', 'CONTACT_EXPLODED', '--base-url', 'http://127.0.0.1:1']);
@@ -188,6 +208,27 @@ describe('mailroom sandbox: bad input', () => {
       expect(notJson.stderr).toContain('not valid JSON');
       const missing = await run(['sandbox', '--port', '0', '--config', join(dir, 'missing.json')]);
       expect(missing.code).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('--retain takes a whole number from 1, else exits 2 with one line; retain in --config likewise', async () => {
+    for (const bad of ['0', '-3', '2.5', 'many']) {
+      const res = await run(['sandbox', '--port', '0', '--retain', bad]);
+      expect(res.code, bad).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr.trim().split('\n'), bad).toHaveLength(1);
+      expect(res.stderr).toContain('--retain');
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'mailroom-cli-'));
+    try {
+      const file = join(dir, 'config.json');
+      await writeFile(file, JSON.stringify({ retain: 0 }));
+      const res = await run(['sandbox', '--port', '0', '--config', file]);
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('retain');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

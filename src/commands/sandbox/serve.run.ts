@@ -15,6 +15,7 @@ export interface SandboxServeOptions {
   config?: string;
   monthlyLimit?: number;
   rateLimit?: number;
+  retain?: number;
   errorRate?: number;
   dropRate?: number;
   lostRate?: number;
@@ -38,6 +39,7 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
     const config = opts.config === undefined ? {} : await loadConfigFile(opts.config);
     if (opts.monthlyLimit !== undefined) config.monthlyLimit = opts.monthlyLimit;
     if (opts.rateLimit !== undefined) config.rateLimit = opts.rateLimit;
+    if (opts.retain !== undefined) config.retain = opts.retain;
     const faults = { ...config.faults };
     if (opts.errorRate !== undefined) faults.errorRate = opts.errorRate;
     if (opts.dropRate !== undefined) faults.dropRate = opts.dropRate;
