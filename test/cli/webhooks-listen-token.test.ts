@@ -107,6 +107,13 @@ describe('webhooks listen --register: the signing token in hand', () => {
     }
   });
 
+  it('--write-env to a place it cannot write, or an empty --exec: exit 2, one line, before anything is registered', async () => {
+    const noDir = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--write-env', '/nonexistent-dir-for-mailroom/.env'], { env: apiEnv() });
+    expect(noDir).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --write-env: cannot write /nonexistent-dir-for-mailroom/.env: no such directory\n' });
+    const empty = await runInProcess(['webhooks', 'listen', '--port', '0', '--token', 'wht_execEmptyToken001', '--exec', ' '], { env: apiEnv() });
+    expect(empty).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --exec: the command to start your app is empty\n' });
+  });
+
   it('-q with a new token and nothing to keep it: exit 2 before anything is registered; --webhook with it: exit 2', async () => {
     const quiet = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '-q'], { env: apiEnv() });
     expect(quiet.code).toBe(2);
