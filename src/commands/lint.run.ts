@@ -19,15 +19,19 @@ export interface LintOptions {
   checkLinks?: boolean;
   maxLinks: number;
   linkTimeout: number;
+  clients?: string[];
 }
 
 /** Reads the inputs, runs the checks, prints them in the format asked, and exits 10 on a finding at or above --fail-on. */
 export async function run(opts: LintOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   if (globals.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} cannot be used together`);
+  // Checked before any input is read; the caniemail data loads only here, only with --clients.
+  const clients = opts.clients ? (await import('../lint/clients.js')).clientGlobs(opts.clients) : undefined;
   const targets = await lintTargets({ operands: opts.inputs, file: opts.file, batch: opts.batch, templates: opts.templates, props: opts.props }, ctx.cwd, ctx.io, (what) => stdinFor(ctx, what));
   const outcome = await lint(targets, {
     failOn: opts.failOn,
+    ...(clients ? { clients } : {}),
     ...(opts.checkLinks ? { links: { max: opts.maxLinks, timeoutMs: opts.linkTimeout, signal: ctx.signal } } : {}),
   });
   if (!globals.quiet) await print(outcome, opts, ctx);

@@ -5,6 +5,8 @@ import { parseIntegerOption } from './shared/option-parsers.js';
 import type { LintOptions } from './lint.run.js';
 import { verb } from './verb.js';
 
+const commaList = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+
 const SEVERITIES = ['error', 'warning', 'info'] as const;
 const FORMATS = ['table', 'json', 'sarif', 'junit'] as const;
 
@@ -19,6 +21,7 @@ export function register(parent: Command, ctx: Context): void {
     .option('--props <json>', 'props for the React email files, as a JSON object')
     .addOption(new Option('--fail-on <severity>', 'exit 10 when a finding is at or above this: error, warning or info').choices(SEVERITIES).default('error').argParser(choiceParser('--fail-on', SEVERITIES)))
     .addOption(new Option('--format <format>', 'table (on a terminal), json (when piped; same as --json), sarif or junit').choices(FORMATS).argParser(choiceParser('--format', FORMATS)))
+    .option('--clients <list>', 'check HTML and CSS support in these email clients (caniemail data): gmail, outlook, apple-mail, yahoo, ... or outlook.windows; comma-separated', commaList)
     .option('--check-links', 'also fetch every absolute http(s) link and image (HEAD, then GET) and report its status')
     .addOption(new Option('--max-links <n>', 'fetch at most this many distinct URLs').default(100).argParser(parseIntegerOption('--max-links', 1, 10_000)))
     .addOption(new Option('--link-timeout <ms>', 'time for each link, redirects included').default(10_000).argParser(parseIntegerOption('--link-timeout', 1, 300_000)))
@@ -29,6 +32,7 @@ Examples:
   $ mailroom lint emails/*.html
   $ mailroom lint emails/*.html --fail-on error --format sarif > lint.sarif
   $ mailroom lint emails/Welcome.tsx --props '{"name":"Ada"}' --check-links
+  $ mailroom lint emails/*.html --clients gmail,outlook,apple-mail --fail-on warning
   $ mailroom lint --batch emails.ndjson --templates templates/ --format junit > lint.xml
   $ render-email | mailroom lint -
 

@@ -16,6 +16,8 @@ export interface LintRunOptions {
   failOn: Severity;
   /** Fetch every absolute http(s) link and image (--check-links). */
   links?: LinkCheckOptions;
+  /** Client globs (`gmail.*`, from clientGlobs) to check the HTML and CSS against the caniemail data. */
+  clients?: string[];
   /** Checks skipped for the whole run, and why. */
   skipped?: string[];
 }
@@ -24,12 +26,15 @@ export type LintOutcome = LintReport & { links?: LinkStatus[] };
 
 /** Runs the checks on every target; with `links`, fetches the absolute URLs they hold, once each. */
 export async function lint(targets: readonly LintTarget[], opts: LintRunOptions): Promise<LintOutcome> {
+  // Loaded only when asked: the caniemail data is most of a megabyte.
+  const compat = opts.clients ? await import('./clients.js') : undefined;
   const uses = new Map<string, Array<{ result: LintResult; line: number; column: number; what: string }>>();
   const results = targets.map((t) => {
     const result: LintResult = { input: t.input, ...(t.file === undefined ? {} : { file: t.file }), ...(t.line === undefined ? {} : { line: t.line }), ...(t.entries ? { entries: t.entries } : {}), findings: [...t.findings], skipped: [...t.skipped] };
     if (t.email) {
       const { findings, facts } = checkEmail(t.email);
       result.findings.push(...findings);
+      if (compat && opts.clients) result.findings.push(...compat.clientFindings(t.email.html, opts.clients));
       const note = (url: string | undefined, line: number, column: number, what: string) => {
         if (url === undefined || !/^https?:\/\/[^/]/i.test(url.trim())) return;
         const key = url.trim();

@@ -35,6 +35,8 @@ export const RULES = {
   'head-no-preheader': rule('head-no-preheader', 'info', 'no preheader (inbox preview text)', 'without one the inbox shows the first text of the body; add a hidden preheader or send previewText'),
   'placeholder-unresolved': rule('placeholder-unresolved', 'error', 'template placeholder left in the email ({{name}}, {% ... %}, *|NAME|*)', 'fill the value before sending, or send it as a template with that variable'),
   'template-variable-missing': rule('template-variable-missing', 'error', "a template variable the entry does not give (--templates)", 'add it to the entry\'s variables: the template renders it as nothing'),
+  'client-unsupported': rule('client-unsupported', 'warning', 'HTML or CSS feature an email client named in --clients does not support (caniemail data)', 'use a fallback those clients render, or accept how they show it'),
+  'client-partial': rule('client-partial', 'info', 'HTML or CSS feature an email client named in --clients supports only in part (caniemail data)', 'read the notes: the feature may work only in some cases or accounts'),
   'entry-invalid': rule('entry-invalid', 'error', 'batch or --file entry that is not an email', 'fix the entry: `mailroom batch --dry-run` says what the API needs'),
 } as const satisfies Record<string, Rule>;
 

@@ -235,6 +235,34 @@ describe('mailroom lint: output formats', () => {
   });
 });
 
+describe('mailroom lint --clients (the caniemail data)', () => {
+  const compat = async (clients: string) => json((await lint(['compat.html', '--clients', clients, '--json'], { cwd: fixtures })).stdout).results[0]?.findings.filter((f) => f.check.startsWith('client-'));
+
+  it('a feature a named client lacks is a warning, at its line, naming the clients; a family names all its platforms', async () => {
+    const found = await compat('outlook');
+    const grid = found?.find((f) => f.message.startsWith('display:grid '));
+    expect(grid).toMatchObject({ check: 'client-unsupported', severity: 'warning', line: 6, message: 'display:grid is not supported by outlook.windows, outlook.windows-mail, outlook.ios, outlook.android' });
+    expect(found?.find((f) => f.message.startsWith('<video> element '))).toMatchObject({ check: 'client-unsupported', line: 7 });
+  });
+
+  it('only the clients asked for: one platform, or several families', async () => {
+    const one = await compat('outlook.windows');
+    expect(one?.find((f) => f.message.startsWith('display:grid '))?.message).toBe('display:grid is not supported by outlook.windows');
+    const both = await compat('gmail,outlook.macos');
+    for (const f of both ?? []) expect(f.message).not.toMatch(/outlook\.(windows|ios|android)/);
+    expect(both?.find((f) => f.message.startsWith('display:grid '))?.message).toMatch(/^display:grid is not supported by gmail\./);
+  });
+
+  it('warnings fail only --fail-on warning; an unknown client is exit 2 with a guess and the known names, before any input is read', async () => {
+    expect((await lint(['compat.html', '--clients', 'outlook', '-q'], { cwd: fixtures })).code).toBe(0);
+    expect((await lint(['compat.html', '--clients', 'outlook', '-q', '--fail-on', 'warning'], { cwd: fixtures })).code).toBe(10);
+    const bad = await lint(['missing.html', '--clients', 'gmial']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe('mailroom: --clients: unknown email client "gmial" (did you mean gmail?)');
+    expect(bad.stderr).toContain('known: apple-mail, gmail, orange, outlook, yahoo,');
+  });
+});
+
 describe('mailroom lint --check-links (loopback servers only)', () => {
   let server: Server;
   let base: string;

@@ -145,6 +145,14 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       expect(heavyIn(modulesOfEach([['--sandbox', 'check', '-q']])[0], sandbox).length).toBeGreaterThan(0);
     });
 
+    it('lint loads the caniemail data (@jsx-email/doiuse-email, bundled) only with --clients', () => {
+      const doiuse = /^\/\/ (?:\S*\/)?node_modules\/@jsx-email\/doiuse-email\//m;
+      const html = join(ROOT, 'test', 'fixtures', 'lint', 'clean.html');
+      const [plain, clients] = modulesOfEach([['lint', '-q', html], ['lint', '-q', '--clients', 'gmail', html]]);
+      expect(heavyIn(plain, doiuse)).toEqual([]);
+      expect(heavyIn(clients, doiuse).length).toBeGreaterThan(0);
+    });
+
     it('(the check above sees a command that does load them)', () => {
       expect(heavyIn(ofChecks[0]).length).toBeGreaterThan(0);
     });
