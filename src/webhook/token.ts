@@ -36,7 +36,8 @@ function fromFile(file: string, cwd: string): string {
   return readSecretFile(file, '--token-file', cwd);
 }
 
-function checked(value: string, source: string): string {
+/** `value` as a signing token from `source` (a flag or variable name), or a usage error saying what is wrong with it (never echoing it). */
+export function checked(value: string, source: string): string {
   if (value.trim() === '') throw usageError(`${source}: the signing token is empty or only whitespace`);
   if (/\s/.test(value)) throw usageError(`${source}: the signing token contains whitespace; a token is one word (wht_…)`);
   if (value.length < MIN_TOKEN_LENGTH) throw usageError(`${source}: the signing token is too short (${value.length} characters; at least ${MIN_TOKEN_LENGTH})`);

@@ -189,6 +189,18 @@ describe('webhooks listen and verify: tokens that cannot be one', () => {
     const res = await runInProcess(['webhooks', 'listen', '--port', '0', ...args], { env });
     expect(res).toEqual({ code: 2, stdout: '', stderr: `mailroom: ${message}\n` });
   });
+  it('webhooks create --token of 8 spaces or with a space inside: exit 2, nothing created (listen would refuse the token)', async () => {
+    for (const [token, why] of [
+      ['        ', 'is empty or only whitespace'],
+      ['wht_abc defghij', 'contains whitespace; a token is one word (wht_…)'],
+    ]) {
+      const res = await runInProcess(['webhooks', 'create', '--url', 'http://127.0.0.1:9/x', '--event', 'CONTACT_CREATED', '--token', token!], { env: apiEnv() });
+      expect(res).toEqual({ code: 2, stdout: '', stderr: `mailroom: --token: the signing token ${why}\n` });
+    }
+    const hooks = (await (await fetch(`${sb.baseUrl}/v1/webhooks`, { headers: { authorization: `Bearer ${sb.apiKey}` } })).json()) as { webhooks: { items: unknown[] } };
+    expect(hooks.webhooks.items).toEqual([]);
+  });
+
   it.each(cases)('verify %s: exit 2, one line', async (_name, args, env, message) => {
     const res = await runInProcess(['webhooks', 'verify', '--signature', 'a'.repeat(64), '--payload', '-', ...args], { env, input: '{}' });
     expect(res).toEqual({ code: 2, stdout: '', stderr: `mailroom: ${message}\n` });

@@ -5,6 +5,7 @@ import { parseEvents } from '../../input/events.js';
 import { printWebhook } from '../../output/resources.js';
 import { createWebhookRequestSchema, describeIssues } from '../../schema/index.js';
 import { refuseDiscardingSecret } from '../shared/secret-once.js';
+import { checked } from '../../webhook/token.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -15,6 +16,8 @@ export interface WebhooksCreateOptions {
 export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const events = parseEvents(opts.event);
+  // The same rule as listen and verify: a token they would refuse must not be made.
+  if (opts.token !== undefined) checked(opts.token, '--token');
   const body = createWebhookRequestSchema.safeParse({ url: opts.url, events, ...(opts.token === undefined ? {} : { token: opts.token }) });
   if (!body.success) {
     const issue = body.error.issues[0]!;
