@@ -36,6 +36,8 @@ export type ErrorKind =
   | 'storage'
   /** A batch ended with some entries failed. */
   | 'partial'
+  /** `sandbox wait`: the emails waited for were not caught in time. */
+  | 'not-caught'
   | 'unexpected';
 
 export interface MailroomErrorOptions {

@@ -13,6 +13,7 @@ export const EXIT = {
   signature: 8,
   storage: 9,
   checks: 10,
+  notCaught: 11,
   interrupted: 130,
 } as const;
 
@@ -32,6 +33,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   signature: 'webhook signature mismatch (`verify`), or a delivery older than `verify --max-age`',
   storage: 'a local file could not be written (disk full, quota, I/O error): batch stopped cleanly; free space and resume',
   checks: '`lint` found a problem at or above `--fail-on` (the email itself, not the command line: that is 2)',
+  notCaught: '`sandbox wait` ended at --timeout before the emails it waits for were caught',
   interrupted: 'interrupted by Ctrl-C: the command stopped (a batch first settles its requests in flight; sandbox and webhooks listen stop cleanly, and exit 0 on SIGTERM)',
 };
 
@@ -55,6 +57,7 @@ const EXIT_OF_KIND: Record<ErrorKind, ExitName> = {
   signature: 'signature',
   storage: 'storage',
   partial: 'partial',
+  'not-caught': 'notCaught',
   unexpected: 'unexpected',
 };
 

@@ -1,5 +1,5 @@
 import { Command, Option, type HelpContext } from 'commander';
-import { parseIntegerOption } from './commands/shared/option-parsers.js';
+import { parseDurationOption, parseIntegerOption } from './commands/shared/option-parsers.js';
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
@@ -95,7 +95,7 @@ export function buildProgram(given: Context, args?: readonly string[]): Command 
     .option('-q, --quiet', 'print nothing on success; exit code only')
     .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')
     .option('--no-color', 'no colour (env NO_COLOR; FORCE_COLOR forces it)')
-    .addOption(new Option('--timeout <ms>', 'per-request timeout in ms (default 30000)').argParser(parseIntegerOption('--timeout', 1)))
+    .addOption(new Option('--timeout <ms>', 'per-request timeout in ms, or with a unit: 10s, 2m (default 30000; sandbox wait: how long to wait, default 10s)').argParser(parseDurationOption('--timeout', 1)))
     .addOption(new Option('--max-retries <n>', 'retries for retryable failures (default 3)').argParser(parseIntegerOption('--max-retries', 0, 20)));
 
   program.addHelpText(

@@ -23,6 +23,7 @@ export const paths = {
   webhook: (webhookId: string): string => `/v1/webhooks/${id('webhook', webhookId)}`,
   /** The sandbox's own endpoints (src/sandbox/server.ts), for `mailroom sandbox` and `webhooks listen --register`. */
   sandboxEmails: (query?: URLSearchParams): string => `/_sandbox/emails${query && query.toString() !== '' ? `?${query.toString()}` : ''}`,
+  sandboxWait: (query: URLSearchParams): string => `/_sandbox/emails/wait?${query.toString()}`,
   sandboxEmail: (emailId: string): string => `/_sandbox/emails/${id('email', emailId)}`,
   sandboxDeliveries: (): string => '/_sandbox/deliveries',
   sandboxResend: (deliveryId: string): string => `/_sandbox/deliveries/${encodeURIComponent(deliveryId)}/resend`,

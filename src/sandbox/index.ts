@@ -11,6 +11,7 @@ import { Scheduler } from './scheduler.js';
 import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
 import { createWebhook } from './webhooks.js';
+import { EmailWaiters } from './waiters.js';
 
 export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig, WebhookConfig } from './config.js';
 export { SandboxConfigError, loadConfigFile } from './config.js';
@@ -101,10 +102,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveryTotal };
   });
   const deliveryListeners = new Set<() => void>();
-  // Every change goes to the journal (--data) and to the inbox pages' live stream.
+  const waiters = new EmailWaiters();
+  // Every change goes to the journal (--data), to the inbox pages' live stream and to the waits.
   state.onChange = (change) => {
     persistence?.record(change);
     live.changed();
+    if (change.t === 'email') waiters.caught(change.email);
+    else if (change.t === 'reset' || change.t === 'emailsCleared') waiters.cleared();
     if (change.t === 'delivery' || change.t === 'reset') for (const listener of deliveryListeners) listener();
   };
   ensureWebhooks(state, config.webhooks);
@@ -125,7 +129,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     deliverer.cancelPending();
   };
   const durable = persistence ? () => persistence.durable() : () => Promise.resolve();
-  const app = await buildServer({ state, config, emails, deliverer, live, durable, reset, log });
+  const app = await buildServer({ state, config, emails, deliverer, live, durable, reset, log, waiters });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host }).catch(async (err: unknown) => {
     await deliverer.close();
@@ -154,6 +158,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     close() {
       closing ??= (async () => {
         deliveryListeners.clear();
+        waiters.close();
         await deliverer.close();
         scheduler.stop();
         live.close();

@@ -7,7 +7,7 @@
 import type { EventName } from '../schema/events.js';
 import type { Envelope } from '../webhook/samples.js';
 import type { DeliveryRecord } from './state.js';
-import type { SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions } from './public-types.js';
+import type { SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
 
 export type * from './public-types.js';
 
@@ -30,14 +30,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     log: options.log ?? ((line) => console.error(line)),
   });
 
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
-    const res = await running.call(method, path, body);
-    if (res.status !== 200) {
-      const message = (res.body as { message?: unknown } | undefined)?.message;
-      throw new Error(`mailroom sandbox: ${method} ${path} answered ${res.status}${typeof message === 'string' ? `: ${message}` : ''}`);
-    }
-    return res.body;
-  };
+  const call = answered(running.call);
   const deliveries = async () => ((await call('GET', '/_sandbox/deliveries')) as { items: DeliveryRecord[] }).items.map(publicDelivery);
 
   return {
@@ -45,6 +38,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     apiKey: running.apiKey,
     workspaceId: running.workspaceId,
     emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items,
+    ...waits(call),
     deliveries,
     waitForDeliveries(count, { timeoutMs = 5_000 } = {}) {
       return new Promise((resolve, reject) => {
@@ -98,6 +92,47 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       await new Promise((resolve) => setImmediate(resolve));
     },
   };
+}
+
+type Call = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** A call to the sandbox's own endpoints that resolves to the body of a 200 and throws on anything else. */
+export function answered(call: Call): (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown> {
+  return async (method, path, body) => {
+    const res = await call(method, path, body);
+    if (res.status !== 200) {
+      const message = (res.body as { message?: unknown } | undefined)?.message;
+      throw new Error(`mailroom sandbox: ${method} ${path} answered ${res.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+    }
+    return res.body;
+  };
+}
+
+/** `waitForEmail` and `waitForEmails`, over the long poll `GET /_sandbox/emails/wait` (in-process or over HTTP alike). */
+export function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<Sandbox, 'waitForEmail' | 'waitForEmails'> {
+  const waitForEmails = async (count: number, filter: WaitForEmailOptions = {}): Promise<SandboxEmail[]> => {
+    if (!Number.isInteger(count) || count < 1) throw new TypeError(`mailroom sandbox: waitForEmails wants a whole number of emails of at least 1, not ${String(count)}`);
+    const timeoutMs = filter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
+    const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
+    if (filter.to !== undefined) query.set('to', filter.to);
+    if (filter.subject !== undefined) query.set('subject', filter.subject);
+    const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`)) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
+    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${items.length} matching caught)`);
+    if (timedOut) throw new Error(`mailroom sandbox: ${describeWait(count, filter)} within ${timeoutMs} ms (${items.length} matching caught)`);
+    return items;
+  };
+  return {
+    waitForEmails,
+    waitForEmail: async (filter = {}) => (await waitForEmails(1, filter))[0]!,
+  };
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+function describeWait(count: number, filter: WaitForEmailOptions): string {
+  const what = [filter.to === undefined ? '' : ` to ${filter.to}`, filter.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(filter.subject)}`].join('');
+  return count === 1 ? `no email${what} was caught` : `fewer than ${count} emails${what} were caught`;
 }
 
 /** A recorded attempt as the public type has it; attempts always carry their id, body and signature now. */

@@ -162,6 +162,16 @@ export interface StartSandboxOptions {
   log?: (line: string) => void;
 }
 
+/** Which emails `waitForEmail` and `waitForEmails` wait for, and how long. */
+export interface WaitForEmailOptions {
+  /** The recipient's address, whole (case-insensitive). */
+  to?: string;
+  /** A part of the subject (case-insensitive). */
+  subject?: string;
+  /** Default 5000; the sandbox caps one wait at 600000. */
+  timeoutMs?: number;
+}
+
 export interface Sandbox {
   /** Root of the API, e.g. `http://127.0.0.1:53817` (requests go to `${baseUrl}/v1/...`). */
   readonly baseUrl: string;
@@ -172,6 +182,13 @@ export interface Sandbox {
   emails(): Promise<SandboxEmail[]>;
   /** Every webhook delivery attempt so far, oldest first. */
   deliveries(): Promise<SandboxDelivery[]>;
+  /**
+   * Resolves to the first email caught that matches (one caught before the call counts), as soon
+   * as it is caught; rejects after `timeoutMs` (default 5000) naming what it waited for.
+   */
+  waitForEmail(options?: WaitForEmailOptions): Promise<SandboxEmail>;
+  /** Resolves to the first `count` matching emails, oldest first, once that many are caught; rejects after `timeoutMs`. */
+  waitForEmails(count: number, options?: WaitForEmailOptions): Promise<SandboxEmail[]>;
   /**
    * Resolves once at least `count` delivery attempts are recorded (deliveries run after the API
    * call that caused them has answered); rejects after `timeoutMs` (default 5000).

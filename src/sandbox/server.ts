@@ -17,6 +17,7 @@ import { LiveFeed } from './live.js';
 import { randomToken, type InboxEmail, type SandboxState, type StoredKey } from './state.js';
 import { withText } from './text.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
+import { EmailWaiters, parseWait } from './waiters.js';
 
 export { BATCH_BODY_LIMIT, BODY_LIMIT };
 
@@ -32,6 +33,8 @@ export interface ServerDeps {
   /** Called by `POST /_sandbox/reset`, after the state is emptied. */
   reset: () => void;
   log: (line: string) => void;
+  /** The long polls of `GET /_sandbox/emails/wait`, told of each email caught; absent, a wait sees only what was caught before it. */
+  waiters?: EmailWaiters;
 }
 
 declare module 'fastify' {
@@ -177,6 +180,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (!/^\d+$/.test(limit)) throw new HttpError(400, 'Invalid request: limit must be a whole number');
     const n = Number(limit);
     return { items: n === 0 ? [] : shown(matching.slice(-n)), total };
+  });
+  // A long poll: answers once `count` emails matching `to` and `subject` are caught (those caught
+  // before the call count), or at `timeoutMs` with `timedOut: true` and what matched so far.
+  const waiters = deps.waiters ?? new EmailWaiters();
+  app.get('/_sandbox/emails/wait', inspect, async (request, reply) => {
+    const wanted = parseWait(request.query as Record<string, string | undefined>);
+    // A caller that hangs up stops its wait: nothing is left listening.
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const outcome = await waiters.wait(state.emails, wanted, gone.signal);
+    return { ...outcome, items: shown(outcome.items) };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
     const email = state.emailsById.get((request.params as Params).id!);

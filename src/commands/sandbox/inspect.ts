@@ -6,6 +6,7 @@ import { SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
 import type { SandboxEmailOptions } from './email.run.js';
 import type { SandboxOpenOptions } from './open.run.js';
 import type { SandboxResendOptions } from './resend.run.js';
+import type { SandboxWaitOptions } from './wait.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
@@ -30,6 +31,23 @@ Examples:
   $ mailroom sandbox emails --to ada@ --json | jq -r '.[].id'`,
     )
     .action(verb(ctx, () => import('./emails.run.js')));
+
+  sandbox
+    .command('wait')
+    .description('wait until a running sandbox catches an email (or --count of them) and print it; exit 11 at --timeout')
+    .option('--to <address>', 'only emails to this address (whole, case-insensitive)')
+    .option('--subject <text>', 'only emails whose subject contains this (case-insensitive)')
+    .addOption(new Option('--count <n>', 'wait for this many matching emails (default 1)').argParser(parseIntegerOption('--count', 1, 10_000)))
+    .addHelpText(
+      'after',
+      `${where} --timeout is how long to wait (default 10s; 30s, 2m, or ms).
+Emails caught before the command started count too. Resolves as the email is caught (no polling).
+
+Examples:
+  $ mailroom sandbox wait --to ada@example.com --subject "Reset your password" --timeout 10s
+  $ id=$(mailroom sandbox wait --to ada@example.com --json | jq -r '.[0].id')`,
+    )
+    .action(verb(ctx, () => import('./wait.run.js'), (flags: SandboxWaitOptions): SandboxWaitOptions => flags));
 
   sandbox
     .command('email')

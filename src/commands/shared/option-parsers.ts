@@ -9,3 +9,16 @@ export function parseIntegerOption(name: string, min: number, max = Number.MAX_S
     return n;
   };
 }
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** A duration: whole milliseconds (`500`), or a number with a unit (`500ms`, `10s`, `1.5m`); answers milliseconds. */
+export function parseDurationOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+    if (!m) throw new InvalidArgumentError(`${name} must be a duration: whole milliseconds, or a number with ms, s or m (10s)`);
+    const n = Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max} ms`);
+    return n;
+  };
+}

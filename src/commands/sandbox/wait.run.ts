@@ -1,0 +1,51 @@
+import type { CommandContext } from '../../client.js';
+import type { SandboxEmail } from '../../sandbox/public-types.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { MailroomError, usageError } from '../../errors.js';
+import { printRows } from '../../output/index.js';
+import { paths } from '../../api/paths.js';
+
+export interface SandboxWaitOptions {
+  to?: string;
+  subject?: string;
+  count?: number;
+}
+
+/** How long `sandbox wait` waits without --timeout. */
+export const DEFAULT_WAIT_MS = 10_000;
+/** The longest wait a sandbox accepts (its GET /_sandbox/emails/wait). */
+const MAX_WAIT_MS = 600_000;
+/** What the long poll may take beyond its own timeout to answer (a loaded machine) before the call gives up. */
+const ANSWER_GRACE_MS = 10_000;
+
+/** Waits on the running sandbox's long poll (GET /_sandbox/emails/wait) and prints the emails, or exits 11 at --timeout. */
+export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  const root = sandboxRoot(ctx);
+  const count = flags.count ?? 1;
+  const timeoutMs = globals.timeout ?? DEFAULT_WAIT_MS;
+  if (timeoutMs > MAX_WAIT_MS) throw usageError(`--timeout must be at most ${MAX_WAIT_MS / 60_000}m for sandbox wait`);
+  const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
+  if (flags.to !== undefined) query.set('to', flags.to);
+  if (flags.subject !== undefined) query.set('subject', flags.subject);
+  const { body } = await sandboxCall(root, 'GET', paths.sandboxWait(query), { ...ctx, globals: { ...globals, timeout: timeoutMs + ANSWER_GRACE_MS } });
+  const { items, timedOut } = body as { items: SandboxEmail[]; timedOut: boolean };
+  if (timedOut) {
+    const what = [flags.to === undefined ? '' : ` to ${flags.to}`, flags.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(flags.subject)}`].join('');
+    const missing = count === 1 ? `no email${what} was caught` : `fewer than ${count} emails${what} were caught`;
+    throw new MailroomError('not-caught', `${missing} within ${seconds(timeoutMs)} (${items.length} matching caught)`, {
+      hints: ['see what was caught: mailroom sandbox emails'],
+    });
+  }
+  await printRows(ctx, globals, items, [
+    { header: 'ID', value: (e) => e.id },
+    { header: 'STATUS', value: (e) => e.status },
+    { header: 'TO', value: (e) => e.to, kind: 'text' },
+    { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})`, kind: 'text' },
+    { header: 'CREATED', value: (e) => e.createdAt, kind: 'date' },
+  ]);
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms} ms`;
+}

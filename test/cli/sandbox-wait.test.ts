@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { runInProcess } from '../helpers/context.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  sb = await withSandbox();
+  env = { MAILROOM_BASE_URL: sb.baseUrl };
+});
+afterAll(() => sb.close());
+beforeEach(() => sb.reset());
+
+async function send(to: string, subject: string): Promise<string> {
+  const res = await fetch(`${sb.baseUrl}/v1/emails`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: 'shop@example.com', to, subject, html: '<p>Your code is 123456</p>' }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { email: { id: string } }).email.id;
+}
+
+describe('mailroom sandbox wait', () => {
+  test('prints the email once it is caught and exits 0; --json prints the list of emails', async () => {
+    const waiting = runInProcess(['sandbox', 'wait', '--to', 'ada@customer.test', '--subject', 'code', '--timeout', '20s', '--json'], { env });
+    await new Promise((r) => setTimeout(r, 50));
+    await send('bob@customer.test', 'Your code');
+    const id = await send('ada@customer.test', 'Your code');
+    const r = await waiting;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const items = JSON.parse(r.stdout) as { id: string; to: string; text: string }[];
+    expect(items.map((e) => [e.id, e.to, e.text])).toEqual([[id, 'ada@customer.test', 'Your code is 123456']]);
+  });
+
+  test('an email caught before counts; a table on a terminal; --count waits for that many', async () => {
+    const first = await send('ada@customer.test', 'one');
+    const second = await send('ada@customer.test', 'two');
+    const r = await runInProcess(['sandbox', 'wait', '--to', 'ADA@customer.test', '--count', '2', '--no-color'], { env, tty: 'stdout', columns: 120 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ID +STATUS +TO +SUBJECT +CREATED\n/);
+    expect(r.stdout).toContain(first);
+    expect(r.stdout).toContain(second);
+  });
+
+  test('at --timeout: one line on stderr, exit 11, nothing on stdout; --json also prints the error object', async () => {
+    await send('ada@customer.test', 'Welcome');
+    const r = await runInProcess(['sandbox', 'wait', '--to', 'bob@customer.test', '--timeout', '0.2s'], { env });
+    expect(r.code).toBe(11);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('mailroom: no email to bob@customer.test was caught within 200 ms (0 matching caught)\n  see what was caught: mailroom sandbox emails\n');
+
+    const j = await runInProcess(['sandbox', 'wait', '--subject', 'welcome', '--count', '2', '--timeout', '100', '--json'], { env });
+    expect(j.code).toBe(11);
+    expect(JSON.parse(j.stdout)).toEqual({
+      error: {
+        kind: 'notCaught',
+        message: 'fewer than 2 emails with a subject containing "welcome" were caught within 100 ms (1 matching caught)',
+        exitCode: 11,
+        hints: ['see what was caught: mailroom sandbox emails'],
+      },
+    });
+  });
+
+  test.each([
+    [['--timeout', '10x'], 'mailroom: option \'--timeout <ms>\' argument \'10x\' is invalid. --timeout must be a duration: whole milliseconds, or a number with ms, s or m (10s)'],
+    [['--timeout', '11m'], 'mailroom: --timeout must be at most 10m for sandbox wait'],
+    [['--count', '0'], "mailroom: option '--count <n>' argument '0' is invalid. --count must be between 1 and 10000"],
+  ])('%j is a usage error (exit 2), nothing waited for', async (args, line) => {
+    const r = await runInProcess(['sandbox', 'wait', ...args], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(line);
+  });
+
+  test('no sandbox there: exit 6', async () => {
+    const r = await runInProcess(['sandbox', 'wait', '--base-url', 'http://127.0.0.1:9'], { env });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^mailroom: cannot reach a sandbox at http:\/\/127\.0\.0\.1:9/);
+  });
+});
