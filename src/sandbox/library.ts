@@ -7,7 +7,8 @@
 import type { EventName } from '../schema/events.js';
 import type { Envelope } from '../webhook/samples.js';
 import type { DeliveryRecord } from './state.js';
-import type { SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
+import { caught } from './caught.js';
+import type { CaughtEmail, SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
 
 export type * from './public-types.js';
 
@@ -37,7 +38,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     baseUrl: running.baseUrl,
     apiKey: running.apiKey,
     workspaceId: running.workspaceId,
-    emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items,
+    emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items.map(caught),
     ...waits(call),
     deliveries,
     waitForDeliveries(count, { timeoutMs = 5_000 } = {}) {
@@ -110,7 +111,7 @@ export function answered(call: Call): (method: 'GET' | 'POST', path: string, bod
 
 /** `waitForEmail` and `waitForEmails`, over the long poll `GET /_sandbox/emails/wait` (in-process or over HTTP alike). */
 export function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<Sandbox, 'waitForEmail' | 'waitForEmails'> {
-  const waitForEmails = async (count: number, filter: WaitForEmailOptions = {}): Promise<SandboxEmail[]> => {
+  const waitForEmails = async (count: number, filter: WaitForEmailOptions = {}): Promise<CaughtEmail[]> => {
     if (!Number.isInteger(count) || count < 1) throw new TypeError(`mailroom sandbox: waitForEmails wants a whole number of emails of at least 1, not ${String(count)}`);
     const timeoutMs = filter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
@@ -120,7 +121,7 @@ export function waits(call: (method: 'GET' | 'POST', path: string) => Promise<un
     const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`)) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
     if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${items.length} matching caught)`);
     if (timedOut) throw new Error(`mailroom sandbox: ${describeWait(count, filter)} within ${timeoutMs} ms (${items.length} matching caught)`);
-    return items;
+    return items.map(caught);
   };
   return {
     waitForEmails,

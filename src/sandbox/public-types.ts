@@ -114,6 +114,30 @@ export interface SandboxEmail {
   requestId?: string;
 }
 
+/** A link of a caught email's HTML, in document order. */
+export interface EmailLink {
+  /** The `href` as your app wrote it (entities decoded): the sandbox never rewrites links for click tracking. */
+  href: string;
+  /** The link's visible text, whitespace squeezed; an image link's `alt`. */
+  text: string;
+}
+
+/** An email the sandbox caught, with what a test asks of it (docs/sandbox-in-your-tests.md). */
+export interface CaughtEmail extends SandboxEmail {
+  /** Every `<a href>` (and `<area href>`) of the HTML, in order. */
+  links(): EmailLink[];
+  /**
+   * The one-time codes and tokens in the email, distinct, in the order found: whole words of 4 to 8
+   * digits (not a year, price, date, time or part of a longer number) and of 6 to 12 capital letters
+   * and digits holding both, in the text and the HTML's visible text; then the values of link
+   * parameters named token, code, otp, key, verify, confirm, reset, magic (and the like). With a
+   * pattern: its matches (its first group when it has one) in the text and the HTML's visible text.
+   */
+  codes(pattern?: RegExp): string[];
+  /** The headers it would travel with, lower-case names: from, to, subject, reply-to, message-id, date. */
+  readonly headers: Record<string, string>;
+}
+
 /** What the sandbox POSTs to a webhook: the public API's event envelope. */
 export interface SandboxEnvelope {
   event: SandboxEventName;
@@ -179,16 +203,16 @@ export interface Sandbox {
   readonly apiKey: string;
   readonly workspaceId: string;
   /** Every email caught so far, oldest first. */
-  emails(): Promise<SandboxEmail[]>;
+  emails(): Promise<CaughtEmail[]>;
   /** Every webhook delivery attempt so far, oldest first. */
   deliveries(): Promise<SandboxDelivery[]>;
   /**
    * Resolves to the first email caught that matches (one caught before the call counts), as soon
    * as it is caught; rejects after `timeoutMs` (default 5000) naming what it waited for.
    */
-  waitForEmail(options?: WaitForEmailOptions): Promise<SandboxEmail>;
+  waitForEmail(options?: WaitForEmailOptions): Promise<CaughtEmail>;
   /** Resolves to the first `count` matching emails, oldest first, once that many are caught; rejects after `timeoutMs`. */
-  waitForEmails(count: number, options?: WaitForEmailOptions): Promise<SandboxEmail[]>;
+  waitForEmails(count: number, options?: WaitForEmailOptions): Promise<CaughtEmail[]>;
   /**
    * Resolves once at least `count` delivery attempts are recorded (deliveries run after the API
    * call that caused them has answered); rejects after `timeoutMs` (default 5000).
