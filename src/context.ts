@@ -48,6 +48,11 @@ export interface Context {
   signal: AbortSignal;
   /** `--json id,displayName`: the fields JSON output keeps (all when absent). */
   jsonFields?: readonly string[];
+  /**
+   * The one JSON document of this command line (src/output/document.ts), made by run(): the result
+   * and the error are held here and written once the command has ended. Absent: written at once.
+   */
+  document?: JsonDocumentState;
   /** The throw-away sandbox of `--sandbox`, while the command runs; settings take it over everything. */
   sandbox?: SandboxSession & { close(): Promise<void> };
   /** Run by run() after the action, whatever happened (closing the transport); absent outside run(). */
@@ -63,6 +68,12 @@ export interface Clock {
   now(): number;
   /** Calls `fn` every `ms` until the returned stop is called. */
   every(ms: number, fn: () => void): () => void;
+}
+
+/** What the JSON document holds until run() writes it: the command's result and its error, if any. */
+export interface JsonDocumentState {
+  result?: { value: unknown };
+  error?: Record<string, unknown>;
 }
 
 /** A running local API: where it listens and the key and workspace it made. */

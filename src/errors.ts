@@ -163,9 +163,16 @@ export const usageError = (message: string, hints?: string[]): ValidationError =
 
 export const storageError = (path: string, err: unknown): StorageError => new StorageError(path, err);
 
-/** Ends the command with `code` after it has said all it has to say itself (e.g. 130 after an interrupted batch's summary). */
+/**
+ * Ends the command with `code` after it has said all it has to say itself (e.g. 130 after an
+ * interrupted batch's summary). `detail`: what went wrong, for the JSON document only (inside the
+ * result the command printed; src/output/document.ts), its stderr lines being printed already.
+ */
 export class QuietExit extends Error {
-  constructor(readonly code: number) {
+  constructor(
+    readonly code: number,
+    readonly detail?: { message: string; hints?: string[] },
+  ) {
     super(`exit ${code}`);
     this.name = 'QuietExit';
   }

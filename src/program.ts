@@ -7,14 +7,35 @@ import { takeJsonFields } from './output/fields.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
+import { JSON_FIELD_WORDS } from './commands/shared/json-fields.js';
 import { refuseRepeatedOptions } from './commands/shared/repeatable-options.js';
 import { guardIO, holdSecretsOf } from './secrets.js';
 import { oneLine } from './output/one-line.js';
 
 /** A bare group (`mailroom`, `mailroom keys`) prints its help to stdout with exit 0, as gh does, so `mailroom | less` works. */
 class MailroomCommand extends Command {
+  /** On the root: the context the commands were registered with, and the word after `--json` left to the command (takeJsonFields). */
+  jsonWord?: { ctx: Context; word: string };
+
   override createCommand(name?: string): Command {
     return new MailroomCommand(name);
+  }
+
+  /**
+   * One operand too many: when it is the word after `--json` (`check --json nope`, `webhooks get
+   * wh_1 --json nope`), that word was a field list, which the command then checks like any other.
+   */
+  _excessArguments(received: string[]): void {
+    let root: Command | null = this.parent;
+    while (root?.parent) root = root.parent;
+    const taken = (root as MailroomCommand | null)?.jsonWord;
+    const at = taken === undefined ? -1 : this.args.lastIndexOf(taken.word);
+    if (taken !== undefined && at >= 0 && taken.ctx.jsonFields === undefined && received.length === this.registeredArguments.length + 1) {
+      this.args.splice(at, 1);
+      taken.ctx.jsonFields = [taken.word];
+      return;
+    }
+    (Command.prototype as unknown as { _excessArguments(this: Command, r: string[]): void })._excessArguments.call(this, received);
   }
 
   override help(context?: HelpContext): never;
@@ -59,7 +80,7 @@ export function commandName(args: readonly string[]): string | undefined {
  * an unknown name, or no name), since command modules import their work lazily but Commander's
  * objects for every option of every command are not free.
  */
-export function buildProgram(given: Context, args?: readonly string[]): Command {
+export function buildProgram(given: Context, args?: readonly string[], jsonWord?: string): Command {
   // Every command writes through the secret guard (secrets.ts), whoever built the context.
   const ctx: Context = { ...given, io: guardIO(given.io) };
   holdSecretsOf(ctx.env);
@@ -127,6 +148,7 @@ Help for a command: mailroom help <command...>, or mailroom <command...> --help.
     await session?.close();
   });
 
+  if (jsonWord !== undefined) program.jsonWord = { ctx, word: jsonWord };
   const name = args === undefined ? undefined : commandName(args);
   const versionOnly = name === undefined && args !== undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
   // `completion` describes the whole tree; `--version` needs none of it.
@@ -169,7 +191,7 @@ function find(program: Command, path: readonly string[]): Command | undefined {
 
 /** Parses `args` (the user's arguments) and runs the command they name; `help …` is answered first. */
 export async function runCommandLine(ctx: Context, args: readonly string[]): Promise<void> {
-  const { args: rest, fields } = takeJsonFields(args);
+  const { args: rest, fields, candidate } = takeJsonFields(args, JSON_FIELD_WORDS);
   if (fields) ctx.jsonFields = fields;
   let argv = rest;
   if (argv.includes('help')) {
@@ -183,7 +205,7 @@ export async function runCommandLine(ctx: Context, args: readonly string[]): Pro
     }
     if (request) argv = [...request.path, '--help'];
   }
-  await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
+  await buildProgram(ctx, argv, candidate).parseAsync(argv, { from: 'user' });
 }
 
 function* allCommands(cmd: Command): Generator<Command> {

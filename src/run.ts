@@ -3,6 +3,7 @@ import { EXIT } from './exit-codes.js';
 import { runCommandLine } from './program.js';
 import { guardIO } from './secrets.js';
 import { report } from './report.js';
+import { writeDocument } from './output/document.js';
 
 /**
  * Runs the CLI on `args` (the user's arguments: argv without node and the script) and returns the
@@ -10,15 +11,18 @@ import { report } from './report.js';
  * so tests run the whole CLI in-process with a fake context (test/helpers/context.ts).
  */
 export async function run(args: readonly string[], given: Context): Promise<number> {
-  const ctx: Context = { ...given, io: guardIO(given.io), cleanups: [] };
+  const ctx: Context = { ...given, io: guardIO(given.io), cleanups: [], document: {} };
   const verbose = args.includes('--verbose') || args.includes('-v') || ctx.env.MAILROOM_DEBUG === '1';
+  const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
+  const json = options.some((a) => a === '--json' || a.startsWith('--json='));
   try {
     await runCommandLine(ctx, args);
     return EXIT.ok;
   } catch (err) {
-    const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
-    return report(err, ctx, { verbose, json: options.some((a) => a === '--json' || a.startsWith('--json=')) });
+    return report(err, ctx, { verbose, json });
   } finally {
+    // One JSON document, whatever happened: the result (with its error inside), or the error alone.
+    writeDocument(ctx, json);
     // A failed close (a connection already gone) must not change the command's outcome.
     await Promise.allSettled((ctx.cleanups ?? []).map((close) => close()));
   }

@@ -34,7 +34,6 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
   };
   if (s.report) out.report = s.report;
   if (s.failedFile) out.failedFile = s.failedFile;
-  if (s.fatal) out.error = s.fatal.message;
   if (s.journal && (s.interrupted || s.fatal || s.uncertain > 0) && !s.dryRun) out.resume = resumeCommand(s, input);
   return out;
 }

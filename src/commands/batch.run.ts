@@ -14,6 +14,7 @@ import { readSource } from '../input/sources.js';
 import { stdinFor } from '../input/stdin.js';
 import { parseSendAt } from '../input/time.js';
 import { outputMode } from '../output/mode.js';
+import { printJson } from '../output/print.js';
 import { createProgressBar, createProgressLines } from '../output/progress.js';
 import { raisedTimeout } from './shared/transport-hints.js';
 import type { Settings } from '../config/settings.js';
@@ -97,8 +98,10 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   summary.resumeArgs = resumeArgs(flags, { ...globals, ...(timeout === undefined ? {} : { timeout: Number(timeout) }) }, sending?.settings, defaults.sendAt);
   // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
   const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
-  if (mode.format === 'json' && !mode.quiet && (!stdoutTaken || globals.json)) {
-    (stdoutTaken ? ctx.io.err : ctx.io.out).write(`${JSON.stringify(summaryJson(summary, file))}\n`);
+  if (mode.format === 'json' && !mode.quiet) {
+    // On stdout the summary is the command's one JSON document: the error it ends with goes inside it.
+    if (!stdoutTaken) printJson(ctx, summaryJson(summary, file));
+    else if (globals.json) ctx.io.err.write(`${JSON.stringify({ ...summaryJson(summary, file), ...(summary.fatal ? { error: summary.fatal.message } : {}) })}\n`);
   }
   if (!mode.quiet && !globals.json) {
     printSummary(ctx.io.err, summary, file);
@@ -109,7 +112,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   if (summary.fatal) throw summary.fatal;
   if (summary.interrupted) {
     // 128 + SIGINT, as shells report it; the summary above says how to resume.
-    throw new QuietExit(130);
+    throw new QuietExit(130, { message: 'interrupted: the run stopped before the end of its input', hints: summary.journal ? [`resume it with --resume ${summary.journal}`] : [] });
   }
   // With -q or --json the summary is not on stderr: the one line says what the first problem is.
   const first = summary.errors[0];

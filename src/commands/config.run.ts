@@ -160,6 +160,6 @@ function integer(raw: string, name: string, [min, max]: readonly [number, number
 
 async function path(ctx: CommandContext, globals: Globals): Promise<void> {
   const file = configFile(ctx.env);
-  if (globals.json) ctx.io.out.write(`${JSON.stringify({ path: file })}\n`);
+  if (globals.json) output.printJson(ctx, { path: file });
   else ctx.io.out.write(`${file}\n`);
 }

@@ -2,17 +2,21 @@ import type { CommandContext } from '../client.js';
 import { QuietExit } from '../errors.js';
 import { outputMode, palette, printJson } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
-import { diagnose } from './shared/diagnose.js';
+import { checkDetail, diagnose, type Diagnosis } from './shared/diagnose.js';
 
 /** Exits with the code of the first needed check that failed; what failed is already printed. */
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
-  const code = await runDoctor(ctx);
-  if (code !== 0) throw new QuietExit(code);
+  const d = await diagnose(ctx);
+  const code = await printDoctor(ctx, d);
+  if (code !== 0) throw new QuietExit(code, d.failed && checkDetail(d.failed));
 }
 
 export async function runDoctor(ctx: CommandContext): Promise<number> {
+  return printDoctor(ctx, await diagnose(ctx));
+}
+
+async function printDoctor(ctx: CommandContext, d: Diagnosis): Promise<number> {
   const { globals } = ctx;
-  const d = await diagnose(ctx);
   if (globals.quiet) return d.exitCode;
   const mode = outputMode(ctx, globals);
   if (mode.format === 'json') {

@@ -35,7 +35,8 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
     ...(opts.checkLinks ? { links: { max: opts.maxLinks, timeoutMs: opts.linkTimeout, signal: ctx.signal } } : {}),
   });
   if (!globals.quiet) await print(outcome, opts, ctx);
-  if (!outcome.ok) throw new QuietExit(EXIT.checks);
+  // The findings are the result; the JSON document also says why the exit code is not 0.
+  if (!outcome.ok) throw new QuietExit(EXIT.checks, { message: `findings at or above --fail-on ${outcome.failOn}: ${outcome.counts.error} errors, ${outcome.counts.warning} warnings, ${outcome.counts.info} info` });
 }
 
 async function print(outcome: LintOutcome, opts: LintOptions, ctx: CommandContext): Promise<void> {

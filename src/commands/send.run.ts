@@ -65,7 +65,8 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
   if (mode.quiet) return;
   if (mode.format === 'json') {
     // The key rides next to the API's answer: with it, a script can retry this exact send safely.
-    out.printJson(ctx, { ...result, idempotencyKey: key });
+    // sendAt as the table shows it: the time asked for (`--send-at +2h` resolved), unless the API says its own.
+    out.printJson(ctx, { ...result, ...(email.sendAt !== undefined && result.sendAt === undefined ? { sendAt: email.sendAt } : {}), idempotencyKey: key });
     if (result.warning) ctx.io.err.write(`warning: ${oneLine(result.warning)}\n`);
   } else {
     await out.printKeyValues(ctx, [

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../client.js';
 import type { Context, Globals } from '../context.js';
+import { checkJsonFields, commandPath } from './shared/json-fields.js';
 
 /** What a verb's action loads: one module whose `run` does the work, with static imports inside it. */
 export interface VerbModule<O> {
@@ -12,12 +13,13 @@ export interface VerbModule<O> {
  * from argv in one place (`options` gets Commander's flags, the positional operands and the command), loads the
  * verb's run module, and calls `run(opts, ctx)` with the command context (src/client.ts), built
  * here from the parsed global options so that its type guarantees `globals`, `settings()`,
- * `api()` and `prompter` to every run.
+ * `api()` and `prompter` to every run. A `--json` field list is checked here, before anything is sent.
  */
 export function verb<O, F = O>(ctx: Context, load: () => Promise<VerbModule<O>>, options: (flags: F, operands: string[], cmd: Command) => O = (flags) => flags as unknown as O) {
   return async (...args: unknown[]): Promise<void> => {
     const cmd = args.at(-1) as Command;
     const flags = args.at(-2) as F;
+    checkJsonFields(commandPath(cmd), ctx.jsonFields);
     const operands = args.slice(0, -2).flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? (a as string[]) : [a as string]));
     const opts = options(flags, operands, cmd);
     const [{ run }, { commandContext }] = await Promise.all([load(), import('../client.js')]);

@@ -3,18 +3,22 @@ import { describeSource } from '../config/settings.js';
 import { QuietExit } from '../errors.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
-import { diagnose } from './shared/diagnose.js';
+import { checkDetail, diagnose, type Diagnosis } from './shared/diagnose.js';
 
 /** Exits 3 without a valid key, 6 when the API is unreachable; what failed is already printed. */
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
-  const code = await runWhoami(ctx);
-  if (code !== 0) throw new QuietExit(code);
+  const d = await diagnose(ctx, { identityOnly: true });
+  const code = await printWhoami(ctx, d);
+  if (code !== 0) throw new QuietExit(code, d.failed && checkDetail(d.failed));
 }
 
 /** `whoami`: doctor's short form, the identity the API sees and where its parts came from. */
 export async function runWhoami(ctx: CommandContext): Promise<number> {
+  return printWhoami(ctx, await diagnose(ctx, { identityOnly: true }));
+}
+
+async function printWhoami(ctx: CommandContext, d: Diagnosis): Promise<number> {
   const { globals } = ctx;
-  const d = await diagnose(ctx, { identityOnly: true });
   if (globals.quiet) return d.exitCode;
   const s = d.settings;
   const key = s?.apiKey;

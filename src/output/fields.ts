@@ -1,22 +1,19 @@
 import { usageError } from '../errors.js';
 
-/**
- * Field names of the objects mailroom prints (API keys, webhooks, emails, check results, summaries):
- * `--json id` takes `id` as a field list, while `--json wh_123` or `--json emails.ndjson` leave the
- * word to the command. A list with a comma (`--json id,role`) or `--json=id` is always a field list.
- */
-const KNOWN_FIELDS = new Set([
-  'id', 'displayName', 'role', 'status', 'secretKey', 'createdAt', 'updatedAt', 'workspaceId', 'url', 'events', 'token',
-  'messageId', 'to', 'from', 'subject', 'template', 'type', 'groupBy', 'warning', 'idempotencyKey', 'items', 'hasMore', 'startAt',
-  'event', 'meaning', 'key', 'value', 'source', 'origin', 'baseUrl', 'apiKey', 'keySource', 'keyOrigin',
-]);
-
 const FIELD_LIST = /^[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*$/;
 
-/** gh's `--json id,displayName`: the field list taken out of the arguments, `--json` left in place. */
-export function takeJsonFields(args: readonly string[]): { args: string[]; fields: string[] | undefined } {
+/**
+ * gh's `--json id,displayName`: the field list taken out of the arguments, `--json` left in place.
+ * `--json id` takes `id` as a field list when it is one of `known` (the field names of the objects
+ * mailroom prints), while `--json wh_123` or `--json emails.ndjson` leave the word to the command; a
+ * list with a comma (`--json id,role`) or `--json=id` is always a field list. `candidate`: a word
+ * after `--json` that could be a field name but was left to the command, so that a command with no
+ * room for it can report it as the field name it was meant to be (`check --json nope`).
+ */
+export function takeJsonFields(args: readonly string[], known: ReadonlySet<string>): { args: string[]; fields: string[] | undefined; candidate?: string } {
   const out: string[] = [];
   let fields: string[] | undefined;
+  let candidate: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--') {
@@ -32,27 +29,24 @@ export function takeJsonFields(args: readonly string[]): { args: string[]; field
     }
     out.push(arg);
     const next = args[i + 1];
-    if (arg === '--json' && next !== undefined && FIELD_LIST.test(next) && (next.includes(',') || KNOWN_FIELDS.has(next))) {
-      fields = next.split(',');
-      i++;
+    if (arg === '--json' && next !== undefined && FIELD_LIST.test(next)) {
+      if (next.includes(',') || known.has(next)) {
+        fields = next.split(',');
+        i++;
+      } else candidate = next;
     }
   }
-  return { args: out, fields };
+  return { args: out, fields, ...(candidate === undefined ? {} : { candidate }) };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * `value` with only `fields` kept: of an object, of each item of a list, or of each item of a page
- * (`{ items, hasMore, startAt }`, whose paging state stays). `unknown` lists fields no item has.
+ * `value` with only `fields` kept, in the order asked: of an object, or of each item of a list
+ * (`{ items, hasMore, ... }`, whose other fields stay). A field an object does not have is left out.
  */
-export function selectFields(value: unknown, fields: readonly string[]): { value: unknown; unknown: string[]; valid: string[] } {
-  const page = isRecord(value) && Array.isArray(value.items);
-  const items: unknown[] = page ? (value.items as unknown[]) : Array.isArray(value) ? value : [value];
-  const valid = [...new Set(items.filter(isRecord).flatMap((item) => Object.keys(item)))];
-  // An empty list has no fields to check a name against.
-  const unknown = items.length === 0 ? [] : fields.filter((f) => !valid.includes(f));
+export function selectFields(value: unknown, fields: readonly string[]): { value: unknown } {
   const pick = (item: unknown) => (isRecord(item) ? Object.fromEntries(fields.filter((f) => Object.hasOwn(item, f)).map((f) => [f, item[f]])) : item);
-  const picked = items.map(pick);
-  return { value: page ? { ...value, items: picked } : Array.isArray(value) ? picked : picked[0], unknown, valid };
+  if (isRecord(value) && Array.isArray(value.items)) return { value: { ...value, items: value.items.map(pick) } };
+  return { value: Array.isArray(value) ? value.map(pick) : pick(value) };
 }

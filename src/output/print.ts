@@ -1,30 +1,21 @@
 import type { Context, Globals } from '../context.js';
-import { usageError } from '../errors.js';
 import { palette } from './color.js';
 import { selectFields } from './fields.js';
 import { relativeTime, shortRelativeTime } from './relative-time.js';
 import { redactValue } from '../secrets.js';
 import { oneLine } from './one-line.js';
 import { outputMode } from './mode.js';
+import { holdResult } from './document.js';
 
 /**
- * JSON on stdout, one document, two-space indented (readable, and jq takes it as is), with only the
- * fields of `--json <fields>`. Secret fields are masked here, as values (the stream guard then sees
- * text only). An unknown field is a usage error before anything is printed, except for an answer
- * holding a secret shown `once` (a new key): that is printed whole first, never lost.
+ * The command's JSON result (src/output/document.ts writes it, one document, two-space indented:
+ * readable, and jq takes it as is), with only the fields of `--json <fields>` (checked before the
+ * command ran: src/commands/shared/json-fields.ts). Secret fields are masked here, as values (the stream
+ * guard then sees text only), except a secret deliberately revealed once (a new key).
  */
-export function printJson(ctx: Pick<Context, 'io' | 'jsonFields'>, value: unknown, opts: { once?: boolean } = {}): void {
-  let shown = redactValue(value, { allowRevealed: true });
-  if (ctx.jsonFields) {
-    const selected = selectFields(shown, ctx.jsonFields);
-    if (selected.unknown.length > 0) {
-      if (opts.once) ctx.io.out.write(`${JSON.stringify(shown, null, 2)}\n`);
-      const fields = selected.unknown.map((f) => `"${f}"`).join(', ');
-      throw usageError(`--json: unknown field${selected.unknown.length > 1 ? 's' : ''} ${fields}; valid fields: ${selected.valid.join(', ')}`, opts.once ? ['the whole answer is printed above: it holds a secret shown only once'] : []);
-    }
-    shown = selected.value;
-  }
-  ctx.io.out.write(`${JSON.stringify(shown, null, 2)}\n`);
+export function printJson(ctx: Pick<Context, 'io' | 'jsonFields' | 'document'>, value: unknown): void {
+  const shown = redactValue(value, { allowRevealed: true });
+  holdResult(ctx, ctx.jsonFields ? selectFields(shown, ctx.jsonFields).value : shown);
 }
 
 export interface Column<R> {
@@ -139,21 +130,23 @@ function cell(v: unknown): string {
 }
 
 /**
- * A list as every listing command prints it: nothing with -q, JSON with --json (`json`, when the
- * JSON document is more than the rows, such as a page with its cursor), else a table. True when it
- * printed a table, after which a command may add a note for people (on stderr).
+ * A list as every listing command prints it: nothing with -q, JSON with --json, else a table. In
+ * JSON every list is one object (docs/input-and-output.md, "Lists"): `{ "items": [...], "hasMore":
+ * false }`, with what a list knows beside them in `page` (`hasMore` when more exist than listed,
+ * a cursor, a total). True when it printed a table, after which a command may add a note for
+ * people (on stderr).
  */
 export async function printRows<R>(
-  ctx: Pick<Context, 'io' | 'jsonFields'>,
+  ctx: Pick<Context, 'io' | 'jsonFields' | 'document'>,
   globals: Pick<Globals, 'json' | 'quiet'>,
   rows: readonly R[],
   columns: readonly Column<R>[],
-  opts: { empty?: string; json?: unknown } = {},
+  opts: { empty?: string; page?: { hasMore?: boolean } & Record<string, unknown> } = {},
 ): Promise<boolean> {
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return false;
   if (mode.format === 'json') {
-    printJson(ctx, 'json' in opts ? opts.json : rows);
+    printJson(ctx, { items: rows, hasMore: false, ...opts.page });
     return false;
   }
   await printTable(ctx, rows, columns, opts.empty);

@@ -16,7 +16,7 @@ async function printOne<T extends object>(ctx: Context, globals: Globals, item: 
   const shown = redactValue(item, { allowRevealed: true });
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
-  if (mode.format === 'json') printJson(ctx, shown, { once: secret === 'new' });
+  if (mode.format === 'json') printJson(ctx, shown);
   else await printKeyValues(ctx, pairs(shown));
 }
 
@@ -29,9 +29,9 @@ const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'CREATED', value: (k) => k.createdAt, kind: 'date' },
 ];
 
-/** A page of keys: JSON keeps its paging state (`hasMore`, `startAt`) so that a script can go on. */
+/** A page of keys: JSON keeps its cursor (`startAt`) beside `hasMore`, so that a script can go on. */
 export async function printKeys(ctx: Context, globals: Globals, page: { items: ApiKey[]; hasMore: boolean; startAt: string | null | undefined }): Promise<void> {
-  await printRows(ctx, globals, page.items, KEY_COLUMNS, { empty: 'No API keys.', json: { items: page.items, hasMore: page.hasMore, startAt: page.startAt ?? null } });
+  await printRows(ctx, globals, page.items, KEY_COLUMNS, { empty: 'No API keys.', page: { hasMore: page.hasMore, startAt: page.startAt ?? null } });
 }
 
 export function printKey(ctx: Context, globals: Globals, key: ApiKey, secret: 'new' | 'masked' = 'masked'): Promise<void> {
@@ -43,6 +43,7 @@ export function printKey(ctx: Context, globals: Globals, key: ApiKey, secret: 'n
     ['secret', k.secretKey],
     ['created', k.createdAt, 'date'],
     ['updated', k.updatedAt, 'date'],
+    ['deleted', deletedMark(k)],
   ], secret);
 }
 
@@ -54,8 +55,8 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
   { header: 'CREATED', value: (w) => w.createdAt, kind: 'date' },
 ];
 
-export async function printWebhooks(ctx: Context, globals: Globals, hooks: Webhook[]): Promise<void> {
-  await printRows(ctx, globals, hooks, WEBHOOK_COLUMNS, { empty: 'No webhooks.' });
+export async function printWebhooks(ctx: Context, globals: Globals, page: { items: Webhook[]; hasMore: boolean }): Promise<void> {
+  await printRows(ctx, globals, page.items, WEBHOOK_COLUMNS, { empty: 'No webhooks.', page: { hasMore: page.hasMore } });
 }
 
 /** Tokens are signing secrets: shown in full only when `webhooks create` returns one (`'new'`). */
@@ -70,8 +71,12 @@ export function printWebhook(ctx: Context, globals: Globals, hook: Webhook, toke
     ['workspace', w.workspaceId],
     ['created', w.createdAt, 'date'],
     ['updated', w.updatedAt, 'date'],
+    ['deleted', deletedMark(w)],
   ], token);
 }
+
+/** `yes` for an object a delete returned (shared/confirmed-delete.ts marks it `isDeleted`). */
+const deletedMark = (item: object): string | undefined => ((item as { isDeleted?: unknown }).isDeleted === true ? 'yes' : undefined);
 
 /**
  * What a delete prints when its answer was lost and a retry found the resource gone

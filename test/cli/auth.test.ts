@@ -89,10 +89,13 @@ describe('mailroom logout and profiles', () => {
     const masked = `sk_live_…${sandbox.apiKey.slice(-4)}`;
     const list = await runInProcess(['profiles'], { configDir: dir, env: { MAILROOM_PROFILE: 'ci' } });
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout)).toEqual([
-      { name: 'ci', active: true, apiKey: masked, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId },
-      { name: 'default', active: false, apiKey: masked, baseUrl: sandbox.baseUrl },
-    ]);
+    expect(JSON.parse(list.stdout)).toEqual({
+      items: [
+        { name: 'ci', active: true, apiKey: masked, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId },
+        { name: 'default', active: false, apiKey: masked, baseUrl: sandbox.baseUrl },
+      ],
+      hasMore: false,
+    });
 
     const table = await runInProcess(['profiles', '--no-color'], { configDir: dir, tty: 'stdout' });
     expect(table.stdout.split('\n').filter(Boolean).map((l) => l.trimEnd())).toEqual([
@@ -126,6 +129,6 @@ describe('mailroom logout and profiles', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('no stored profiles: run `mailroom login` to create one\n');
     const json = await runInProcess(['profiles'], { configDir: dir });
-    expect(json.stdout).toBe('[]\n');
+    expect(JSON.parse(json.stdout)).toEqual({ items: [], hasMore: false });
   });
 });

@@ -5,8 +5,8 @@ import { runInProcess } from '../helpers/context.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { batchWorld, readNdjson } from '../helpers/batch.js';
 
-/** The run's summary: the first stdout line (with --json a failing exit adds its error as a second line). */
-const summaryOf = (stdout: string) => JSON.parse(stdout.split('\n')[0]!) as Record<string, unknown>;
+/** The run's summary: stdout's one JSON document (a failing exit puts its error inside it). */
+const summaryOf = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 let sandbox: TestSandbox;
 let dir: string;
 let env: Record<string, string>;

@@ -60,7 +60,7 @@ describe('config: one list of keys', () => {
   it('a stored timeout that is not a whole number in range is not used', async () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { ci: { timeout: -5, maxRetries: 'many' } } }), { mode: 0o600 });
     const r = await runInProcess(['config', 'list', '--profile', 'ci', '--json'], { configDir: dir });
-    const rows = JSON.parse(r.stdout) as { key: string; value: unknown; source: string }[];
+    const rows = (JSON.parse(r.stdout) as { items: { key: string; value: unknown; source: string }[] }).items;
     expect(rows.find((row) => row.key === 'timeout')).toMatchObject({ value: 30000, source: 'default' });
     expect(rows.find((row) => row.key === 'max-retries')).toMatchObject({ value: 3, source: 'default' });
   });

@@ -18,7 +18,7 @@ describe('mailroom config list', () => {
   it('shows every effective value with its source (flag > env > profile > default), key masked', async () => {
     const r = await runInProcess(['config', 'list', '--timeout', '5000'], { configDir: dir, env: { MAILROOM_BASE_URL: 'https://staging.example.com/v1' } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([
+    expect(JSON.parse(r.stdout).items).toEqual([
       { key: 'api-key', value: 'sk_live_…9876', source: 'profile', origin: 'profile default' },
       { key: 'base-url', value: 'https://staging.example.com', source: 'env', origin: 'MAILROOM_BASE_URL' },
       { key: 'workspace', value: 'wrk_stored', source: 'profile', origin: 'profile default' },
@@ -26,6 +26,7 @@ describe('mailroom config list', () => {
       { key: 'timeout', value: 5000, source: 'flag', origin: '--timeout' },
       { key: 'max-retries', value: 3, source: 'default', origin: 'default' },
     ]);
+    expect(JSON.parse(r.stdout).hasMore).toBe(false);
     expect(r.stdout).not.toContain(KEY);
   });
 

@@ -52,7 +52,7 @@ describe('answers that drift from the spec', () => {
   it('webhooks list says when the API reports more webhooks than it returned', async () => {
     const r = await cli(['webhooks', 'list']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: 'wh_1', status: null })]);
+    expect(JSON.parse(r.stdout)).toEqual({ items: [expect.objectContaining({ id: 'wh_1', status: null })], hasMore: true });
     expect(r.stderr).toBe('The API says more webhooks exist than the 1 listed; it offers no way to fetch them.\n');
   });
 

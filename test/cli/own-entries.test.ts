@@ -28,7 +28,7 @@ describe('names looked up as own entries only', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: JSON.parse('{"__proto__": {"apiKey": "sk_live_protoprotoproto1"}, "work": {"workspace": "wrk_w"}}') }));
     const list = await runInProcess(['profiles', '--json'], { configDir: dir });
     expect(list.code).toBe(0);
-    expect((JSON.parse(list.stdout) as { name: string }[]).map((p) => p.name).sort()).toEqual(['__proto__', 'work']);
+    expect((JSON.parse(list.stdout) as { items: { name: string }[] }).items.map((p) => p.name).sort()).toEqual(['__proto__', 'work']);
     // "apiKey" would be found through the prototype if the store's object had taken it as one.
     const inherited = await runInProcess(['check', '--profile', 'apiKey'], { configDir: dir });
     expect(inherited.code).toBe(2);

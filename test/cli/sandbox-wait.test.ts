@@ -30,7 +30,8 @@ describe('mailroom sandbox wait', () => {
     const r = await waiting;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const items = JSON.parse(r.stdout) as { id: string; to: string; text: string }[];
+    const { items, hasMore } = JSON.parse(r.stdout) as { items: { id: string; to: string; text: string }[]; hasMore: boolean };
+    expect(hasMore).toBe(false);
     expect(items.map((e) => [e.id, e.to, e.text])).toEqual([[id, 'ada@customer.test', 'Your code is 123456']]);
   });
 

@@ -49,5 +49,5 @@ describe.each([80, 200])('on a terminal of %i columns', (columns) => {
 
 it('piped, dates stay exact (ISO 8601) in the JSON', async () => {
   const r = await runInProcess(['webhooks', 'list'], { env });
-  expect(JSON.parse(r.stdout)[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+  expect(JSON.parse(r.stdout).items[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
 });

@@ -30,7 +30,8 @@ describe('webhooks events', () => {
     const r = await runInProcess(['webhooks', 'events'], { env: { MAILROOM_BASE_URL: 'http://127.0.0.1:1' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([
+    expect(JSON.parse(r.stdout).hasMore).toBe(false);
+    expect(JSON.parse(r.stdout).items).toEqual([
       { event: 'CONTACT_CREATED', meaning: 'A contact was created.' },
       { event: 'CONTACT_UPDATED', meaning: 'A contact was updated.' },
       { event: 'CONTACT_UNSUBSCRIBED', meaning: 'A contact unsubscribed.' },
@@ -72,11 +73,11 @@ describe('webhooks create', () => {
 });
 
 describe('webhooks list, get, update, delete: tokens masked', () => {
-  it('list piped: an array of webhooks, no tokens', async () => {
+  it('list piped: { items, hasMore } of webhooks, no tokens', async () => {
     const hook = await makeHook();
     const r = await runInProcess(['webhooks', 'list'], { env });
     expect(r.code).toBe(0);
-    const hooks = JSON.parse(r.stdout) as Hook[];
+    const hooks = (JSON.parse(r.stdout) as { items: Hook[]; hasMore: boolean }).items;
     expect(hooks.find((h) => h.id === hook.id)).toMatchObject({ url: hook.url, events: hook.events });
     expect(r.stdout).not.toContain(hook.token);
   });

@@ -38,9 +38,11 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     for (const to of ['ada@customer.test', 'bob@customer.test', 'ada.b@customer.test']) ids.push((await call('POST', '/v1/emails', raw({ to }))).body.email.id);
     const all = await mailroom(['emails']);
     expect(all.error).toBeUndefined();
-    expect(JSON.parse(all.stdout).map((e: { id: string }) => e.id)).toEqual(ids);
+    expect(JSON.parse(all.stdout)).toMatchObject({ hasMore: false, total: 3 });
+    expect(JSON.parse(all.stdout).items.map((e: { id: string }) => e.id)).toEqual(ids);
     const ada = await mailroom(['emails', '--to', 'ADA', '--last', '1']);
-    expect(JSON.parse(ada.stdout).map((e: { id: string }) => e.id)).toEqual([ids[2]]);
+    expect(JSON.parse(ada.stdout).items.map((e: { id: string }) => e.id)).toEqual([ids[2]]);
+    expect(JSON.parse((await mailroom(['emails', '--last', '2'])).stdout)).toMatchObject({ hasMore: true, total: 3 });
     const table = await mailroom(['emails', '--search', 'bob@'], { tty: true });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+TO\s+SUBJECT\s+CREATED$/);
     expect(table.stdout).toContain(`${ids[1]}  SENT    bob@customer.test  Hello`);
@@ -57,7 +59,8 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     expect((await mailroom(['email', id, '--html'])).stdout).toBe('<p>Hi <b>Ada</b></p>\n');
     expect((await mailroom(['email', id, '--text'])).stdout).toBe('Hi Ada\n');
     const json = JSON.parse((await mailroom(['email', id, '--json'])).stdout);
-    expect(json).toEqual((await client(sb)('GET', `/_sandbox/emails/${id}`)).body.email);
+    // Everything the terminal view shows, its inbox link included.
+    expect(json).toEqual({ ...(await client(sb)('GET', `/_sandbox/emails/${id}`)).body.email, inbox: `${sb.baseUrl}/inbox/${id}` });
     const human = await mailroom(['email', id], { tty: true });
     expect(human.stdout).toMatch(new RegExp(`^id\\s+${id}\\nstatus\\s+SENT\\n`));
     expect(human.stdout).toContain(`inbox    ${sb.baseUrl}/inbox/${id}`);
@@ -78,7 +81,9 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/unreachable', events: ['CONTACT_CREATED'] });
     await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
     await expect.poll(() => sb.deliveries().then((d) => d.length)).toBe(1);
-    const [d] = JSON.parse((await mailroom(['deliveries'])).stdout);
+    const page = JSON.parse((await mailroom(['deliveries'])).stdout);
+    expect(page).toMatchObject({ hasMore: false, total: 1 });
+    const [d] = page.items;
     expect(d).toMatchObject({ event: 'CONTACT_CREATED', url: 'http://127.0.0.1:9/unreachable', attempt: 1, error: 'ECONNREFUSED', body: expect.stringContaining('"CONTACT_CREATED"'), signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const table = await mailroom(['deliveries'], { tty: true });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+WHEN\s+EVENT\s+URL\s+TRY\s+RESULT$/);
@@ -105,7 +110,7 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
       await call('POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
       await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
       await sb.deliveriesIdle();
-      const attempts = JSON.parse((await mailroom(['deliveries', '--json'])).stdout) as Array<{ id: string; attempt: number; statusCode: number; resendOf?: string }>;
+      const attempts = (JSON.parse((await mailroom(['deliveries', '--json'])).stdout) as { items: Array<{ id: string; attempt: number; statusCode: number; resendOf?: string }> }).items;
       expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
         [1, 500],
         [2, 200],
@@ -118,7 +123,7 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
       await sb.deliveriesIdle();
       expect(bodies).toHaveLength(3);
       expect(bodies[2]).toBe(bodies[0]);
-      const after = JSON.parse((await mailroom(['deliveries'])).stdout) as Array<{ id: string; resendOf?: string; statusCode: number }>;
+      const after = (JSON.parse((await mailroom(['deliveries'])).stdout) as { items: Array<{ id: string; resendOf?: string; statusCode: number }> }).items;
       expect(after[2]).toMatchObject({ resendOf: first, statusCode: 200 });
       const human = await mailroom(['deliveries', 'resend', after[1]!.id], { tty: true });
       expect(human.stdout).toMatch(new RegExp(`^Resent ${after[1]!.id} \\(CONTACT_CREATED\\) to webhook wh_\\S+ as a new delivery\\n$`));
@@ -136,7 +141,7 @@ describe('mailroom sandbox emails / email / deliveries / open', () => {
     await call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['CONTACT_CREATED'] });
     await call('POST', '/_sandbox/events', { event: 'CONTACT_CREATED' });
     await sb.deliveriesIdle();
-    const [d] = JSON.parse((await mailroom(['deliveries'])).stdout) as Array<{ error: string; notDelivered: string }>;
+    const [d] = (JSON.parse((await mailroom(['deliveries'])).stdout) as { items: Array<{ error: string; notDelivered: string }> }).items;
     expect(d).toMatchObject({ error: 'not delivered', notDelivered: expect.stringMatching(/^example\.com is not on this machine/) });
     const table = await mailroom(['deliveries'], { tty: true, env: { COLUMNS: '300' } });
     expect(table.stdout).toContain('not delivered: example.com is not on this machine');
@@ -215,10 +220,10 @@ describe('a terminal list has a default limit; piped output keeps everything', (
     expect(rows(last.stdout)).toBe(70);
     expect(last.stderr).toBe('Showing the newest 70 of 120.\n');
     const piped = await mailroom(['emails']);
-    expect(JSON.parse(piped.stdout)).toHaveLength(120);
+    expect(JSON.parse(piped.stdout).items).toHaveLength(120);
     expect(piped.stderr).toBe('');
     const json = await mailroom(['emails', '--json'], { tty: true });
-    expect(JSON.parse(json.stdout)).toHaveLength(120);
+    expect(JSON.parse(json.stdout).items).toHaveLength(120);
     expect((await mailroom(['emails', '--all', '--last', '3'])).error).toMatchObject({ message: expect.stringContaining("'--all' cannot be used with option '--last") });
   });
 
@@ -232,7 +237,7 @@ describe('a terminal list has a default limit; piped output keeps everything', (
     expect(rows(table.stdout)).toBe(50);
     expect(table.stderr).toMatch(/^Showing the newest 50 of \d+: --all shows every one, --last <n> another number\.\n$/);
     expect(rows((await mailroom(['deliveries', '--all'], { tty: true })).stdout)).toBeGreaterThanOrEqual(total);
-    expect(JSON.parse((await mailroom(['deliveries'])).stdout).length).toBeGreaterThanOrEqual(total);
+    expect(JSON.parse((await mailroom(['deliveries'])).stdout).items.length).toBeGreaterThanOrEqual(total);
     for (const hook of (await call('GET', '/v1/webhooks')).body.webhooks.items) await call('DELETE', `/v1/webhooks/${hook.id}`);
   });
 });

@@ -56,6 +56,12 @@ describe('keys create', () => {
     expect(await works(fresh.secretKey)).toBe(true);
     expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^mailroom: created key ${fresh.id}, but could not save it in profile "ci": `));
     expect(r.stderr).toContain('the new secret is printed above (stdout), once');
+    // With --json: one document, the new key with the error inside it (docs/input-and-output.md).
+    const json = await runCli(['keys', 'create', '--name', 'unsaved', '--save-as', 'ci', '--json'], { env, configDir: dir, asUser: 65534 });
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as Key & { error: { kind: string; message: string; exitCode: number } };
+    expect(doc).toMatchObject({ displayName: 'unsaved', error: { kind: 'unexpected', exitCode: 1, message: expect.stringMatching(new RegExp(`^created key ${doc.id}, but could not save it`)) } });
+    expect(await works(doc.secretKey)).toBe(true);
   });
 });
 

@@ -48,7 +48,7 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
       // The next retry goes with the result, so that the whole delivery id fits an 80-column line.
       { header: 'RESULT', value: result, kind: 'text' },
     ],
-    { empty: 'no deliveries' },
+    { empty: 'no deliveries', page: { hasMore: items.length < all.length, total: all.length } },
   );
   const note = table ? listNote(items.length, all.length, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
   if (note) ctx.io.err.write(note);

@@ -27,7 +27,8 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
     ctx.io.out.write(body.endsWith('\n') ? body : `${body}\n`);
     return;
   }
-  if (outputMode(ctx, globals).format === 'json') return printJson(ctx, email);
+  const inbox = `${root}/inbox/${encodeURIComponent(email.id)}`;
+  if (outputMode(ctx, globals).format === 'json') return printJson(ctx, { ...email, inbox });
   await printKeyValues(ctx, [
     ['id', email.id],
     ['status', email.status],
@@ -37,7 +38,7 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
     ['template', email.template],
     ['created', email.createdAt],
     ['send at', email.sendAt],
-    ['inbox', `${root}/inbox/${encodeURIComponent(email.id)}`],
+    ['inbox', inbox],
   ]);
   const text = terminalText(email.text);
   ctx.io.out.write(`\n${text.endsWith('\n') ? text : `${text}\n`}`);

@@ -35,7 +35,7 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
       { header: 'SUBJECT', value: (e) => e.subject ?? `(template ${e.template})`, kind: 'text' },
       { header: 'CREATED', value: (e) => e.createdAt, kind: 'date' },
     ],
-    { empty: 'no emails' },
+    { empty: 'no emails', page: { hasMore: items.length < total, total } },
   );
   const note = table ? listNote(items.length, total, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
   if (note) ctx.io.err.write(note);

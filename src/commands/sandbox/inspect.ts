@@ -28,7 +28,7 @@ export function register(sandbox: Command, ctx: Context): void {
 
 Examples:
   $ mailroom sandbox emails --last 5
-  $ mailroom sandbox emails --to ada@ --json | jq -r '.[].id'`,
+  $ mailroom sandbox emails --to ada@ --json | jq -r '.items[].id'`,
     )
     .action(verb(ctx, () => import('./emails.run.js')));
 
@@ -45,7 +45,7 @@ Emails caught before the command started count too. Resolves as the email is cau
 
 Examples:
   $ mailroom sandbox wait --to ada@example.com --subject "Reset your password" --timeout 10s
-  $ id=$(mailroom sandbox wait --to ada@example.com --json | jq -r '.[0].id')`,
+  $ id=$(mailroom sandbox wait --to ada@example.com --json | jq -r '.items[0].id')`,
     )
     .action(verb(ctx, () => import('./wait.run.js'), (flags: SandboxWaitOptions): SandboxWaitOptions => flags));
 
@@ -77,7 +77,7 @@ A delivery to a host off this machine is listed as "not delivered" with why (see
 
 Examples:
   $ mailroom sandbox deliveries --last 10
-  $ mailroom sandbox deliveries --json | jq -r '.[] | select(.error) | .id'
+  $ mailroom sandbox deliveries --json | jq -r '.items[] | select(.error) | .id'
   $ mailroom sandbox deliveries resend dlv_123`,
     )
     .action(verb(ctx, () => import('./deliveries.run.js')));

@@ -2,6 +2,7 @@ import type { CommandContext } from '../../client.js';
 import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
 import { MailroomError, usageError } from '../../errors.js';
+import { printJson } from '../../output/print.js';
 
 export interface SandboxResendOptions {
   id: string;
@@ -17,7 +18,7 @@ export async function run(opts: SandboxResendOptions, ctx: CommandContext): Prom
   const answer = res.body as { resent: string; webhookId: string; event: string };
   if (globals.quiet) return;
   if (globals.json || !ctx.io.isStdoutTTY) {
-    ctx.io.out.write(`${JSON.stringify(answer)}\n`);
+    printJson(ctx, answer);
     return;
   }
   ctx.io.out.write(`Resent ${answer.resent} (${answer.event}) to webhook ${answer.webhookId} as a new delivery\n`);

@@ -4,6 +4,7 @@ import { MailroomError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { isEmailAddress } from '../../schema/index.js';
 import { paths } from '../../api/paths.js';
+import { printJson } from '../../output/print.js';
 
 export interface SandboxTriggerOptions {
   event: string;
@@ -23,7 +24,7 @@ export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Pro
   if (typeof envelope !== 'object' || envelope === null) throw new MailroomError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
   if (globals.quiet) return;
   if (globals.json || !ctx.io.isStdoutTTY) {
-    ctx.io.out.write(`${JSON.stringify(envelope)}\n`);
+    printJson(ctx, envelope);
     return;
   }
   ctx.io.err.write(`Fired ${event} in the sandbox at ${base}; subscribed webhooks receive:\n`);

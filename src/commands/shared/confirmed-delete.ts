@@ -23,8 +23,9 @@ export interface Deletion<T extends { id: string }> {
 /**
  * The one delete flow (keys delete, webhooks delete): credentials are checked before asking (no
  * question that cannot be acted on), off a terminal --yes is required before any request, then
- * the resource is looked up and named in the question, deleted, and what was deleted printed (or
- * a note that a lost answer's retry found it gone). A declined question exits 2, nothing deleted.
+ * the resource is looked up and named in the question, deleted, and what was deleted printed
+ * (without its former status, with `isDeleted: true`; or a note that a lost answer's retry found
+ * it gone). A declined question exits 2, nothing deleted.
  */
 export async function confirmedDelete<T extends { id: string }>(ctx: CommandContext, d: Deletion<T>): Promise<void> {
   const settings = ctx.settings();
@@ -37,7 +38,9 @@ export async function confirmedDelete<T extends { id: string }>(ctx: CommandCont
     await printDeletedWithoutAnswer(ctx, ctx.globals, d.id, d.noun);
     return;
   }
-  await d.print(deleted);
+  // The answer holds the object as it was before the delete (`"status": "ACTIVE"`): printed as it is now.
+  const { status: _before, ...rest } = deleted as T & { status?: unknown };
+  await d.print({ ...rest, isDeleted: true } as unknown as T);
   const warning = d.yes ? d.warnAfter?.(deleted) : undefined;
   if (warning) ctx.io.err.write(`mailroom: warning: ${warning}\n`);
   if (!ctx.globals.quiet && ctx.io.isStdoutTTY && !ctx.globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);

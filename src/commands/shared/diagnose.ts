@@ -38,6 +38,13 @@ export interface Diagnosis {
   identity: Identity | undefined;
   settings: Settings | undefined;
   exitCode: number;
+  /** The first needed check that failed: the one `exitCode` comes from. */
+  failed?: Check;
+}
+
+/** A failed check as the JSON document's error says it (doctor and whoami print their checks themselves). */
+export function checkDetail(check: Check): { message: string; hints: string[] } {
+  return { message: `${check.name}: ${check.detail}`, hints: check.fix ? [check.fix] : [] };
 }
 
 const MIN_NODE = [20, 18, 1] as const;
@@ -206,5 +213,5 @@ function clockCheck(date: string | string[] | undefined, sent: number, received:
 
 function finish(checks: Check[], identity: Identity | undefined, settings: Settings | undefined): Diagnosis {
   const failed = checks.find((c) => c.status === 'fail' && c.exitCode !== undefined);
-  return { checks, identity, settings, exitCode: failed?.exitCode ?? 0 };
+  return { checks, identity, settings, exitCode: failed?.exitCode ?? 0, ...(failed ? { failed } : {}) };
 }

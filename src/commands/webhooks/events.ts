@@ -11,7 +11,7 @@ export function register(parent: Command, ctx: Context): void {
       `
 Examples:
   $ mailroom webhooks events
-  $ mailroom webhooks events --json | jq -r '.[].event'`,
+  $ mailroom webhooks events --json | jq -r '.items[].event'`,
     )
     .action(verb(ctx, () => import('./events.run.js'), (): Record<string, never> => ({})));
 }

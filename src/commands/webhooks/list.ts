@@ -11,7 +11,7 @@ export function register(parent: Command, ctx: Context): void {
       `
 Examples:
   $ mailroom webhooks list
-  $ mailroom webhooks list --json | jq -r '.[] | "\\(.id) \\(.url)"'`,
+  $ mailroom webhooks list --json | jq -r '.items[] | "\\(.id) \\(.url)"'`,
     )
     .action(verb(ctx, () => import('./list.run.js'), (): Record<string, never> => ({})));
 }

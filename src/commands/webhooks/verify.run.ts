@@ -8,7 +8,7 @@ import { parseMaxAge, ageProblem } from '../../webhook/max-age.js';
 import { parseCapturedRequest } from '../../webhook/http-request.js';
 import { findSignatureHeader } from '../../webhook/signature.js';
 import { diagnose } from '../../webhook/explain.js';
-import { outputMode } from '../../output/index.js';
+import { outputMode, printJson } from '../../output/index.js';
 import { normalizeEnvelope } from '../../schema/index.js';
 
 export interface WebhooksVerifyOptions {
@@ -66,19 +66,19 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
     }
     const stale = ageProblem(createdAt, maxAgeMs, new Date());
     if (stale) {
-      if (json && !globals.quiet) ctx.io.out.write(`${JSON.stringify({ valid: false, reason: stale.reason, createdAt, message: stale.message, bytes: body.length })}\n`);
+      if (json && !globals.quiet) printJson(ctx, { valid: false, reason: stale.reason, createdAt, message: stale.message, bytes: body.length });
       throw new MailroomError('signature', stale.message, { hints: notes });
     }
   }
   if (verdict.ok) {
     if (globals.quiet) return;
-    if (json) ctx.io.out.write(`${JSON.stringify({ valid: true, header: headerName, bytes: body.length })}\n`);
+    if (json) printJson(ctx, { valid: true, header: headerName, bytes: body.length });
     else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())})\n`);
     for (const note of notes) ctx.io.err.write(`note: ${note}\n`);
     return;
   }
   if (json && !globals.quiet) {
-    ctx.io.out.write(`${JSON.stringify({ valid: false, reason: verdict.reason, cause: verdict.cause, message: verdict.message, bytes: body.length })}\n`);
+    printJson(ctx, { valid: false, reason: verdict.reason, cause: verdict.cause, message: verdict.message, bytes: body.length });
   }
   throw new MailroomError('signature', verdict.message, { hints: [...notes, ...hintsFor(verdict.reason, verdict.cause)] });
 }
