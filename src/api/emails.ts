@@ -1,12 +1,15 @@
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js';
-import type { ApiResponse, Transport } from '../transport/index.js';
+import type { Transport } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
 import { isMailroomError, mayHaveBeenSent, withKeys } from '../errors.js';
 import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
 import { paths } from './paths.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
+import { readBatchAnswer } from './batch-answer.js';
 import { otherEmail } from './same-email.js';
+
+export { readBatchAnswer };
 
 export { otherEmail } from './same-email.js';
 
@@ -75,39 +78,6 @@ export async function sendBatch(t: Transport, emails: EmailRequest[], opts: Call
   } catch (err) {
     throw sendFailure(err, keys.every((k) => k !== undefined) ? { idempotencyKeys: keys } : {});
   }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The one reader of a batch answer, `{ emails: { successful, failed } }`. Each result is read on its
- * own: one the engine cannot match (no `to`, or neither `id` nor `messageId`) is left out, so its
- * entry is resent under its key rather than all fifty failing; a missing status reads as UNKNOWN.
- * The spec does not show a `failed` entry; the sandbox sends `{ index, statusCode, error, message }`:
- * each is kept when it has its type, every other field as it came, and anything else becomes a message.
- */
-export function readBatchAnswer(res: ApiResponse): Pick<BatchResult, 'successful' | 'failed'> {
-  const answer = isObject(res.body) && isObject(res.body.emails) ? res.body.emails : undefined;
-  if (!answer || !Array.isArray(answer.successful) || !Array.isArray(answer.failed)) {
-    throw new UnexpectedResponseError('unexpected batch response from the API: no emails.successful/failed arrays', res);
-  }
-  const successful: EmailResult[] = [];
-  for (const r of answer.successful) {
-    if (isObject(r) && typeof r.to === 'string' && (typeof r.id === 'string' || typeof r.messageId === 'string')) {
-      successful.push((typeof r.status === 'string' ? r : { ...r, status: 'UNKNOWN' }) as EmailResult);
-    }
-  }
-  const failed = answer.failed.map((f): BatchFailure => {
-    if (!isObject(f)) return { message: String(f) };
-    return {
-      ...f,
-      index: typeof f.index === 'number' ? f.index : undefined,
-      statusCode: typeof f.statusCode === 'number' ? f.statusCode : undefined,
-      error: typeof f.error === 'string' ? f.error : undefined,
-      message: typeof f.message === 'string' ? f.message : JSON.stringify(f),
-    };
-  });
-  return { successful, failed };
 }
 
 /** Throws IdempotencyConflictError when the API's answer is another email than the one sent under its key. */

@@ -71,9 +71,14 @@ export function emailDifferences(sent: EmailRequest, got: EmailResult): FieldDif
   const out: FieldDifference[] = [];
   const kind = 'template' in sent ? 'templated' : 'raw';
   if ((got.type === 'raw' || got.type === 'templated') && got.type !== kind) out.push({ field: 'type', was: got.type, now: kind });
-  for (const [field, was] of Object.entries(answer)) {
+  // for...in, not Object.entries: no array per answer (JSON data: own enumerable keys only).
+  for (const field in answer) {
+    if (!Object.hasOwn(answer, field)) continue;
+    const was = answer[field];
     if (NOT_CONTENT.has(field) || was === undefined || was === null) continue;
     const now = request[field];
+    // The common case, a retry of the same email: an equal value needs no normalising.
+    if (was === now) continue;
     if (field === 'from' && typeof was === 'string' && typeof now === 'string') {
       const [wasName, wasAddress] = sender(was);
       const [nowName, nowAddress] = sender(now);

@@ -1,4 +1,4 @@
-import { readBatchAnswer } from '../api/emails.js';
+import { readBatchAnswer } from '../api/batch-answer.js';
 import type { Transport } from '../transport/index.js';
 import type { SendBatch } from './sender.js';
 import { paths } from '../api/paths.js';

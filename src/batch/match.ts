@@ -1,4 +1,4 @@
-import { otherEmail } from '../api/emails.js';
+import { otherEmail } from '../api/same-email.js';
 import type { BatchFailure } from '../types.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
 

@@ -68,7 +68,12 @@ export async function* readFileChunks(path: string, bufferSize = 64 * 1024): Asy
   }
 }
 
-const SLICE = 1024;
+/**
+ * Text is handed on in slices of at least 1 KiB, growing to 64 KiB as a thirty-second of what was
+ * read so far: small at first, where the progress bar's estimate of the total rests on few bytes,
+ * and few over a large file, each slice a trip through the readers' async generators.
+ */
+const sliceAfter = (consumed: number) => Math.min(64 * 1024, Math.max(1024, consumed >> 5));
 
 /** Decodes a byte stream to text chunks, counting bytes as they are consumed; refuses what is not UTF-8 text. */
 async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, label: string): AsyncGenerator<string> {
@@ -82,8 +87,8 @@ async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, lab
     // Handed on in small slices and counted once the reader asks for the next one, so the count
     // is of bytes consumed, a little behind the parser, never ahead of it: the progress bar
     // estimates the entry total from it, and must not underestimate it.
-    for (let at = 0; at < buf.length; at += SLICE) {
-      const slice = buf.subarray(at, at + SLICE);
+    for (let at = 0, size = sliceAfter(counter.bytes); at < buf.length; at += size, size = sliceAfter(counter.bytes)) {
+      const slice = buf.subarray(at, at + size);
       checker.push(slice);
       const text = decoder.write(slice);
       if (text) yield text;
