@@ -20,6 +20,8 @@ export interface LintOptions {
   maxLinks: number;
   linkTimeout: number;
   clients?: string[];
+  spam?: boolean;
+  spamThreshold?: number;
 }
 
 /** Reads the inputs, runs the checks, prints them in the format asked, and exits 10 on a finding at or above --fail-on. */
@@ -32,6 +34,7 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
   const outcome = await lint(targets, {
     failOn: opts.failOn,
     ...(clients ? { clients } : {}),
+    ...(opts.spam || opts.spamThreshold !== undefined ? { spam: { threshold: opts.spamThreshold, env: ctx.env, signal: ctx.signal } } : {}),
     ...(opts.checkLinks ? { links: { max: opts.maxLinks, timeoutMs: opts.linkTimeout, signal: ctx.signal } } : {}),
   });
   if (!globals.quiet) await print(outcome, opts, ctx);

@@ -18,6 +18,8 @@ export interface LintRunOptions {
   links?: LinkCheckOptions;
   /** Client globs (`gmail.*`, from clientGlobs) to check the HTML and CSS against the caniemail data. */
   clients?: string[];
+  /** Score each body with the local SpamAssassin (--spam). */
+  spam?: { threshold?: number; env: Record<string, string | undefined>; signal: AbortSignal };
   /** Checks skipped for the whole run, and why. */
   skipped?: string[];
 }
@@ -46,6 +48,22 @@ export async function lint(targets: readonly LintTarget[], opts: LintRunOptions)
     return result;
   });
   const skipped = [...(opts.skipped ?? [])];
+  if (opts.spam) {
+    const { findSpamAssassin, spamFindings, toMimeMessage } = await import('./spam.js');
+    const scorer = await findSpamAssassin(opts.spam.env, opts.spam.signal);
+    if (!scorer) skipped.push('spam: SpamAssassin is not installed (spamc with a running spamd, or spamassassin): apt-get install spamassassin');
+    else {
+      for (const [i, t] of targets.entries()) {
+        if (!t.email) continue;
+        const result = results[i] as LintResult;
+        try {
+          result.findings.push(...spamFindings(await scorer.score(toMimeMessage(t.email)), opts.spam.threshold));
+        } catch (err) {
+          result.skipped.push(`spam: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
   let links: LinkStatus[] | undefined;
   if (opts.links) {
     const all = [...uses.keys()];

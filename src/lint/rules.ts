@@ -37,6 +37,8 @@ export const RULES = {
   'template-variable-missing': rule('template-variable-missing', 'error', "a template variable the entry does not give (--templates)", 'add it to the entry\'s variables: the template renders it as nothing'),
   'client-unsupported': rule('client-unsupported', 'warning', 'HTML or CSS feature an email client named in --clients does not support (caniemail data)', 'use a fallback those clients render, or accept how they show it'),
   'client-partial': rule('client-partial', 'info', 'HTML or CSS feature an email client named in --clients supports only in part (caniemail data)', 'read the notes: the feature may work only in some cases or accounts'),
+  'spam-score': rule('spam-score', 'error', 'SpamAssassin score at or over the threshold (--spam)', 'look at the rules it lists: the ones with the most points are the ones to fix first'),
+  'spam-rules': rule('spam-rules', 'info', 'SpamAssassin rules that added points, under the threshold (--spam)', 'each rule adds to the score; fewer means more room before the threshold'),
   'entry-invalid': rule('entry-invalid', 'error', 'batch or --file entry that is not an email', 'fix the entry: `mailroom batch --dry-run` says what the API needs'),
 } as const satisfies Record<string, Rule>;
 
