@@ -16,8 +16,6 @@ export interface WebhooksCreateOptions {
 export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const events = parseEvents(opts.event);
-  // The same rule as listen and verify: a token they would refuse must not be made.
-  if (opts.token !== undefined) checked(opts.token, '--token');
   const body = createWebhookRequestSchema.safeParse({ url: opts.url, events, ...(opts.token === undefined ? {} : { token: opts.token }) });
   if (!body.success) {
     const issue = body.error.issues[0]!;
@@ -31,6 +29,8 @@ export async function run(opts: WebhooksCreateOptions, ctx: CommandContext): Pro
     if (field === 'token') throw usageError(issue.code === 'custom' ? `--token: ${issue.message}` : '--token: must be 8 to 256 characters');
     throw usageError(`invalid webhook: ${describeIssues(body.error.issues)}`);
   }
+  // The same rule as listen and verify (after the schema's, which names control characters): a token they would refuse must not be made.
+  if (opts.token !== undefined) checked(opts.token, '--token');
   if (opts.token === undefined) {
     refuseDiscardingSecret({ quiet: globals.quiet, jsonFields: ctx.jsonFields }, 'webhook token', 'token', { quiet: 'give your own with --token, or drop -q', fields: 'give your own with --token' });
   }
