@@ -39,7 +39,7 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
   });
   if (!globals.quiet) await print(outcome, opts, ctx);
   // The findings are the result; the JSON document also says why the exit code is not 0.
-  if (!outcome.ok) throw new QuietExit(EXIT.checks, { message: `findings at or above --fail-on ${outcome.failOn}: ${outcome.counts.error} errors, ${outcome.counts.warning} warnings, ${outcome.counts.info} info` });
+  if (!outcome.ok) throw new QuietExit(EXIT.checks, { message: `findings at or above --fail-on ${outcome.failOn}: ${countsLine(outcome.counts)}` });
 }
 
 async function print(outcome: LintOutcome, opts: LintOptions, ctx: CommandContext): Promise<void> {
@@ -66,7 +66,8 @@ async function print(outcome: LintOutcome, opts: LintOptions, ctx: CommandContex
   if (hints.size > 0) ctx.io.out.write(`\n${[...hints].map(([check, hint]) => `${c.bold(check)}: ${hint}`).join('\n')}\n`);
   const skipped = [...outcome.skipped, ...outcome.results.flatMap((r) => r.skipped.map((s) => `${r.input}: ${s}`))];
   for (const s of skipped) ctx.io.err.write(`skipped: ${s}\n`);
-  const { error, warning, info } = outcome.counts;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  ctx.io.err.write(`${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
+  ctx.io.err.write(`${countsLine(outcome.counts)} in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const countsLine = ({ error, warning, info }: LintOutcome['counts']) => `${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info`;

@@ -24,6 +24,7 @@ interface Report {
   results: Array<{ input: string; file?: string; line?: number; entries?: number[]; findings: Array<{ check: string; severity: string; message: string; hint: string; line?: number }>; skipped: string[] }>;
   skipped: string[];
   links?: Array<{ url: string; status?: number; error?: string; method: string }>;
+  error?: unknown;
 }
 const json = (stdout: string) => JSON.parse(stdout) as Report;
 
@@ -42,6 +43,8 @@ describe('mailroom lint: exit codes and --fail-on', () => {
     expect(report.ok).toBe(false);
     expect(report.counts).toEqual({ error: 4, warning: 9, info: 1 });
     expect(report.results.map((x) => x.input)).toEqual(['clean.html', 'broken.html']);
+    // Like every command's JSON, the document carries the error that set the exit code.
+    expect(report.error).toEqual({ kind: 'checks', message: 'findings at or above --fail-on error: 4 errors, 9 warnings, 1 info', exitCode: 10 });
   });
 
   it('--fail-on: warnings pass by default, fail with --fail-on warning; info fails only --fail-on info', async () => {
