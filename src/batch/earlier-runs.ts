@@ -89,7 +89,8 @@ export function rememberJournal(dir: string, journal: string, runId: string): vo
   }
 }
 
-function headerOf(path: string, buf: Buffer): JournalHeader | undefined {
+/** The journal header of `path`, or undefined when it is not a journal (read with `buf`, HEADER_BYTES long). */
+export function headerOf(path: string, buf: Buffer = Buffer.allocUnsafe(HEADER_BYTES)): JournalHeader | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
@@ -121,6 +122,12 @@ function defaultsArgs(header: JournalHeader): string[] {
   return args;
 }
 
+/** The command that finishes the run of `journal`: its input, the journal, and the flags it must repeat. */
+export function resumeCommand(header: JournalHeader, journal: string, input: string = header.input): string {
+  const html = header.defaults?.html === undefined ? '' : ' --html-file <the same HTML file>';
+  return `${['mailroom', 'batch', input, '--resume', journal, ...defaultsArgs(header)].map(quote).join(' ')}${html}`;
+}
+
 /**
  * The refusal of a new run whose input an earlier run already sent: names the newest such journal,
  * what it sent, and the two ways on (finish that run, or send everything again on purpose).
@@ -130,11 +137,10 @@ export function rerunRefusal(runs: EarlierRuns, input: string): MailroomError {
   const what = [`${run.sent.toLocaleString('en-US')} ${run.sent === 1 ? 'email' : 'emails'} sent`];
   if (run.refused > 0) what.push(`${run.refused.toLocaleString('en-US')} refused by the API`);
   if (run.sent === 0 && run.refused === 0) what.splice(0, 1, 'requests sent whose answers it never recorded (the API may have accepted them)');
-  const html = run.header.defaults?.html === undefined ? '' : ' --html-file <the same HTML file>';
   const when = `run ${run.header.runId} of ${run.header.createdAt}, last written ${run.modifiedAt.toISOString()}`;
   const others = runs.older > 0 ? ` (and ${runs.older} older ${runs.older === 1 ? 'journal' : 'journals'} of it)` : '';
   const hints = [
-    `to finish that run, sending only what it did not: ${['mailroom', 'batch', input, '--resume', run.path, ...defaultsArgs(run.header)].map(quote).join(' ')}${html}`,
+    `to finish that run, sending only what it did not: ${resumeCommand(run.header, run.path, input)}`,
     'to send every entry again on purpose: add --new-run',
   ];
   if (run.locked) hints.unshift(`a run may be sending that journal right now (${run.path}.lock exists)`);

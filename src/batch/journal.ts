@@ -58,6 +58,15 @@ export interface CheckpointRecord {
   sha: string;
 }
 
+/**
+ * Written last by a run that left nothing unsent (every entry accepted, refused, invalid or a
+ * duplicate): `batch journals` tells finished runs from ones a resume would still send.
+ */
+export interface EndRecord {
+  finished: string;
+  total: number;
+}
+
 export const DONE_OK = 1;
 export const DONE_FAILED = 2;
 
@@ -164,7 +173,7 @@ export class Journal {
   }
 
   /** Appends one record with whole-record semantics: on a failed write the partial line is cut and a storage error thrown. */
-  append(record: JournalHeader | OkRecord | FailRecord | CheckpointRecord): void {
+  append(record: JournalHeader | OkRecord | FailRecord | CheckpointRecord | EndRecord): void {
     if (this.failure) throw this.failure;
     let written = 0;
     try {
@@ -271,6 +280,8 @@ export interface LoadedJournal {
   checkpoints: Map<number, string>;
   /** Bytes up to the end of the last complete record: the rest is a torn write to cut. */
   validBytes: number;
+  /** The last record is an EndRecord: its run left nothing unsent. */
+  finished?: EndRecord;
 }
 
 /**
@@ -282,6 +293,7 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
   const done = new DoneSet();
   const checkpoints = new Map<number, string>();
   let header: JournalHeader | undefined;
+  let finished: EndRecord | undefined;
   let validBytes = 0;
   let lineNo = 0;
   let pendingError: string | undefined;
@@ -303,13 +315,18 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
       }
       header = h as JournalHeader;
     } else if (isOk(record)) {
+      finished = undefined;
       for (const [index, , , hash] of record.ok) done.mark(index, DONE_OK, hash);
       onRecord(record);
     } else if (isFail(record)) {
+      finished = undefined;
       done.mark(record.fail, DONE_FAILED, record.h);
       onRecord(record);
     } else if (isCheckpoint(record)) {
+      finished = undefined;
       checkpoints.set(record.upTo, record.sha);
+    } else if (isEnd(record)) {
+      finished = record;
     } else {
       pendingError = 'unknown record';
       return;
@@ -335,7 +352,11 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
   }
   // A torn last line (no newline, or a partial record) is dropped: its request is resent.
   if (!header) throw usageError(`--resume ${path}: the journal has no header line; it is not a journal mailroom can resume`);
-  return { header, done, checkpoints, validBytes };
+  return finished ? { header, done, checkpoints, validBytes, finished } : { header, done, checkpoints, validBytes };
+}
+
+function isEnd(r: unknown): r is EndRecord {
+  return typeof r === 'object' && r !== null && typeof (r as EndRecord).finished === 'string' && typeof (r as EndRecord).total === 'number';
 }
 
 function isOk(r: unknown): r is OkRecord {

@@ -324,6 +324,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     if (err instanceof MailroomError) summary.fatal = err;
     else throw err;
   } finally {
+    markFinished(journal, summary);
     for (const file of [journal, report, failedFile]) {
       try {
         file?.close();
@@ -336,6 +337,21 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   summary.durationMs = clock.now() - startedAt;
   summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
   return summary;
+}
+
+/**
+ * The journal's last record, once a run left nothing for a resume to send: every entry read was
+ * accepted, refused, invalid or a duplicate (none interrupted, uncertain or stopped by an error).
+ */
+function markFinished(journal: Journal | undefined, summary: BatchSummary): void {
+  if (!journal || summary.fatal || summary.interrupted || summary.uncertain > 0) return;
+  if (summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates !== 0) return;
+  try {
+    journal.append({ finished: new Date().toISOString(), total: summary.total });
+  } catch (err) {
+    // A full disk at the very end: the run's records are whole; it is only not marked finished.
+    if (!isMailroomError(err)) throw err;
+  }
 }
 
 async function* noChunks(): AsyncGenerator<Buffer> {}

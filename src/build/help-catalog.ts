@@ -30,7 +30,7 @@ export async function renderHelpCatalog(): Promise<HelpCatalog> {
   const groups = commands.filter(({ cmd }) => cmd.commands.length > 0);
   const requests = [
     ...commands.map(({ path }) => [...path, '--help']),
-    // A bare group without an action of its own prints its help (`mailroom`, `mailroom keys`).
+    // A bare group without an action or default sub-command prints its help (`mailroom`, `mailroom keys`).
     ...groups.filter(({ cmd }) => !hasAction(cmd)).map(({ path }) => path),
     ...Object.keys(HELP_TOPICS).map((topic) => ['help', topic]),
   ];
@@ -60,7 +60,11 @@ function commandPaths(cmd: Command, path: string[] = []): { path: string[]; cmd:
   return [{ path, cmd }, ...cmd.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
 }
 
-const hasAction = (cmd: Command) => (cmd as unknown as { _actionHandler: unknown })._actionHandler != null;
+/** The command does something bare: an action of its own, or a default sub-command (`batch journals` lists). */
+const hasAction = (cmd: Command) => {
+  const c = cmd as unknown as { _actionHandler: unknown; _defaultCommandName: unknown };
+  return c._actionHandler != null || c._defaultCommandName != null;
+};
 
 async function invoke(args: string[]): Promise<HelpScreen> {
   const { ctx, screen } = captureContext();

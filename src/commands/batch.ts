@@ -4,11 +4,12 @@ import { parseIntegerOption } from './shared/option-parsers.js';
 import { choiceParser } from '../input/choice.js';
 import type { BatchOptions } from './batch.run.js';
 import { verb } from './verb.js';
+import * as journals from './journals/index.js';
 
 const FORMATS = ['json', 'ndjson', 'csv'] as const;
 
 export function register(parent: Command, ctx: Context): void {
-  parent
+  const batch = parent
     .command('batch')
     .argument('[file]', 'emails as a JSON array, { "emails": [...] }, NDJSON or CSV; "-" or omitted reads piped stdin')
     .description('send many emails through POST /v1/emails/batch, each exactly once, resumable')
@@ -43,7 +44,9 @@ A new run of a file that a journal in the state directory already sent (same byt
 key) is refused: --resume <journal> finishes that run, --new-run sends everything again.
 Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 limits, 6 network,
 9 a file could not be written (disk full: resume with room), 130 interrupted (resume with
---resume <journal>).`,
+--resume <journal>).
+Journals of earlier runs: mailroom batch journals (a file named journals: mailroom batch ./journals).`,
     )
     .action(verb(ctx, () => import('./batch.run.js'), (flags: Omit<BatchOptions, 'file'>, [file]): BatchOptions => ({ ...flags, file })));
+  journals.register(batch, ctx);
 }

@@ -106,11 +106,18 @@ _mailroom() {
     cur=\${cur#*=}
   elif [[ $cur == -* ]]; then
     kind=words:$(_mailroom_flags "$path")
-  elif [[ -n $(_mailroom_subcommands "$path") ]]; then
+  elif [[ -n $(_mailroom_subcommands "$path") ]] && ! _mailroom_operand "$path" 0 >/dev/null; then
     ((operands)) && return 0
     kind=words:$(_mailroom_subcommands "$path")
   elif ! kind=$(_mailroom_operand "$path" "$operands"); then
     kind=words:$(_mailroom_flags "$path")
+  elif ((operands == 0)) && [[ -n $(_mailroom_subcommands "$path") ]]; then
+    # An operand and sub-commands (batch <file>, batch journals): both.
+    _mailroom_reply "$kind" "$cur"
+    local operand=("\${COMPREPLY[@]}")
+    _mailroom_reply "words:$(_mailroom_subcommands "$path")" "$cur"
+    COMPREPLY+=("\${operand[@]}")
+    return 0
   fi
   _mailroom_reply "$kind" "$cur"
 }

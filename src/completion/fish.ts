@@ -106,7 +106,7 @@ export function fishScript(tree: NodeSpec): string {
     for (const o of n.options) if (n !== tree || !o.flags.includes('--help')) lines.push(option(o, n === tree ? '' : base));
     if (n === tree) lines.push(option({ flags: ['--help', '-h'], description: 'show help', repeatable: false }, ''));
     const first = n.args[0];
-    if (n.subcommands.length || !first) {
+    if (!first) {
       lines.push(`complete -c mailroom${when} -f`);
     } else {
       n.args.forEach((a, i) => {

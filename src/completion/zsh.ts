@@ -71,7 +71,8 @@ export function zshScript(tree: NodeSpec): string {
       commands=(
         ${commands.join('\n        ')}
       )
-      _describe -t commands ${q(`mailroom${node.path.map((p) => ` ${p}`).join('')} command`)} commands && ret=0 ;;
+      _describe -t commands ${q(`mailroom${node.path.map((p) => ` ${p}`).join('')} command`)} commands && ret=0${node.args[0] ? `
+      ${action(node.args[0].value)} && ret=0` : ''} ;;
     args)
       curcontext=\${curcontext%:*:*}:mailroom-$words[1]:
       case $words[1] in

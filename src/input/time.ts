@@ -49,3 +49,13 @@ export function checkSchedule(when: Date, now: Date, field: string): void {
     throw usageError(`${field}: ${when.toISOString()} is more than ${SCHEDULE_HORIZON_DAYS} days ahead (latest ${new Date(horizon).toISOString()})`);
   }
 }
+
+const SPAN_MS = { s: 1000, ...UNIT_MS } as const;
+
+/** A span of time such as 90s, 5m, 1h, 2d, in milliseconds (`--max-age`, `--older-than`). */
+export function parseDuration(value: string, flag: string): number {
+  const m = /^(\d+)([smhd])$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * SPAN_MS[m[2] as keyof typeof SPAN_MS] : 0;
+  if (!(ms > 0)) throw usageError(`${flag}: "${value}" is not a duration (e.g. 90s, 5m, 1h, 2d)`);
+  return ms;
+}

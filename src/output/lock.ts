@@ -113,6 +113,14 @@ export class JournalLock {
   }
 }
 
+/** True while a live process (or one on another host) holds `<journal>.lock`: a run may be sending it now. */
+export function lockHeld(journal: string): boolean {
+  const found = readOwner(`${journal}.lock`);
+  if (!found) return false;
+  if (!found.owner) return found.text !== '' || Date.now() - mtime(`${journal}.lock`) < EMPTY_GRACE_MS;
+  return found.owner.host !== hostname() || alive(found.owner.pid);
+}
+
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**

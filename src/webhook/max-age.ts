@@ -1,15 +1,10 @@
-import { usageError } from '../errors.js';
+import { parseDuration } from '../input/time.js';
 import { relativeTime } from '../output/relative-time.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** `--max-age`: a span such as 90s, 5m, 1h, 2d. */
-export function parseMaxAge(value: string): number {
-  const m = /^(\d+)([smhd])$/.exec(value.trim());
-  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : 0;
-  if (!(ms > 0)) throw usageError(`--max-age: "${value}" is not a duration (e.g. 90s, 5m, 1h, 2d)`);
-  return ms;
-}
+export const parseMaxAge = (value: string): number => parseDuration(value, '--max-age');
 
 /**
  * How far ahead of this machine's clock a sender's may be: a `createdAt` up to this far in the

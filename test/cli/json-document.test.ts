@@ -83,6 +83,9 @@ type Args = () => Promise<string[]> | string[];
 const SUCCESS: [path: string, args: Args][] = [
   ['send', () => ['send', '--from', 'ops@example.com', '--to', 'a@example.com', '--subject', 'Hi', '--html', '<p>Hi</p>']],
   ['batch', () => ['batch', 'two.ndjson', '--from', 'ops@example.com', '--subject', 'Hi', '--html-file', 'body.json']],
+  ['batch journals list', () => ['batch', 'journals']],
+  ['batch journals show', async () => ['batch', 'journals', 'show', (JSON.parse((await mailroom(['batch', 'journals', '--json'])).stdout) as { items: { runId: string }[] }).items[0]!.runId]],
+  ['batch journals prune', () => ['batch', 'journals', 'prune', '--all', '--dry-run']],
   ['lint', () => ['lint', '--file', 'email.json']],
   ['check', () => ['check']],
   ['whoami', () => ['whoami']],
@@ -110,7 +113,7 @@ const SUCCESS: [path: string, args: Args][] = [
 ];
 
 /** The lists: every one is `{ items: [...], hasMore }` (docs/input-and-output.md, "Lists"). */
-const LISTS = new Set(['keys list', 'webhooks list', 'webhooks events', 'sandbox emails', 'sandbox deliveries', 'config list', 'profiles']);
+const LISTS = new Set(['batch journals list', 'keys list', 'webhooks list', 'webhooks events', 'sandbox emails', 'sandbox deliveries', 'config list', 'profiles']);
 
 describe('one JSON document: success', () => {
   it.each(SUCCESS)('%s --json: its result, every field one --json may name', async (path, args) => {

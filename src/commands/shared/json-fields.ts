@@ -17,6 +17,9 @@ const SANDBOX_EMAIL = [
   'contactProperties', 'settings', 'groupBy', 'idempotencyKey', 'sendAt', 'createdAt', 'requestId',
 ];
 const SETTING = ['key', 'value', 'source', 'origin'];
+const JOURNAL = [
+  'journal', 'link', 'runId', 'input', 'host', 'profile', 'started', 'lastWritten', 'sent', 'refused', 'unsent', 'total', 'finished', 'finishedAt', 'running', 'resume',
+];
 
 export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   send: [...new Set([...SENT, ...REQUEST])],
@@ -24,6 +27,9 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
     'total', 'sent', 'scheduled', 'failed', 'skipped', 'duplicates', 'invalid', 'uncertain', 'unsent', 'durationMs', 'emailsPerSecond', 'runId',
     'journal', 'dryRun', 'interrupted', 'resumed', 'errors', 'report', 'failedFile', 'resume',
   ],
+  'batch journals list': JOURNAL,
+  'batch journals show': [...JOURNAL, 'refusedEntries'],
+  'batch journals prune': ['removed', 'kept', 'dryRun'],
   lint: ['ok', 'failOn', 'counts', 'results', 'skipped', 'links'],
   check: ['status', 'displayName', 'role', 'key', 'keySource', 'keyOrigin', 'baseUrl'],
   doctor: ['ok', 'checks'],

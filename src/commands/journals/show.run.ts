@@ -1,0 +1,54 @@
+import type { CommandContext } from '../../client.js';
+import { findJournal, journalFacts, type RefusedEntry } from '../../batch/journals.js';
+import { batchJournalDir } from '../../batch/paths.js';
+import { printJson, printKeyValues, printTable } from '../../output/print.js';
+import { outputMode } from '../../output/mode.js';
+import { usageError } from '../../errors.js';
+import { stateOf } from './list.run.js';
+
+export interface JournalsShowOptions {
+  journal: string;
+}
+
+export async function run(opts: JournalsShowOptions, ctx: CommandContext): Promise<void> {
+  const path = findJournal(batchJournalDir(ctx.env), ctx.cwd, opts.journal);
+  const refusedEntries: RefusedEntry[] = [];
+  let facts;
+  try {
+    facts = await journalFacts(path, null, refusedEntries);
+  } catch (err) {
+    // loadJournal speaks of --resume: here the journal was named by show's operand.
+    if (err instanceof Error) throw usageError(err.message.replace(/^--resume /, ''));
+    throw err;
+  }
+  const mode = outputMode(ctx, ctx.globals);
+  if (mode.quiet) return;
+  if (mode.format === 'json') {
+    printJson(ctx, { ...facts, refusedEntries });
+    return;
+  }
+  await printKeyValues(ctx, [
+    ['journal', facts.journal],
+    ['run', facts.runId],
+    ['input', facts.input],
+    ['host', facts.host],
+    ['profile', facts.profile],
+    ['started', facts.started, 'date'],
+    ['last written', facts.lastWritten, 'date'],
+    ['state', stateOf(facts)],
+    ['finished', facts.finishedAt, 'date'],
+    ['entries', facts.total],
+    ['sent', facts.sent],
+    ['refused', facts.refused],
+    ['resume', facts.running ? undefined : facts.resume],
+  ]);
+  if (refusedEntries.length > 0) {
+    ctx.io.out.write('\n');
+    await printTable(ctx, refusedEntries, [
+      { header: 'INDEX', value: (r) => r.index },
+      { header: 'LINE', value: (r) => r.line },
+      { header: 'STATUS', value: (r) => r.statusCode },
+      { header: 'ERROR', value: (r) => r.error, kind: 'text' },
+    ]);
+  }
+}
