@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,6 +153,127 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       expect(heavyIn(clients, doiuse).length).toBeGreaterThan(0);
     });
 
+    /** The source modules and packages in these bundle files, by the `// path` line esbuild writes above each. */
+    function sourcesIn(files: string[] | undefined): string[] {
+      const found = new Set<string>();
+      for (const file of files ?? []) {
+        for (const m of readFileSync(file, 'utf8').matchAll(/^\/\/ (?:\S*\/)?(src\/\S+\.ts|node_modules\/(?:@[^/\s]+\/)?[^/\s]+)/gm)) found.add(m[1]!);
+      }
+      return [...found].sort();
+    }
+
+    it('check loads exactly these modules: an import added to its path (start-up time) fails here until listed', () => {
+      // What `check` runs on (undici's dispatcher and request API, the transport, the config) and
+      // what the program needs to parse any command line (main.js: every command's definition).
+      // Update the list knowingly: each module costs every `check` its load (bench/startup.mjs).
+      expect(sourcesIn(ofChecks[0])).toEqual([
+        'node_modules/commander',
+        'node_modules/undici',
+        'src/api/paths.ts',
+        'src/client.ts',
+        'src/commands/api.ts',
+        'src/commands/batch.ts',
+        'src/commands/check.run.ts',
+        'src/commands/check.ts',
+        'src/commands/completion.ts',
+        'src/commands/config.ts',
+        'src/commands/doctor.ts',
+        'src/commands/index.ts',
+        'src/commands/keys/create.ts',
+        'src/commands/keys/delete.ts',
+        'src/commands/keys/index.ts',
+        'src/commands/keys/list.ts',
+        'src/commands/keys/rotate.ts',
+        'src/commands/keys/update.ts',
+        'src/commands/lint.ts',
+        'src/commands/login.ts',
+        'src/commands/logout.ts',
+        'src/commands/profiles.ts',
+        'src/commands/sandbox/index.ts',
+        'src/commands/sandbox/inspect.ts',
+        'src/commands/send.ts',
+        'src/commands/shared/command-line.ts',
+        'src/commands/shared/config-keys.ts',
+        'src/commands/shared/json-fields.ts',
+        'src/commands/shared/option-parsers.ts',
+        'src/commands/shared/repeatable-options.ts',
+        'src/commands/shared/transport-hints.ts',
+        'src/commands/verb.ts',
+        'src/commands/webhooks/create.ts',
+        'src/commands/webhooks/delete.ts',
+        'src/commands/webhooks/events.ts',
+        'src/commands/webhooks/get.ts',
+        'src/commands/webhooks/index.ts',
+        'src/commands/webhooks/list.ts',
+        'src/commands/webhooks/listen.ts',
+        'src/commands/webhooks/replay.ts',
+        'src/commands/webhooks/sample.ts',
+        'src/commands/webhooks/update.ts',
+        'src/commands/webhooks/verify.ts',
+        'src/commands/whoami.ts',
+        'src/config/file.ts',
+        'src/config/paths.ts',
+        'src/config/sandbox-default.ts',
+        'src/config/settings.ts',
+        'src/config/url.ts',
+        'src/context.ts',
+        'src/count.ts',
+        'src/errors.ts',
+        'src/exit-codes.ts',
+        'src/exit.ts',
+        'src/files.ts',
+        'src/help-layout.ts',
+        'src/help-topics.ts',
+        'src/input/choice.ts',
+        'src/input/ids.ts',
+        'src/input/prompter.ts',
+        'src/input/secret-file.ts',
+        'src/main.ts',
+        'src/output/color.ts',
+        'src/output/document.ts',
+        'src/output/fields.ts',
+        'src/output/mode.ts',
+        'src/output/one-line.ts',
+        'src/output/print.ts',
+        'src/output/relative-time.ts',
+        'src/program.ts',
+        'src/report.ts',
+        'src/run.ts',
+        'src/schema/ids.ts',
+        'src/schema/own-field.ts',
+        'src/schema/text.ts',
+        'src/secrets.ts',
+        'src/transport/agent.ts',
+        'src/transport/attempt.ts',
+        'src/transport/create.ts',
+        'src/transport/errors.ts',
+        'src/transport/http.ts',
+        'src/transport/pacer.ts',
+        'src/transport/rate-headers.ts',
+        'src/transport/retry.ts',
+        'src/version.ts',
+      ]);
+    });
+
+    it('a batch whose entries pass the quick check loads no zod, conf or sandbox code (zod loads only to say what is wrong)', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-batch-'));
+      try {
+        const input = join(dir, 'in.ndjson');
+        const entry = (n: number) => JSON.stringify({ from: 'Ops <ops@example.com>', to: `user${n}@customer.test`, subject: `Order ${n}`, html: `<p>Order <b>${n}</b></p>`, sendAt: '2030-01-01T09:00:00+02:00' });
+        writeFileSync(input, `${[1, 2, 3].map(entry).join('\n')}\n`);
+        const bad = join(dir, 'bad.ndjson');
+        writeFileSync(bad, `${entry(1)}\n{"to":"nobody"}\n`);
+        const [valid, invalid] = modulesOfEach([
+          ['batch', input, '--dry-run', '--json'],
+          ['batch', bad, '--dry-run', '--json'],
+        ]);
+        expect(heavyIn(valid, /^\/\/ (?:\S*\/)?(node_modules\/(zod|fastify|conf)\/|src\/sandbox\/)/m)).toEqual([]);
+        expect(heavyIn(invalid, /^\/\/ (?:\S*\/)?node_modules\/zod\//m).length, '(the check sees a run that does load zod)').toBeGreaterThan(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('(the check above sees a command that does load them)', () => {
       expect(heavyIn(ofChecks[0]).length).toBeGreaterThan(0);
     });
@@ -176,6 +297,22 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
     it('answers help and version itself (the CLI bundle is never loaded)', () => {
       expect(node(bin, ['webhooks', 'verify', '--help'])).toEqual(node(MAIN, ['webhooks', 'verify', '--help']));
       expect(node(bin, ['--version']).code).toBe(0);
+    });
+
+    it('requires only node:fs, node:path and node:tty and reads only dist/help.json: a new require on the --help path fails here', () => {
+      const list = join(dir, 'loaded.txt');
+      for (const args of [['--help'], ['send', '--help'], ['--version'], ['help', 'environment']]) {
+        rmSync(list, { force: true });
+        const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-requires.mjs'), bin, ...args], {
+          env: { ...env, MAILROOM_TEST_MODULES_FILE: list },
+          encoding: 'utf8',
+        });
+        expect(r.status, args.join(' ')).toBe(0);
+        const loaded = readFileSync(list, 'utf8').trim().split('\n');
+        expect(loaded.filter((l) => l.startsWith('require ')).sort(), args.join(' ')).toEqual(['require node:fs', 'require node:path', 'require node:tty']);
+        // Besides the launcher itself (which Node's loader may read so), only the catalog.
+        expect(loaded.filter((l) => l.startsWith('read ') && l !== `read ${bin}`), args.join(' ')).toEqual([`read ${join(dir, 'bin', '..', 'dist', 'help.json')}`]);
+      }
     });
 
     it('hands anything else to dist/main.js: options before --help, unknown commands, a bare group', async () => {
