@@ -25,7 +25,8 @@ export const paths = {
   sandboxEmails: (query?: URLSearchParams): string => `/_sandbox/emails${query && query.toString() !== '' ? `?${query.toString()}` : ''}`,
   sandboxWait: (query: URLSearchParams): string => `/_sandbox/emails/wait?${query.toString()}`,
   sandboxEmail: (emailId: string): string => `/_sandbox/emails/${id('email', emailId)}`,
-  sandboxDeliveries: (): string => '/_sandbox/deliveries',
+  sandboxDeliveries: (workspaceId?: string): string => `/_sandbox/deliveries${workspaceId === undefined ? '' : `?workspace=${id('workspace', workspaceId)}`}`,
+  sandboxWorkspaces: (): string => '/_sandbox/workspaces',
   sandboxResend: (deliveryId: string): string => `/_sandbox/deliveries/${encodeURIComponent(deliveryId)}/resend`,
   sandboxEvents: (): string => '/_sandbox/events',
   /** The inbox page of one email (a browser URL under the sandbox's root). */

@@ -21,6 +21,24 @@ export function sandboxRoot(ctx: Caller): string {
 }
 
 /**
+ * The workspace whose emails and deliveries the sandbox commands show: --workspace, else
+ * MAILROOM_WORKSPACE, else none (the sandbox's first). `sandbox workspace create` makes others.
+ */
+export function sandboxWorkspace(ctx: Caller): string | undefined {
+  const ws = ctx.globals.workspace ?? ctx.env.MAILROOM_WORKSPACE;
+  if (ws === undefined || ws === '') return undefined;
+  if (!/^wrk_[A-Za-z0-9_-]+$/.test(ws)) throw usageError(`workspace "${ws}" is not a workspace id: expected wrk_...`);
+  return ws;
+}
+
+/** A 404 from a sandbox's list or wait asked for a workspace: that workspace is not there. */
+export function unknownWorkspace(root: string, workspace: string | undefined): MailroomError {
+  return new MailroomError('rejected', `no workspace ${workspace ?? '(the first)'} in the sandbox at ${root}`, {
+    hints: ['workspaces last until the sandbox stops; make one with: mailroom sandbox workspace create'],
+  });
+}
+
+/**
  * One call to a sandbox's inspection or control endpoints: nobody there or a 5xx exits 6, a refusal
  * (403: not addressed as localhost) 3, not a sandbox (no such route) 4; another 404 is answered.
  */

@@ -12,13 +12,13 @@ function unauthorized(scope: AuthScope, what: string): HttpError {
 }
 
 /** The key presenting the request; a deleted key is gone from the map, so it fails at once. */
-export function authenticate(state: SandboxState, header: string | undefined, scope: AuthScope): StoredKey {
+export function authenticate<T extends { key: StoredKey }>(keyOf: (secret: string) => T | undefined, header: string | undefined, scope: AuthScope): T {
   if (header === undefined || header === '') throw unauthorized(scope, 'Missing API key (send the header "Authorization: Bearer <API_KEY>")');
   const match = BEARER.exec(header);
   if (!match) throw unauthorized(scope, 'Malformed Authorization header (expected "Bearer <API_KEY>")');
-  const key = state.keysBySecret.get(match[1]!);
-  if (!key) throw unauthorized(scope, 'Invalid API key');
-  return key;
+  const found = keyOf(match[1]!);
+  if (!found) throw unauthorized(scope, 'Invalid API key');
+  return found;
 }
 
 /** Keys are workspace-specific: a key may only manage the keys of its own workspace. */

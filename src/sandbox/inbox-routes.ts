@@ -6,6 +6,8 @@ import type { SandboxState } from './state.js';
 
 export interface InboxDeps {
   state: SandboxState;
+  /** Every workspace's store, the first being `state`: the inbox shows one at a time (`?workspace=`). */
+  workspaces?: () => SandboxState[];
   deliverer: Deliverer;
   live: LiveFeed;
 }
@@ -54,27 +56,34 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
     const { parseFilter } = await import('./email-query.js');
     const query = request.query as Query;
     try {
-      return await html(reply, inboxPage(state, parseFilter(query), query.page));
+      const all = deps.workspaces?.() ?? [state];
+      const shown = query.workspace ? all.find((s) => s.workspace.id === query.workspace) : state;
+      if (!shown) throw new HttpError(404, `No workspace ${query.workspace} in this sandbox.`);
+      const choices = all.map((s) => ({ id: s.workspace.id, name: s.workspace.name }));
+      return await html(reply, inboxPage(shown, parseFilter(query), query.page, Date.now(), choices));
     } catch (err) {
-      if (err instanceof HttpError) return html(reply, messagePage('Bad search', err.message, state), err.statusCode);
+      if (err instanceof HttpError) return html(reply, messagePage(err.statusCode === 404 ? 'Not found' : 'Bad search', err.message, state), err.statusCode);
       throw err;
     }
   };
   app.get('/', inspect, list);
   app.get('/inbox', inspect, list);
 
+  /** The store holding an email: ids are unique across workspaces. */
+  const holding = (id: string): SandboxState | undefined => (deps.workspaces?.() ?? [state]).find((s) => s.emailsById.has(id));
+
   app.get('/inbox/:id', inspect, async (request, reply) => {
     const id = (request.params as Params).id!;
-    const email = state.emailsById.get(id);
+    const email = holding(id)?.emailsById.get(id);
     if (!email) return notFoundPage(reply, `No email ${id} in this sandbox: it was deleted or cleared, or the sandbox restarted without --data.`, state);
     const { emailPage, parseView } = await pages();
-    return html(reply, emailPage(state, email, parseView(request.query as Query)));
+    return html(reply, emailPage(holding(id)!, email, parseView(request.query as Query)));
   });
 
   // The email's own document, for the frame: its own policy (no scripts, remote content on request).
   app.get('/inbox/:id/body', inspect, async (request, reply) => {
     const id = (request.params as Params).id!;
-    const email = state.emailsById.get(id);
+    const email = holding(id)?.emailsById.get(id);
     if (!email) return notFoundPage(reply, `No email ${id} in this sandbox.`);
     const { prepareEmailHtml, emailFrameCsp } = await import('./email-html.js');
     const remote = (request.query as Query).images === '1';
@@ -105,7 +114,7 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
 
   app.post('/_sandbox/emails/:id/delete', inspect, async (request) => {
     const id = (request.params as Params).id!;
-    if (!state.deleteEmail(id)) throw new HttpError(404, `Email ${id} not found`);
+    if (!holding(id)?.deleteEmail(id)) throw new HttpError(404, `Email ${id} not found`);
     return { deleted: id };
   });
 

@@ -93,7 +93,13 @@ function pager(base: string, params: Record<string, string | undefined>, page: n
   return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span class="count">${from}–${to} of ${of} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
 }
 
-export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now()): string {
+/** The workspaces a sandbox has (the first is its own), for the inbox's workspace filter. */
+export interface WorkspaceChoice {
+  id: string;
+  name: string;
+}
+
+export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now(), workspaces: WorkspaceChoice[] = []): string {
   const matching = filterEmails(state.emails, filter);
   const counts = countEmails(state);
   const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
@@ -112,7 +118,13 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
     })
     .join('');
 
-  const form = `<form class="bar" method="get" action="/" role="search">
+  const current = state.workspace.id;
+  // The workspaces made for tests each have an inbox of their own; the first is shown by default.
+  const pick =
+    workspaces.length > 1
+      ? `<select name="workspace" aria-label="Workspace">${workspaces.map((w, i) => option(i === 0 ? '' : w.id, `${w.name} (${w.id})`, workspaces[0]!.id === current ? '' : current)).join('')}</select>`
+      : '';
+  const form = `<form class="bar" method="get" action="/" role="search">${pick}
 <input type="search" name="q" value="${h(filter.q ?? '')}" placeholder="Search to, from, subject, template, id" aria-label="Search" autocomplete="off">
 <select name="status" aria-label="Status">${option('', 'Any status', params.status)}${option('SENT', 'Sent', params.status)}${option('SCHEDULED', 'Scheduled', params.status)}</select>
 <select name="kind" aria-label="Kind">${option('', 'Any kind', params.kind)}${option('raw', 'Raw', params.kind)}${option('template', 'Template', params.kind)}</select>

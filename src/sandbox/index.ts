@@ -1,17 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { fsReason } from '../files.js';
 import { resolveConfig, SandboxConfigError, type SandboxConfig, type WebhookConfig } from './config.js';
-import { contactPayload, envelope } from './events.js';
-import { Deliverer } from './deliveries.js';
-import { EmailService } from './emails.js';
 import { countEmails } from './email-query.js';
 import { LiveFeed } from './live.js';
 import { Persistence } from './persistence.js';
-import { Scheduler } from './scheduler.js';
 import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
 import { createWebhook } from './webhooks.js';
-import { EmailWaiters } from './waiters.js';
+import { freshState, workspaceParts, Workspaces } from './workspaces.js';
 
 export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig, WebhookConfig } from './config.js';
 export { SandboxConfigError, loadConfigFile } from './config.js';
@@ -102,38 +98,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveryTotal };
   });
   const deliveryListeners = new Set<() => void>();
-  const waiters = new EmailWaiters();
-  // Every change goes to the journal (--data), to the inbox pages' live stream and to the waits.
-  state.onChange = (change) => {
+  // Every change of the first workspace goes to the journal (--data) and to the inbox pages' live
+  // stream; the workspaces made for tests are not saved.
+  const primary = workspaceParts(state, config, (change) => {
     persistence?.record(change);
     live.changed();
-    if (change.t === 'email') waiters.caught(change.email);
-    else if (change.t === 'reset' || change.t === 'emailsCleared') waiters.cleared();
     if (change.t === 'delivery' || change.t === 'reset') for (const listener of deliveryListeners) listener();
-  };
-  ensureWebhooks(state, config.webhooks);
-  const deliverer = new Deliverer(state, config.deliveries);
-  const scheduler = new Scheduler((email) => state.markSent(email));
-  const emails = new EmailService(state, config, {
-    contactChanged: (change, now) => {
-      if (deliverer.subscribers(change.kind).length === 0) return;
-      const env = envelope(change.kind, contactPayload(change.contact, state.workspace.id), now);
-      deliverer.publishSoon(env);
-    },
-    scheduled: (email) => scheduler.add(email),
   });
-  for (const email of state.emails) if (email.status === 'SCHEDULED') scheduler.add(email);
+  ensureWebhooks(state, config.webhooks);
+  const workspaces = new Workspaces(primary, (name) => workspaceParts(freshState(name, config.retain), config, () => live.changed()));
+  const { deliverer } = primary;
 
-  const reset = () => {
-    scheduler.clear();
-    deliverer.cancelPending();
-  };
   const durable = persistence ? () => persistence.durable() : () => Promise.resolve();
-  const app = await buildServer({ state, config, emails, deliverer, live, durable, reset, log, waiters });
+  const app = await buildServer({ state, config, emails: primary.emails, deliverer, live, durable, reset: primary.reset, log, waiters: primary.waiters, workspaces });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host }).catch(async (err: unknown) => {
-    await deliverer.close();
-    scheduler.stop();
+    await workspaces.close();
     live.close();
     await persistence?.close();
     throw err;
@@ -158,9 +138,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     close() {
       closing ??= (async () => {
         deliveryListeners.clear();
-        waiters.close();
-        await deliverer.close();
-        scheduler.stop();
+        await workspaces.close();
         live.close();
         await app.close();
         await persistence?.close();

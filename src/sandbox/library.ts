@@ -8,7 +8,7 @@ import type { EventName } from '../schema/events.js';
 import type { Envelope } from '../webhook/samples.js';
 import type { DeliveryRecord } from './state.js';
 import { caught } from './caught.js';
-import type { CaughtEmail, SandboxDelivery, SandboxEmail, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
+import type { CaughtEmail, SandboxConnection, SandboxDelivery, SandboxEmail, SandboxWorkspace, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
 
 export type * from './public-types.js';
 
@@ -86,6 +86,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     },
     trigger: async (event, { email } = {}) =>
       ((await call('POST', '/_sandbox/events', email === undefined ? { event } : { event, email })) as { event: Envelope }).event satisfies SandboxEnvelope,
+    workspace: (options) => newWorkspace(call, running.baseUrl, options),
     async close() {
       await running.close();
       // The closed sockets' handles go on the next turn: a runner that looks for open handles
@@ -96,9 +97,60 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
 }
 
 type Call = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+type Answered = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
+
+/**
+ * A sandbox already running in another process (`mailroom sandbox`, or one a test runner's global
+ * setup started): a parallel test worker asks it for a workspace of its own.
+ */
+export function connectSandbox(baseUrl: string): SandboxConnection {
+  let root: string;
+  try {
+    root = new URL(baseUrl).origin;
+  } catch {
+    throw new TypeError(`mailroom sandbox: connectSandbox wants the sandbox's base URL (http://127.0.0.1:4025), not ${JSON.stringify(baseUrl)}`);
+  }
+  const call = answered(async (method, path, body) => {
+    const res = await fetch(`${root}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, body: parsed };
+  });
+  return { baseUrl: root, ...inWorkspace(call, undefined), workspace: (options) => newWorkspace(call, root, options) };
+}
+
+/** `emails`, the waits, `deliveries`, `reset` and `trigger` of one workspace (`undefined`: the first). */
+function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<SandboxWorkspace, 'baseUrl' | 'apiKey' | 'workspaceId' | 'name'> {
+  const scope = workspaceId === undefined ? {} : { workspace: workspaceId };
+  const query = (path: string) => (workspaceId === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}workspace=${encodeURIComponent(workspaceId)}`);
+  const scoped: (method: 'GET' | 'POST', path: string) => Promise<unknown> = (method, path) => call(method, query(path));
+  return {
+    emails: async () => ((await scoped('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items.map(caught),
+    ...waits(scoped),
+    deliveries: async () => ((await scoped('GET', '/_sandbox/deliveries')) as { items: DeliveryRecord[] }).items.map(publicDelivery),
+    reset: async () => {
+      await call('POST', '/_sandbox/reset', scope);
+    },
+    trigger: async (event, { email } = {}) =>
+      ((await call('POST', '/_sandbox/events', { event, ...(email === undefined ? {} : { email }), ...scope })) as { event: Envelope }).event satisfies SandboxEnvelope,
+  };
+}
+
+async function newWorkspace(call: Answered, baseUrl: string, options: { name?: string } = {}): Promise<SandboxWorkspace> {
+  const made = (await call('POST', '/_sandbox/workspaces', options.name === undefined ? {} : { name: options.name })) as { workspaceId: string; name: string; apiKey: string };
+  return { baseUrl, apiKey: made.apiKey, workspaceId: made.workspaceId, name: made.name, ...inWorkspace(call, made.workspaceId) };
+}
 
 /** A call to the sandbox's own endpoints that resolves to the body of a 200 and throws on anything else. */
-export function answered(call: Call): (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown> {
+function answered(call: Call): (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown> {
   return async (method, path, body) => {
     const res = await call(method, path, body);
     if (res.status !== 200) {
@@ -110,7 +162,7 @@ export function answered(call: Call): (method: 'GET' | 'POST', path: string, bod
 }
 
 /** `waitForEmail` and `waitForEmails`, over the long poll `GET /_sandbox/emails/wait` (in-process or over HTTP alike). */
-export function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<Sandbox, 'waitForEmail' | 'waitForEmails'> {
+function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<Sandbox, 'waitForEmail' | 'waitForEmails'> {
   const waitForEmails = async (count: number, filter: WaitForEmailOptions = {}): Promise<CaughtEmail[]> => {
     if (!Number.isInteger(count) || count < 1) throw new TypeError(`mailroom sandbox: waitForEmails wants a whole number of emails of at least 1, not ${String(count)}`);
     const timeoutMs = filter.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -196,6 +196,36 @@ export interface WaitForEmailOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A workspace of its own in a running sandbox, for one test file or one parallel worker: its own
+ * key, and its own emails, contacts, webhooks, deliveries and idempotency keys. What it sends (with
+ * its `apiKey`), lists, waits for and resets is its own; no other workspace sees it.
+ */
+export interface SandboxWorkspace {
+  /** The sandbox's root: point your app's client here, with `apiKey`. */
+  readonly baseUrl: string;
+  /** A ready API key of this workspace (role API_USER). */
+  readonly apiKey: string;
+  readonly workspaceId: string;
+  readonly name: string;
+  /** Every email this workspace's keys sent, oldest first. */
+  emails(): Promise<CaughtEmail[]>;
+  waitForEmail(options?: WaitForEmailOptions): Promise<CaughtEmail>;
+  waitForEmails(count: number, options?: WaitForEmailOptions): Promise<CaughtEmail[]>;
+  /** This workspace's webhook delivery attempts, oldest first. */
+  deliveries(): Promise<SandboxDelivery[]>;
+  /** Empties this workspace's emails, contacts, deliveries and idempotency keys; its keys and webhooks stay. Other workspaces are untouched. */
+  reset(): Promise<void>;
+  /** Fires an event to this workspace's subscribed webhooks. */
+  trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;
+}
+
+/** A sandbox running in another process, reached with `connectSandbox(baseUrl)`: its first workspace, and new ones. */
+export interface SandboxConnection extends Omit<SandboxWorkspace, 'apiKey' | 'workspaceId' | 'name'> {
+  /** A new workspace with its own key. */
+  workspace(options?: { name?: string }): Promise<SandboxWorkspace>;
+}
+
 export interface Sandbox {
   /** Root of the API, e.g. `http://127.0.0.1:53817` (requests go to `${baseUrl}/v1/...`). */
   readonly baseUrl: string;
@@ -232,6 +262,11 @@ export interface Sandbox {
   reset(): Promise<void>;
   /** Fires an event to the subscribed webhooks, as `mailroom sandbox trigger` does; resolves to the envelope sent. */
   trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;
+  /**
+   * A new workspace with its own key, for one test file or worker: what it sends, lists, waits for
+   * and resets is its own. `reset()` and `emails()` here act on the first workspace only.
+   */
+  workspace(options?: { name?: string }): Promise<SandboxWorkspace>;
   /** Stops listening, frees the port and every timer, and drops pending deliveries. */
   close(): Promise<void>;
 }

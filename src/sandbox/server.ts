@@ -18,6 +18,7 @@ import { randomToken, type InboxEmail, type SandboxState, type StoredKey } from 
 import { withText } from './text.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './webhooks.js';
 import { EmailWaiters, parseWait } from './waiters.js';
+import { Workspaces, type WorkspaceParts } from './workspaces.js';
 
 export { BATCH_BODY_LIMIT, BODY_LIMIT };
 
@@ -35,11 +36,15 @@ export interface ServerDeps {
   log: (line: string) => void;
   /** The long polls of `GET /_sandbox/emails/wait`, told of each email caught; absent, a wait sees only what was caught before it. */
   waiters?: EmailWaiters;
+  /** Every workspace, the first being `state`'s; absent, that one only. */
+  workspaces?: Workspaces;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: StoredKey | null;
+    /** The workspace of `apiKey`. */
+    workspace: WorkspaceParts | null;
   }
   interface FastifyContextConfig {
     scope?: AuthScope;
@@ -63,6 +68,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('workspace', null);
+  const waiters = deps.waiters ?? new EmailWaiters();
+  const workspaces = deps.workspaces ?? new Workspaces({ state, emails, deliverer, waiters, reset: deps.reset, close: async () => undefined });
 
   // JSON only, and an empty body reads as no body (some clients send the header on DELETE).
   app.removeAllContentTypeParsers();
@@ -87,8 +95,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
     // Before the body is read: an unauthenticated caller learns nothing about its payload.
-    const key = authenticate(state, request.headers.authorization, scope);
+    const { key, parts } = authenticate((secret) => workspaces.keyOf(secret), request.headers.authorization, scope);
     request.apiKey = key;
+    request.workspace = parts;
     if (limiter) reply.headers(limiter.take(key.id));
     authorize(key, scope, request.method);
   });
@@ -125,8 +134,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const api = { config: { scope: 'api_user' as AuthScope } };
   const keysScope = { config: { scope: 'keys' as AuthScope } };
 
+  const own = (request: FastifyRequest): WorkspaceParts => request.workspace!;
+
   app.post('/v1/emails', api, async (request, reply) => {
-    const outcome = emails.send(request.body, new Date(), request.id);
+    const outcome = own(request).emails.send(request.body, new Date(), request.id);
     return outcome.ok ? { email: outcome.result } : send(reply, outcome.error);
   });
 
@@ -135,6 +146,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (invalid) return send(reply, invalid);
     const entries = (request.body as { emails: unknown[] }).emails;
     const now = new Date();
+    const { emails } = own(request);
     if (emails.monthlyLimitReached(now) && !emails.repeatsAcceptedKey(entries)) return send(reply, emails.monthlyLimitError());
     return { emails: emails.sendBatch(entries, now, request.id) };
   });
@@ -142,35 +154,31 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.get('/v1/api-keys/check', { config: { scope: 'check' } }, async (request) => checkKey(request.apiKey!));
 
   const base = '/v1/workspaces/:workspaceId/api-keys';
-  const inWorkspace = (request: FastifyRequest) => requireWorkspace(state, (request.params as Params).workspaceId!);
-  app.get(base, keysScope, async (request) => {
-    inWorkspace(request);
-    return listKeys(state, request.query as Record<string, string>);
-  });
-  app.post(base, keysScope, async (request) => {
-    inWorkspace(request);
-    return createKey(state, request.body);
-  });
-  app.post(`${base}/:apiKeyId`, keysScope, async (request) => {
-    inWorkspace(request);
-    return updateKey(state, (request.params as Params).apiKeyId!, request.body);
-  });
-  app.delete(`${base}/:apiKeyId`, keysScope, async (request) => {
-    inWorkspace(request);
-    return deleteKey(state, (request.params as Params).apiKeyId!);
-  });
+  /** The key's own workspace's store, once the path's workspace is checked to be it. */
+  const inWorkspace = (request: FastifyRequest): SandboxState => {
+    const { state: own } = request.workspace!;
+    requireWorkspace(own, (request.params as Params).workspaceId!);
+    return own;
+  };
+  app.get(base, keysScope, async (request) => listKeys(inWorkspace(request), request.query as Record<string, string>));
+  app.post(base, keysScope, async (request) => createKey(inWorkspace(request), request.body));
+  app.post(`${base}/:apiKeyId`, keysScope, async (request) => updateKey(inWorkspace(request), (request.params as Params).apiKeyId!, request.body));
+  app.delete(`${base}/:apiKeyId`, keysScope, async (request) => deleteKey(inWorkspace(request), (request.params as Params).apiKeyId!));
 
-  app.get('/v1/webhooks', api, async () => listWebhooks(state));
-  app.get('/v1/webhooks/:webhookId', api, async (request) => getWebhook(state, (request.params as Params).webhookId!));
-  app.post('/v1/webhooks', api, async (request) => createWebhook(state, request.body));
-  app.post('/v1/webhooks/:webhookId', api, async (request) => updateWebhook(state, (request.params as Params).webhookId!, request.body));
-  app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(state, (request.params as Params).webhookId!));
+  app.get('/v1/webhooks', api, async (request) => listWebhooks(own(request).state));
+  app.get('/v1/webhooks/:webhookId', api, async (request) => getWebhook(own(request).state, (request.params as Params).webhookId!));
+  app.post('/v1/webhooks', api, async (request) => createWebhook(own(request).state, request.body));
+  app.post('/v1/webhooks/:webhookId', api, async (request) => updateWebhook(own(request).state, (request.params as Params).webhookId!, request.body));
+  app.delete('/v1/webhooks/:webhookId', api, async (request) => deleteWebhook(own(request).state, (request.params as Params).webhookId!));
 
   // Inspection and control: no auth, no faults, no rate limit; guarded by local-only.ts.
   const inspect = { config: { inspection: true } };
   // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply;
   // `q`, `to`, `status` and `kind` filter as the inbox's search does, and `total` counts the matches.
+  // `?workspace=wrk_…` picks a workspace (default: the first); `/_sandbox/workspaces` makes one.
+  const picked = (request: FastifyRequest): WorkspaceParts => workspaces.pick((request.query as Record<string, string | undefined>).workspace);
   app.get('/_sandbox/emails', inspect, async (request) => {
+    const { state } = picked(request);
     const query = request.query as Record<string, string | undefined>;
     const filter = parseFilter(query);
     const matching = isFiltered(filter) ? filterEmails(state.emails, filter) : state.emails;
@@ -183,8 +191,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   // A long poll: answers once `count` emails matching `to` and `subject` are caught (those caught
   // before the call count), or at `timeoutMs` with `timedOut: true` and what matched so far.
-  const waiters = deps.waiters ?? new EmailWaiters();
   app.get('/_sandbox/emails/wait', inspect, async (request, reply) => {
+    const { state, waiters } = picked(request);
     const wanted = parseWait(request.query as Record<string, string | undefined>);
     // A caller that hangs up stops its wait: nothing is left listening.
     const gone = new AbortController();
@@ -193,26 +201,40 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     return { ...outcome, items: shown(outcome.items) };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
-    const email = state.emailsById.get((request.params as Params).id!);
-    if (!email) throw new HttpError(404, `Email ${(request.params as Params).id} not found`);
+    const id = (request.params as Params).id!;
+    const email = workspaces.all().map((w) => w.state.emailsById.get(id)).find((e) => e !== undefined);
+    if (!email) throw new HttpError(404, `Email ${id} not found`);
     withText(email);
     return { email };
   });
-  app.get('/_sandbox/deliveries', inspect, async () => ({ items: state.deliveries, total: state.deliveryTotal }));
+  app.get('/_sandbox/deliveries', inspect, async (request) => {
+    const { state } = picked(request);
+    return { items: state.deliveries, total: state.deliveryTotal };
+  });
   app.post('/_sandbox/events', inspect, async (request) => {
-    const { event, email } = parseEventRequest(request.body);
+    const { event, email, workspace } = parseEventRequest(request.body);
+    const { state, deliverer } = workspaces.pick(workspace);
     const envelope = triggerEvent(state, event, email, new Date().toISOString());
     deliverer.publishSoon(envelope);
     return { event: envelope };
   });
-  app.post('/_sandbox/reset', inspect, async () => {
-    state.reset();
+  app.post('/_sandbox/reset', inspect, async (request) => {
+    const parts = workspaces.pick(workspaceOf(request.body));
+    parts.state.reset();
     limiter?.reset();
-    deps.reset();
+    parts.reset();
     return { reset: true };
   });
+  app.post('/_sandbox/workspaces', inspect, async (request) => {
+    const name = nameOf(request.body);
+    const { parts, key } = workspaces.create(name);
+    return { workspaceId: parts.state.workspace.id, name: parts.state.workspace.name, apiKey: key.secretKey };
+  });
+  app.get('/_sandbox/workspaces', inspect, async () => ({
+    items: workspaces.all().map(({ state: s }) => ({ id: s.workspace.id, name: s.workspace.name, emails: s.emailTotal })),
+  }));
 
-  registerInbox(app, { state, deliverer, live: deps.live ?? new LiveFeed(() => ({ emails: state.emailTotal, scheduled: 0, deliveries: state.deliveryTotal })) });
+  registerInbox(app, { state, deliverer, workspaces: () => workspaces.all().map((w) => w.state), live: deps.live ?? new LiveFeed(() => ({ emails: state.emailTotal, scheduled: 0, deliveries: state.deliveryTotal })) });
 
   return app;
 }
@@ -227,20 +249,42 @@ function isEmailPath(request: FastifyRequest): boolean {
   return request.url.startsWith('/v1/emails');
 }
 
-function parseEventRequest(body: unknown): { event: (typeof EVENT_NAMES)[number]; email: string | undefined } {
+/** The `workspace` of a control request's body (`{}` and no body: the first workspace). */
+function workspaceOf(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Invalid request: the body must be a JSON object');
+  const extra = Object.keys(body).filter((k) => k !== 'workspace');
+  if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
+  const { workspace } = body as { workspace?: unknown };
+  if (workspace !== undefined && typeof workspace !== 'string') throw new HttpError(400, 'Invalid request: workspace must be a workspace id (wrk_…)');
+  return workspace;
+}
+
+function nameOf(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Invalid request: the body must be a JSON object');
+  const extra = Object.keys(body).filter((k) => k !== 'name');
+  if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
+  const { name } = body as { name?: unknown };
+  if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || name.length > 200)) throw new HttpError(400, 'Invalid request: name must be a string of 1 to 200 characters');
+  return name === undefined ? undefined : name.trim();
+}
+
+function parseEventRequest(body: unknown): { event: (typeof EVENT_NAMES)[number]; email: string | undefined; workspace: string | undefined } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError(400, 'Invalid request: the body must be a JSON object { "event": "<EVENT_NAME>", "email"?: "<address>" }');
   }
-  const extra = Object.keys(body).filter((k) => k !== 'event' && k !== 'email');
+  const extra = Object.keys(body).filter((k) => k !== 'event' && k !== 'email' && k !== 'workspace');
   if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
-  const { event, email } = body as { event?: unknown; email?: unknown };
+  const { event, email, workspace } = body as { event?: unknown; email?: unknown; workspace?: unknown };
+  if (workspace !== undefined && typeof workspace !== 'string') throw new HttpError(400, 'Invalid request: workspace must be a workspace id (wrk_…)');
   if (typeof event !== 'string' || !isEventName(event)) {
     throw new HttpError(400, `Invalid request: event must be one of ${EVENT_NAMES.join(', ')}`);
   }
   if (email !== undefined && (typeof email !== 'string' || !isEmailAddress(email))) {
     throw new HttpError(400, 'Invalid request: email must be an email address');
   }
-  return { event, email };
+  return { event, email, workspace };
 }
 
 /** Fastify's own errors (body parsing, limits) answered with the spec's error body. */

@@ -80,3 +80,44 @@ describe('mailroom sandbox wait', () => {
     expect(r.stderr).toMatch(/^mailroom: cannot reach a sandbox at http:\/\/127\.0\.0\.1:9/);
   });
 });
+
+describe('mailroom sandbox workspace create', () => {
+  test('prints a new workspace and its key once; sandbox emails, wait and deliveries show that workspace with --workspace or MAILROOM_WORKSPACE', async () => {
+    const made = await runInProcess(['sandbox', 'workspace', 'create', '--name', 'worker 7', '--json'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const ws = JSON.parse(made.stdout) as { workspaceId: string; name: string; apiKey: string; baseUrl: string };
+    expect(ws).toMatchObject({ name: 'worker 7', baseUrl: sb.baseUrl });
+    expect(ws.workspaceId).toMatch(/^wrk_/);
+    expect(ws.apiKey).toMatch(/^sk_live_/);
+
+    const res = await fetch(`${sb.baseUrl}/v1/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'shop@example.com', to: 'ada@customer.test', subject: 'In worker 7', html: '<p>Hi</p>' }),
+    });
+    expect(res.status).toBe(200);
+    await send('ada@customer.test', 'In the first workspace');
+
+    const own = await runInProcess(['sandbox', 'emails', '--json'], { env: { ...env, MAILROOM_WORKSPACE: ws.workspaceId } });
+    expect((JSON.parse(own.stdout) as { items: { subject: string }[] }).items.map((e) => e.subject)).toEqual(['In worker 7']);
+    const first = await runInProcess(['sandbox', 'emails', '--json'], { env });
+    expect((JSON.parse(first.stdout) as { items: { subject: string }[] }).items.map((e) => e.subject)).toEqual(['In the first workspace']);
+    const waited = await runInProcess(['sandbox', 'wait', '--workspace', ws.workspaceId, '--subject', 'first', '--timeout', '100', '--json'], { env });
+    expect(waited.code).toBe(11);
+    const deliveries = await runInProcess(['sandbox', 'deliveries', '--workspace', ws.workspaceId, '--json'], { env });
+    expect(JSON.parse(deliveries.stdout)).toMatchObject({ items: [], total: 0 });
+    const listed = await runInProcess(['sandbox', 'workspace', '--json'], { env });
+    expect((JSON.parse(listed.stdout) as { items: unknown[] }).items).toContainEqual({ id: ws.workspaceId, name: 'worker 7', emails: 1 });
+    const unknown = await runInProcess(['sandbox', 'emails', '--workspace', 'wrk_unknown'], { env });
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toBe(`mailroom: no workspace wrk_unknown in the sandbox at ${sb.baseUrl}\n  workspaces last until the sandbox stops; make one with: mailroom sandbox workspace create\n`);
+  });
+
+  test('-q would throw the only copy of the key away: refused, nothing made', async () => {
+    const r = await runInProcess(['sandbox', 'workspace', 'create', '-q'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mailroom: -q would discard the new secret/);
+    const list = (await (await fetch(`${sb.baseUrl}/_sandbox/workspaces`)).json()) as { items: unknown[] };
+    expect(list.items.length).toBeGreaterThanOrEqual(1);
+  });
+});

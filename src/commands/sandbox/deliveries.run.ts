@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
 import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { relativeTime } from '../../output/relative-time.js';
@@ -31,7 +31,9 @@ export interface SandboxDeliveriesOptions {
 export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const root = sandboxRoot(ctx);
-  const { body } = await sandboxCall(root, 'GET', paths.sandboxDeliveries(), ctx);
+  const workspace = sandboxWorkspace(ctx);
+  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxDeliveries(workspace), ctx);
+  if (status === 404) throw unknownWorkspace(root, workspace);
   const all = (body as { items: DeliveryRow[] }).items;
   const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
   const items = limit === undefined ? all : all.slice(-limit);

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
 import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { paths } from '../../api/paths.js';
@@ -17,12 +17,15 @@ export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Pro
   const { globals } = ctx;
   const root = sandboxRoot(ctx);
   const query = new URLSearchParams();
+  const workspace = sandboxWorkspace(ctx);
+  if (workspace !== undefined) query.set('workspace', workspace);
   if (flags.to !== undefined) query.set('to', flags.to);
   if (flags.search !== undefined) query.set('q', flags.search);
   if (flags.status !== undefined) query.set('status', flags.status);
   const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
   if (limit !== undefined) query.set('limit', String(limit));
-  const { body } = await sandboxCall(root, 'GET', paths.sandboxEmails(query), ctx);
+  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxEmails(query), ctx);
+  if (status === 404) throw unknownWorkspace(root, workspace);
   const { items, total } = body as { items: SandboxEmail[]; total: number };
   const table = await printRows(
     ctx,

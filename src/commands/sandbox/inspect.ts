@@ -7,12 +7,14 @@ import type { SandboxEmailOptions } from './email.run.js';
 import type { SandboxOpenOptions } from './open.run.js';
 import type { SandboxResendOptions } from './resend.run.js';
 import type { SandboxWaitOptions } from './wait.run.js';
+import type { SandboxWorkspaceCreateOptions } from './workspace-create.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
 
 export function register(sandbox: Command, ctx: Context): void {
   const where = `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.`;
+  const scoped = '\n--workspace <wrk_id> (else MAILROOM_WORKSPACE) shows a workspace `sandbox workspace create` made; default the first.';
 
   sandbox
     .command('emails')
@@ -24,7 +26,7 @@ export function register(sandbox: Command, ctx: Context): void {
     .addOption(new Option('--all', 'every email, also on a terminal (piped output always has every one)').conflicts('last'))
     .addHelpText(
       'after',
-      `${where}
+      `${where}${scoped}
 
 Examples:
   $ mailroom sandbox emails --last 5
@@ -40,7 +42,7 @@ Examples:
     .addOption(new Option('--count <n>', 'wait for this many matching emails (default 1)').argParser(parseIntegerOption('--count', 1, 10_000)))
     .addHelpText(
       'after',
-      `${where} --timeout is how long to wait (default 10s; 30s, 2m, or ms).
+      `${where}${scoped} --timeout is how long to wait (default 10s; 30s, 2m, or ms).
 Emails caught before the command started count too. Resolves as the email is caught (no polling).
 
 Examples:
@@ -48,6 +50,34 @@ Examples:
   $ id=$(mailroom sandbox wait --to ada@example.com --json | jq -r '.items[0].id')`,
     )
     .action(verb(ctx, () => import('./wait.run.js'), (flags: SandboxWaitOptions): SandboxWaitOptions => flags));
+
+  const workspace = sandbox
+    .command('workspace')
+    .description('list the workspaces of a running sandbox (an inbox and key of its own for each test worker); `create` makes one')
+    .addHelpText(
+      'after',
+      `${where}
+
+Examples:
+  $ mailroom sandbox workspace
+  $ mailroom sandbox workspace create --name "worker 1"`,
+    )
+    .action(verb(ctx, () => import('./workspaces.run.js'), (): Record<string, never> => ({})));
+  workspace
+    .command('create')
+    .description('make a workspace with its own API key: what that key sends, the sandbox commands see with --workspace')
+    .option('--name <name>', 'a name shown in the inbox (default "Test workspace <n>")')
+    .addHelpText(
+      'after',
+      `${where} The new API key is printed once. Its emails, contacts, webhooks, deliveries and idempotency
+keys are its own: \`sandbox emails\`, \`sandbox wait\` and \`sandbox deliveries\` show them with
+--workspace <wrk_id> (or MAILROOM_WORKSPACE). Workspaces last until the sandbox stops (--data keeps the first only).
+
+Examples:
+  $ mailroom sandbox workspace create --name "worker 1"
+  $ ws=$(mailroom sandbox workspace create --json) && export MAILROOM_API_KEY=$(jq -r .apiKey <<<"$ws") MAILROOM_WORKSPACE=$(jq -r .workspaceId <<<"$ws")`,
+    )
+    .action(verb(ctx, () => import('./workspace-create.run.js'), (flags: SandboxWorkspaceCreateOptions): SandboxWorkspaceCreateOptions => flags));
 
   sandbox
     .command('email')
@@ -72,7 +102,7 @@ Examples:
     .addOption(new Option('--all', 'every attempt, also on a terminal (piped output always has every one)').conflicts('last'))
     .addHelpText(
       'after',
-      `${where} --json prints every attempt with every field, the signed body and signature included.
+      `${where}${scoped} --json prints every attempt with every field, the signed body and signature included.
 A delivery to a host off this machine is listed as "not delivered" with why (see sandbox --allow-remote-webhooks).
 
 Examples:

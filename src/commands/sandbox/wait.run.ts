@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { printRows } from '../../output/index.js';
 import { paths } from '../../api/paths.js';
@@ -28,7 +28,10 @@ export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promi
   const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
   if (flags.to !== undefined) query.set('to', flags.to);
   if (flags.subject !== undefined) query.set('subject', flags.subject);
-  const { body } = await sandboxCall(root, 'GET', paths.sandboxWait(query), { ...ctx, globals: { ...globals, timeout: timeoutMs + ANSWER_GRACE_MS } });
+  const workspace = sandboxWorkspace(ctx);
+  if (workspace !== undefined) query.set('workspace', workspace);
+  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxWait(query), { ...ctx, globals: { ...globals, timeout: timeoutMs + ANSWER_GRACE_MS } });
+  if (status === 404) throw unknownWorkspace(root, workspace);
   const { items, timedOut } = body as { items: SandboxEmail[]; timedOut: boolean };
   if (timedOut) {
     const what = [flags.to === undefined ? '' : ` to ${flags.to}`, flags.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(flags.subject)}`].join('');

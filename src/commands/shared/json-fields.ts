@@ -56,6 +56,8 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'sandbox emails': SANDBOX_EMAIL,
   'sandbox email': [...SANDBOX_EMAIL, 'inbox'],
   'sandbox wait': SANDBOX_EMAIL,
+  'sandbox workspace': ['id', 'name', 'emails'],
+  'sandbox workspace create': ['workspaceId', 'name', 'apiKey', 'baseUrl'],
   'sandbox deliveries': [
     'id', 'webhookId', 'event', 'url', 'attempt', 'statusCode', 'error', 'notDelivered', 'durationMs', 'createdAt', 'nextRetryAt', 'resendOf', 'body', 'signature', 'payload',
   ],

@@ -13,7 +13,7 @@ export interface SecretOutput {
  * anything is sent, unless the caller keeps the secret another way (`--save-as`, or a token of
  * their own). Call it only when nothing else keeps it.
  */
-export function refuseDiscardingSecret(out: SecretOutput, what: 'secret' | 'webhook token', field: 'secretKey' | 'token', fix: { quiet: string; fields?: string }): void {
+export function refuseDiscardingSecret(out: SecretOutput, what: 'secret' | 'webhook token', field: 'secretKey' | 'token' | 'apiKey', fix: { quiet: string; fields?: string }): void {
   if (out.quiet) throw usageError(`-q would discard the new ${what} (it is shown only once): ${fix.quiet}`);
   if (out.jsonFields && !out.jsonFields.includes(field)) {
     throw usageError(`--json ${out.jsonFields.join(',')} would discard the new ${what} (it is shown only once): add ${field} to the fields${fix.fields ? `, or ${fix.fields}` : ''}`);

@@ -1,0 +1,28 @@
+import type { CommandContext } from '../../client.js';
+import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
+import { paths } from '../../api/paths.js';
+import { outputMode, printJson, printKeyValues } from '../../output/index.js';
+import { reveal } from '../../secrets.js';
+import { refuseDiscardingSecret } from '../shared/secret-once.js';
+
+export interface SandboxWorkspaceCreateOptions {
+  name?: string;
+}
+
+/** Asks a running sandbox for a workspace of its own (POST /_sandbox/workspaces) and prints its key, once. */
+export async function run(opts: SandboxWorkspaceCreateOptions, ctx: CommandContext): Promise<void> {
+  const { globals } = ctx;
+  refuseDiscardingSecret({ quiet: globals.quiet, jsonFields: ctx.jsonFields }, 'secret', 'apiKey', { quiet: 'drop -q, or use --json apiKey,workspaceId' });
+  const root = sandboxRoot(ctx);
+  const { body } = await sandboxCall(root, 'POST', paths.sandboxWorkspaces(), ctx, opts.name === undefined ? {} : { name: opts.name });
+  const made = body as { workspaceId: string; name: string; apiKey: string };
+  reveal(made.apiKey);
+  const shown = { workspaceId: made.workspaceId, name: made.name, apiKey: made.apiKey, baseUrl: root };
+  if (outputMode(ctx, globals).format === 'json') return printJson(ctx, shown);
+  await printKeyValues(ctx, [
+    ['workspace', made.workspaceId],
+    ['name', made.name],
+    ['api key', made.apiKey],
+    ['base url', root],
+  ]);
+}

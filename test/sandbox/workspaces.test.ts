@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connectSandbox, startSandbox, type Sandbox } from '../../src/sandbox/library.js';
+
+let sb: Sandbox;
+const servers: Server[] = [];
+beforeAll(async () => {
+  sb = await startSandbox({ log: () => undefined });
+});
+afterAll(async () => {
+  await sb.close();
+  for (const s of servers) await new Promise((r) => s.close(r));
+});
+
+async function api(apiKey: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${sb.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+const receipt = (subject: string) => ({ from: 'shop@example.com', to: 'ada@customer.test', subject, html: '<p>Thanks</p>', idempotencyKey: 'receipt-A-1001' });
+
+describe('workspaces: a test or worker gets an inbox of its own', () => {
+  test('two workspaces send the same email under the same idempotency key: each catches, lists, waits for and resets its own', async () => {
+    const a = await sb.workspace({ name: 'worker 1' });
+    const b = await sb.workspace();
+    expect(a.workspaceId).toMatch(/^wrk_/);
+    expect(new Set([a.workspaceId, b.workspaceId, sb.workspaceId]).size).toBe(3);
+    expect(a.apiKey).not.toBe(b.apiKey);
+    expect(a.name).toBe('worker 1');
+    expect(a.baseUrl).toBe(sb.baseUrl);
+
+    const waitingA = a.waitForEmails(2, { to: 'ada@customer.test' });
+    const sentA = await api(a.apiKey, 'POST', '/v1/emails', receipt('from A'));
+    const sentB = await api(b.apiKey, 'POST', '/v1/emails', receipt('from B'));
+    expect([sentA.status, sentB.status]).toEqual([200, 200]);
+    // The same idempotency key in another workspace is another email, not a repeat of A's.
+    expect(sentB.body.email.id).not.toBe(sentA.body.email.id);
+
+    expect((await a.emails()).map((e) => e.subject)).toEqual(['from A']);
+    expect((await b.emails()).map((e) => e.subject)).toEqual(['from B']);
+    expect(await sb.emails()).toEqual([]);
+    expect((await b.waitForEmail({ to: 'ada@customer.test' })).subject).toBe('from B');
+
+    await b.reset();
+    expect(await b.emails()).toEqual([]);
+    expect((await a.emails()).map((e) => e.subject)).toEqual(['from A']);
+
+    // A's wait saw only A's emails: B's send and reset did not move it.
+    await api(b.apiKey, 'POST', '/v1/emails', { ...receipt('B again'), idempotencyKey: 'other' });
+    const repeat = await api(a.apiKey, 'POST', '/v1/emails', receipt('from A'));
+    expect(repeat.body.email.id).toBe(sentA.body.email.id);
+    await api(a.apiKey, 'POST', '/v1/emails', { ...receipt('A second'), idempotencyKey: 'receipt-A-1002' });
+    expect((await waitingA).map((e) => e.subject)).toEqual(['from A', 'A second']);
+  });
+
+  test("webhooks, contacts and deliveries are the workspace's own", async () => {
+    const got: string[] = [];
+    let both: () => void;
+    const bothArrived = new Promise<void>((r) => (both = r));
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        got.push(`${req.url} ${(JSON.parse(body) as { data: { contact: { email: string } } }).data.contact.email}`);
+        res.end();
+        if (got.length === 2) both();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const a = await sb.workspace();
+    const b = await sb.workspace();
+    const hookA = await api(a.apiKey, 'POST', '/v1/webhooks', { url: `${url}/a`, events: ['CONTACT_CREATED'] });
+    expect(hookA.status).toBe(200);
+    expect((await api(b.apiKey, 'GET', '/v1/webhooks')).body.webhooks.items).toEqual([]);
+    expect((await api(b.apiKey, 'GET', `/v1/webhooks/${hookA.body.webhook.id}`)).status).toBe(404);
+    await api(b.apiKey, 'POST', '/v1/webhooks', { url: `${url}/b`, events: ['CONTACT_CREATED'] });
+
+    // The same new address in each workspace: one CONTACT_CREATED each, to its own webhook.
+    await api(a.apiKey, 'POST', '/v1/emails', { ...receipt('hi'), idempotencyKey: undefined, to: 'new@customer.test' });
+    await api(b.apiKey, 'POST', '/v1/emails', { ...receipt('hi'), idempotencyKey: undefined, to: 'new@customer.test' });
+    await bothArrived;
+    expect(got.sort()).toEqual(['/a new@customer.test', '/b new@customer.test']);
+    // The receiver has answered; the sandbox records each attempt once it has read that answer.
+    await expect.poll(async () => (await a.deliveries()).map((d) => d.url)).toEqual([`${url}/a`]);
+    await expect.poll(async () => (await b.deliveries()).map((d) => d.url)).toEqual([`${url}/b`]);
+    expect(await sb.deliveries()).toEqual([]);
+  });
+
+  test("a workspace's key manages its own workspace's keys only", async () => {
+    const a = await sb.workspace();
+    const own = await api(a.apiKey, 'GET', `/v1/workspaces/${a.workspaceId}/api-keys`);
+    expect(own.status).toBe(200);
+    expect(JSON.stringify(own.body)).not.toContain(sb.apiKey.slice(-4) + '"');
+    const other = await api(a.apiKey, 'GET', `/v1/workspaces/${sb.workspaceId}/api-keys`);
+    expect(other.status).toBe(403);
+    expect((await api(sb.apiKey, 'GET', `/v1/workspaces/${a.workspaceId}/api-keys`)).status).toBe(403);
+  });
+
+  test('connectSandbox(baseUrl): a worker in another process gets its workspace over HTTP', async () => {
+    const conn = connectSandbox(`${sb.baseUrl}/v1`);
+    expect(conn.baseUrl).toBe(sb.baseUrl);
+    const ws = await conn.workspace({ name: 'remote worker' });
+    const waiting = ws.waitForEmail({ subject: 'remote' });
+    await api(ws.apiKey, 'POST', '/v1/emails', { ...receipt('remote hello'), idempotencyKey: undefined });
+    const email = await waiting;
+    expect(email.subject).toBe('remote hello');
+    expect(email.links()).toEqual([]);
+    const list = await fetch(`${sb.baseUrl}/_sandbox/workspaces`);
+    expect(((await list.json()) as { items: { id: string; name: string }[] }).items).toContainEqual({ id: ws.workspaceId, name: 'remote worker', emails: 1 });
+    expect(() => connectSandbox('not a url')).toThrow('connectSandbox wants the sandbox\'s base URL');
+  });
+
+  test('the inbox page shows one workspace at a time, picked with ?workspace= (its select lists them)', async () => {
+    const a = await sb.workspace({ name: 'inbox worker' });
+    await api(a.apiKey, 'POST', '/v1/emails', { ...receipt('only in A'), idempotencyKey: undefined });
+    await api(sb.apiKey, 'POST', '/v1/emails', { ...receipt('only in the first'), idempotencyKey: undefined });
+    const page = async (query: string) => {
+      const res = await fetch(`${sb.baseUrl}/${query}`, { headers: { accept: 'text/html' } });
+      return { status: res.status, text: await res.text() };
+    };
+    const first = await page('');
+    expect(first.text).toContain('only in the first');
+    expect(first.text).not.toContain('only in A');
+    expect(first.text).toContain(`<option value="${a.workspaceId}">inbox worker (${a.workspaceId})</option>`);
+    const ofA = await page(`?workspace=${a.workspaceId}`);
+    expect(ofA.text).toContain('only in A');
+    expect(ofA.text).not.toContain('only in the first');
+    expect(ofA.text).toContain(`<option value="${a.workspaceId}" selected>`);
+    const [email] = await a.emails();
+    expect((await page(`inbox/${email!.id}`)).text).toContain('only in A');
+    expect((await page('?workspace=wrk_nope')).status).toBe(404);
+    await sb.reset();
+  });
+
+  test('an unknown workspace is a 404; a bad body a 400', async () => {
+    const res = await fetch(`${sb.baseUrl}/_sandbox/emails?workspace=wrk_nope`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { message: string }).message).toBe('Workspace wrk_nope not found in this sandbox');
+    const post = (path: string, body: unknown) => fetch(`${sb.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const bad = await post('/_sandbox/workspaces', { name: '', extra: 1 });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toBe('Invalid request: unknown field extra');
+    const reset = await post('/_sandbox/reset', { workspace: 'wrk_nope' });
+    expect(reset.status).toBe(404);
+  });
+});
