@@ -107,11 +107,13 @@ describe('webhooks listen --register: the signing token in hand', () => {
     }
   });
 
-  it('--write-env to a place it cannot write, or an empty --exec: exit 2, one line, before anything is registered', async () => {
+  it('--write-env to a place it cannot write, an empty --exec, or --exec without --forward-to: exit 2, one line, before anything is registered', async () => {
     const noDir = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--write-env', '/nonexistent-dir-for-mailroom/.env'], { env: apiEnv() });
     expect(noDir).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --write-env: cannot write /nonexistent-dir-for-mailroom/.env: no such directory\n' });
-    const empty = await runInProcess(['webhooks', 'listen', '--port', '0', '--token', 'wht_execEmptyToken001', '--exec', ' '], { env: apiEnv() });
+    const empty = await runInProcess(['webhooks', 'listen', '--port', '0', '--token', 'wht_execEmptyToken001', '--forward-to', 'http://127.0.0.1:9/hook', '--exec', ' '], { env: apiEnv() });
     expect(empty).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --exec: the command to start your app is empty\n' });
+    const nowhere = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--exec', 'node app.js'], { env: apiEnv() });
+    expect(nowhere).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --exec starts your app; add --forward-to with the URL it receives webhooks on (e.g. http://localhost:3000/webhooks)\n' });
   });
 
   it('-q with a new token and nothing to keep it: exit 2 before anything is registered; --webhook with it: exit 2', async () => {
@@ -169,7 +171,7 @@ describe('webhooks listen --exec', () => {
   });
 
   it('an app that exits stops the listener, saying so (exit 1 when it failed)', async () => {
-    const run = listen(['--token', 'wht_execExitToken0001', '--exec', 'echo starting; exit 3'], { PATH: process.env.PATH ?? '' });
+    const run = listen(['--token', 'wht_execExitToken0001', '--forward-to', 'http://127.0.0.1:9/hook', '--exec', 'echo starting; exit 3'], { PATH: process.env.PATH ?? '' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toContain('starting\n');
     expect(run.stderr()).toContain('mailroom: your app (--exec) exited with code 3; the listener stopped with it\n');

@@ -62,6 +62,8 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   const maxAgeMs = flags.maxAge === undefined ? undefined : parseMaxAge(flags.maxAge);
 
   if (flags.exec !== undefined && flags.exec.trim() === '') throw usageError('--exec: the command to start your app is empty');
+  // Without it the app would get the token and never a delivery.
+  if (flags.exec !== undefined && forwardTo === undefined) throw usageError('--exec starts your app; add --forward-to with the URL it receives webhooks on (e.g. http://localhost:3000/webhooks)');
   const { token, webhook, created } = flags.register
     ? { ...(await registrationToken(flags, ctx)), webhook: undefined }
     : { ...(await resolveSigningToken(flags, ctx, 'to verify deliveries')), created: false };
