@@ -1,7 +1,6 @@
 import type { EmailResult } from '../schema/index.js';
 import type { ApiResponse } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
-import type { BatchResult } from './emails.js';
 import { UnexpectedResponseError } from './errors.js';
 
 // Apart from emails.ts, whose answer schemas load zod: the batch engine reads every answer here,
@@ -16,7 +15,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * The spec does not show a `failed` entry; the sandbox sends `{ index, statusCode, error, message }`:
  * each is kept when it has its type, every other field as it came, and anything else becomes a message.
  */
-export function readBatchAnswer(res: ApiResponse): Pick<BatchResult, 'successful' | 'failed'> {
+export function readBatchAnswer(res: ApiResponse): { successful: EmailResult[]; failed: BatchFailure[] } {
   const answer = isObject(res.body) && isObject(res.body.emails) ? res.body.emails : undefined;
   if (!answer || !Array.isArray(answer.successful) || !Array.isArray(answer.failed)) {
     throw new UnexpectedResponseError('unexpected batch response from the API: no emails.successful/failed arrays', res);
