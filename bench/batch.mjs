@@ -1,8 +1,8 @@
 // `mailroom batch` against its ceiling, and its memory. Run after `npm run build`:
 //   node bench/batch.mjs [--rounds 3] [--real-large 200000] [--no-memory] [--against <checkout>]
-// 1. Throughput: 20,000 emails through the spawned CLI (`batch file --new-run --concurrency 4`, size
-//    50; --new-run: each round sends the same file again, so the check for earlier runs reads every
-//    earlier round's journal and lets it through) beside
+// 1. Throughput: 20,000 emails through the spawned CLI (`batch file --concurrency 4`, size 50, each
+//    run with a state directory of its own, as the first run of a file is: no earlier journal of the
+//    same file to find and report) beside
 //    a ceiling measured the same way: a spawned process that blasts prebuilt batch bodies at the same
 //    sandbox with undici at the same concurrency. Both are timed from spawn to exit; the sandbox is
 //    reset before each run; rounds alternate and the median is reported, with the ratio. With
@@ -96,11 +96,12 @@ async function main() {
     const cli = [];
     const ceil = [];
     const other = [];
+    let runs = 0;
+    /** The CLI's environment with a state directory no earlier run used (its journals stay apart). */
+    const freshState = () => ({ ...env, MAILROOM_STATE_DIR: join(dir, `state-${runs++}`) });
     const runCli = async (which) => {
       await reset();
-      // --new-run: each round sends the same file again; a checkout from before that check has no such flag.
-      const again = which === bin ? ['--new-run'] : [];
-      const m = await timed(process.execPath, [which, 'batch', input, '--json', ...again, '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], env);
+      const m = await timed(process.execPath, [which, 'batch', input, '--json', '--concurrency', String(CONCURRENCY), '--size', String(SIZE)], freshState());
       const summary = JSON.parse(m.stdout);
       if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run (${which}) failed: exit ${m.code} ${m.stdout}`);
       return { rate: COUNT / m.seconds, inner: summary.emailsPerSecond, cpu: m.cpu };
@@ -148,7 +149,7 @@ async function main() {
     await writeNdjson(small, 10_000);
     await writeNdjson(large, 1_000_000);
     const peak = async (args) => {
-      const r = await timed(process.execPath, [bin, ...args], env);
+      const r = await timed(process.execPath, [bin, ...args], freshState());
       const kb = Number(/PEAK_KB=(\d+)/.exec(r.stderr)?.[1]);
       if (r.code !== 0 || !kb) throw new Error(`run failed: exit ${r.code} ${r.stderr.slice(-500)}`);
       return { mb: kb / 1024, seconds: r.seconds, summary: JSON.parse(r.stdout) };
@@ -160,7 +161,7 @@ async function main() {
     const real = join(dir, 'real.ndjson');
     await writeNdjson(real, realLarge);
     await reset();
-    const realSmall = await peak(['batch', input, '--json', '--new-run']);
+    const realSmall = await peak(['batch', input, '--json']);
     await reset();
     const realBig = await peak(['batch', real, '--json']);
     if (realBig.summary.sent !== realLarge) throw new Error(`large real run sent ${realBig.summary.sent}`);
