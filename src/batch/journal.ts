@@ -46,6 +46,8 @@ export interface FailRecord {
   statusCode?: number;
   entry: Record<string, unknown>;
   h?: number;
+  /** The entry's text as read, when the run wrote `--failed`: a resume writes it back byte for byte. */
+  raw?: string;
 }
 
 /**

@@ -42,7 +42,11 @@ export class NdjsonWriter {
   }
 
   write(value: unknown): void {
-    this.buffer += `${JSON.stringify(value)}\n`;
+    this.writeText(`${JSON.stringify(value)}\n`);
+  }
+
+  writeText(text: string): void {
+    this.buffer += text;
     if (this.buffer.length >= FLUSH_AT) this.flush();
   }
 
@@ -77,8 +81,66 @@ export class NdjsonWriter {
 }
 
 /**
- * A failed entry as `--failed` writes it: the email as it would be sent, plus `_index`, `_line` and
- * `_error`. The reader drops fields starting with `_`, so the file can be fed straight back in.
+ * `--failed`: each failed entry byte for byte as it was read, in the input's format, so that the file
+ * can be fixed and sent as a new run with the same flags: NDJSON lines (a line that is not JSON
+ * included), the elements of a JSON array, or CSV rows under the input's header row. Why each
+ * failed is in `--report` and the summary. An entry with no text of its own (given as objects, not
+ * read from a file) is written as JSON by failedLine.
+ */
+export class FailedEntries {
+  private count = 0;
+  private format: 'json' | 'ndjson' | 'csv' | undefined;
+  private header: string | undefined;
+  /** Entries of a resumed run, written from its journal before the input (its format, its CSV header) is read again. */
+  private pending: string[] = [];
+
+  constructor(private readonly out: NdjsonWriter) {}
+
+  get path(): string {
+    return this.out.path;
+  }
+
+  /** The input's format, once it is known: what was added before is written then. */
+  start(format: 'json' | 'ndjson' | 'csv'): void {
+    this.format = format;
+    if (format !== 'csv') this.flushPending();
+  }
+
+  /** CSV: the header row as read (every item carries it; the first one counts). */
+  setHeader(raw: string | undefined): void {
+    if (this.format !== 'csv' || raw === undefined || this.header !== undefined) return;
+    this.header = raw;
+    this.out.writeText(raw);
+    this.flushPending();
+  }
+
+  add(raw: string | undefined, fallback: () => Record<string, unknown>): void {
+    const text = raw ?? JSON.stringify(fallback());
+    if (this.format === undefined || (this.format === 'csv' && this.header === undefined)) this.pending.push(text);
+    else this.write(text);
+  }
+
+  close(): void {
+    this.format ??= 'ndjson';
+    this.flushPending();
+    if (this.format === 'json') this.out.writeText(this.count === 0 ? '[]\n' : '\n]\n');
+    this.out.close();
+  }
+
+  private flushPending(): void {
+    for (const text of this.pending.splice(0)) this.write(text);
+  }
+
+  private write(text: string): void {
+    this.count += 1;
+    if (this.format === 'json') this.out.writeText(`${this.count === 1 ? '[\n' : ',\n'}${text}`);
+    else this.out.writeText(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+/**
+ * A failed entry given as an object rather than read as text: the email as it would be sent, plus
+ * `_index`, `_line` and `_error`. The reader drops fields starting with `_`, so it can be sent again.
  */
 export function failedLine(entry: Record<string, unknown> | undefined, index: number, line: number, error: string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...entry };

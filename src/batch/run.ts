@@ -15,7 +15,7 @@ import { earlierRunsOf, rememberJournal, rerunRefusal } from './earlier-runs.js'
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
-import { failedLine, NdjsonWriter, type ReportLine } from './report.js';
+import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, realClock, type Clock, type SendBatch } from './sender.js';
 
 export interface BatchRunOptions {
@@ -193,7 +193,8 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   const runId = header?.runId ?? newRunId();
 
   const report = writerFor('--report');
-  const failedFile = writerFor('--failed');
+  const failedOut = writerFor('--failed');
+  const failedFile = failedOut ? new FailedEntries(failedOut) : undefined;
   const summary: BatchSummary = {
     total: 0,
     sent: 0,
@@ -229,7 +230,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
           for (const [index, id, status] of record.ok) report?.write({ index, id, status } satisfies ReportLine);
         } else {
           report?.write({ index: record.fail, line: record.line, error: record.error, statusCode: record.statusCode } satisfies ReportLine);
-          failedFile?.write(failedLine(record.entry, record.fail, record.line, record.error));
+          failedFile?.add(typeof record.raw === 'string' ? record.raw : undefined, () => failedLine(record.entry, record.fail, record.line, record.error));
           noteError({ index: record.fail, line: record.line, error: record.error });
         }
       });
@@ -242,7 +243,8 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     }
     summary.journal = journal?.path ?? null;
 
-    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 } } : await readInput(source, o.format);
+    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson' as const } : await readInput(source, o.format);
+    failedFile?.start(input.format);
     const keyFor = (index: number) => idempotencyKeyFor(runId, index);
     const progress: BatchProgress = {
       read: 0,
@@ -270,7 +272,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       summary.failed += 1;
       summary.invalid += 1;
       report?.write({ index: e.index, line: e.line, error: e.error } satisfies ReportLine);
-      failedFile?.write(failedLine(e.entry, e.index, e.line, e.error));
+      failedFile?.add(e.raw, () => failedLine(e.entry, e.index, e.line, e.error));
       noteError({ index: e.index, line: e.line, error: e.error });
     };
     const onDuplicate = (index: number, line: number, of: number) => {
@@ -294,7 +296,13 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       onDone,
       onDuplicate,
       onInvalid,
-      prepare: (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
+      prepare: failedFile
+        ? (item, index) => {
+            // Only a run writing --failed keeps each entry's text, until the entry is settled.
+            failedFile.setHeader(item.rawHeader);
+            return withRaw(prepareEntry(item, index, o.defaults, keyFor, now), item.raw);
+          }
+        : (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
     });
 
@@ -355,6 +363,14 @@ function markFinished(journal: Journal | undefined, summary: BatchSummary): void
 }
 
 async function* noChunks(): AsyncGenerator<Buffer> {}
+
+/** A prepared entry with its text as read, for `--failed`. */
+function withRaw(entry: PreparedEntry | Promise<PreparedEntry>, raw: string | undefined): PreparedEntry | Promise<PreparedEntry> {
+  if (raw === undefined) return entry;
+  if (entry instanceof Promise) return entry.then((e) => Object.assign(e, { raw }));
+  entry.raw = raw;
+  return entry;
+}
 
 /** Values as input items; an entry's "line" is its position, from 1. */
 async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<InputItem> {
@@ -531,7 +547,7 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
 interface Sinks {
   journal: Journal | undefined;
   report: NdjsonWriter | undefined;
-  failedFile: NdjsonWriter | undefined;
+  failedFile: FailedEntries | undefined;
   summary: BatchSummary;
   keyFor: (index: number) => string;
   noteError: (e: EntryError) => void;
@@ -559,13 +575,13 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
     okBatch = [];
     guarded(() => journal?.append(record));
   };
-  const emailOf = (e: ValidEntry, keepKey: boolean): Record<string, unknown> => {
+  const emailOf = (e: ValidEntry): Record<string, unknown> => {
     const email = { ...e.email } as Record<string, unknown>;
-    if (!keepKey && email.idempotencyKey === s.keyFor(e.index)) delete email.idempotencyKey;
+    if (email.idempotencyKey === s.keyFor(e.index)) delete email.idempotencyKey;
     return email;
   };
   const rejected = (e: ValidEntry, failure: { error: string; statusCode?: number }) => {
-    const entry = emailOf(e, false);
+    const entry = emailOf(e);
     guarded(() =>
       journal?.append({
         fail: e.index,
@@ -574,10 +590,11 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
         ...(failure.statusCode ? { statusCode: failure.statusCode } : {}),
         entry,
         ...(e.inputHash === undefined ? {} : { h: e.inputHash }),
+        ...(e.raw === undefined ? {} : { raw: e.raw }),
       }),
     );
     guarded(() => report?.write({ index: e.index, line: e.line, error: failure.error, statusCode: failure.statusCode } satisfies ReportLine));
-    guarded(() => failedFile?.write(failedLine(entry, e.index, e.line, failure.error)));
+    guarded(() => failedFile?.add(e.raw, () => failedLine(entry, e.index, e.line, failure.error)));
     summary.failed += 1;
     s.noteError({ index: e.index, line: e.line, error: failure.error });
     s.tick();
@@ -600,9 +617,9 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
       },
       rejected,
       uncertain(e, reason) {
-        // Not journaled: a resume resends it under the same key, which the API deduplicates.
+        // Not journaled: a resume resends it under the same key, which the API deduplicates. Nor in
+        // --failed: the API may have it, and a new run of that file would send it under a new key.
         guarded(() => report?.write({ index: e.index, line: e.line, error: reason } satisfies ReportLine));
-        guarded(() => failedFile?.write(failedLine(emailOf(e, true), e.index, e.line, reason)));
         summary.failed += 1;
         summary.uncertain += 1;
         s.noteError({ index: e.index, line: e.line, error: reason });

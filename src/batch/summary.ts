@@ -73,7 +73,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
     for (const e of s.errors) lines.push(`    entry ${e.index} (line ${e.line}): ${oneLine(e.error)}`);
   }
   if (s.report) lines.push(`  report: ${s.report}`);
-  if (s.failedFile && s.failed > 0) lines.push(`  failed entries: ${s.failedFile}`);
+  if (s.failedFile && s.failed > s.uncertain) lines.push(`  ${failedEntriesNote(s)}`);
   if (s.journal) lines.push(`  journal: ${s.journal}`);
   const stoppedEarly = s.interrupted || s.fatal !== undefined;
   if (s.journal && (stoppedEarly || s.uncertain > 0)) {
@@ -87,4 +87,10 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
     lines.push(`  to finish, run again with the same flags: ${resumeCommand(s, input)}`);
   }
   err.write(`${lines.join('\n')}\n`);
+}
+
+/** Where the failed entries are, as read, and which are not there: those the API may have (a resume settles them). */
+export function failedEntriesNote(s: Pick<BatchSummary, 'failedFile' | 'failed' | 'uncertain'>): string {
+  const without = s.uncertain > 0 ? ` (without the ${s.uncertain} that may have been sent: --resume settles those)` : '';
+  return `failed entries, as read: ${s.failedFile}${without}; fix them and send that file with the same flags`;
 }

@@ -4,7 +4,7 @@ import { MailroomError, QuietExit, usageError } from '../errors.js';
 import { count } from '../count.js';
 import { runBatch, type BatchSummary } from '../batch/run.js';
 import { batchJournalDir, privateStateDir } from '../batch/paths.js';
-import { printSummary, summaryJson } from '../batch/summary.js';
+import { failedEntriesNote, printSummary, summaryJson } from '../batch/summary.js';
 import { batchOver } from '../batch/http.js';
 import { keyFingerprint } from '../batch/fingerprint.js';
 import type { SendBatch } from '../batch/sender.js';
@@ -124,7 +124,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`${summary.total === 1 ? 'the one entry is not' : `none of the ${count(summary.total, 'entry')} is`} valid; nothing was sent${firstError}`);
   if (summary.failed > 0) {
     const hints: string[] = [];
-    if (summary.failedFile) hints.push(`failed entries: ${summary.failedFile}`);
+    if (summary.failedFile && summary.failed > summary.uncertain) hints.push(failedEntriesNote(summary));
     if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
     throw new MailroomError('partial', `${summary.failed} of ${count(summary.total, 'email')} failed`, { hints });
   }

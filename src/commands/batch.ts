@@ -23,7 +23,7 @@ export function register(parent: Command, ctx: Context): void {
     .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(parseIntegerOption('--concurrency', 1, 64)))
     .addOption(new Option('--size <n>', 'emails per request (1..50)').default(50).argParser(parseIntegerOption('--size', 1, 50)))
     .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? } ("-": stdout)')
-    .option('--failed <file>', 'write the failed entries as NDJSON, ready to fix and feed back in ("-": stdout)')
+    .option('--failed <file>', 'write the failed entries as they were read, in the input\'s format, ready to fix and send again ("-": stdout)')
     .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
     .option('--new-run', 'send the input again although a journal records a run of the same file to the same API (refused without it)')
     .option('--allow-other-host', "resume a journal against another API host than its run's (its keys are new there)")

@@ -22,6 +22,8 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
     relax_column_count: true,
     skip_empty_lines: true,
     info: true,
+    // Each row's text as read, for `batch --failed` (a row it writes back byte for byte).
+    raw: true,
     max_record_size: INPUT_LIMIT,
     // With `info`, csv-parse hands on_record the { record, info } pair.
     on_record: (row: unknown) => {
@@ -36,20 +38,32 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
   // csv-parse counts a CRLF inside a quoted cell as two lines; its count drifts by one per such CRLF.
   let overcount = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    let rawHeader = '';
+    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
       for (const cell of record) if (cell.includes('\r\n')) overcount += cell.split('\r\n').length - 1;
       if (!header) {
         header = record.map((h) => h.trim());
         checkHeader(header);
+        rawHeader = rowText(raw);
         continue;
       }
-      yield rowToItem(header, record, info.lines - overcount);
+      yield { ...rowToItem(header, record, info.lines - overcount), raw: rowText(raw), rawHeader };
     }
   } catch (err) {
     // csv-parse's errors carry a code (CSV_..., INVALID_OPENING_QUOTE) and where the parser was.
     if (err instanceof Error && typeof (err as Partial<CsvError>).code === 'string' && 'lines' in err) throw usageError(csvProblem(err as CsvError, header ?? firstRow));
     throw err;
   }
+}
+
+/**
+ * A row's text as read, ending with its line ending: csv-parse's `raw` starts with the empty lines it
+ * skipped before the row, and of a CRLF ending keeps only the CR.
+ */
+function rowText(raw: string): string {
+  const row = raw.replace(/^[\r\n]+/, '');
+  const body = row.replace(/\r?\n?$/, '').replace(/\r$/, '');
+  return `${body}${row.endsWith('\r') || row.endsWith('\r\n') ? '\r\n' : '\n'}`;
 }
 
 interface CsvError extends Error {

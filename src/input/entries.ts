@@ -24,6 +24,8 @@ export interface ValidEntry {
   email: EmailRequest;
   /** Set by the batch run for stdin input: the journal keeps it to check a resume's input. */
   inputHash?: number;
+  /** Set by the batch run when it writes `--failed`: the entry's text as read (InputItem.raw). */
+  raw?: string;
 }
 
 export interface InvalidEntry {
@@ -31,8 +33,10 @@ export interface InvalidEntry {
   index: number;
   line: number;
   error: string;
-  /** The entry with defaults applied, when it was an object: what `--failed` writes back. */
+  /** The entry with defaults applied, when it was an object. */
   entry?: Record<string, unknown>;
+  /** Set by the batch run when it writes `--failed`: the entry's text as read (InputItem.raw). */
+  raw?: string;
 }
 
 export type PreparedEntry = ValidEntry | InvalidEntry;

@@ -7,6 +7,10 @@ export interface InputItem {
   value?: unknown;
   error?: string;
   line: number;
+  /** The entry's text as read (an NDJSON line, a JSON element, a CSV row): what `batch --failed` writes back. */
+  raw?: string;
+  /** CSV: the header row as read, which a `--failed` file of CSV rows starts with. */
+  rawHeader?: string;
 }
 
 type Phase =
@@ -263,12 +267,12 @@ export async function* readJsonItems(chunks: AsyncIterable<string>): AsyncGenera
 }
 
 function parseElement(text: string, line: number, column: number): InputItem {
-  if (text === '') return { line, error: 'empty array element' };
+  if (text === '') return { line, error: 'empty array element', raw: text };
   try {
-    return { line, value: JSON.parse(text) };
+    return { line, value: JSON.parse(text), raw: text };
   } catch {
     const e = locateJsonError(text);
     const where = e.line === 1 ? `line ${line}, column ${column + e.offset}` : `line ${line + e.line - 1}, column ${e.column}`;
-    return { line, error: `not valid JSON at ${where}: ${e.problem}` };
+    return { line, error: `not valid JSON at ${where}: ${e.problem}`, raw: text };
   }
 }

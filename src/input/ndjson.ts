@@ -38,10 +38,10 @@ function parseLine(raw: string, line: number): InputItem | undefined {
   const text = raw.trim();
   if (text === '') return undefined;
   try {
-    return { line, value: JSON.parse(text) };
+    return { line, value: JSON.parse(text), raw };
   } catch {
     const e = locateJsonError(text);
     const column = e.offset + raw.length - raw.trimStart().length + 1;
-    return { line, error: `not valid JSON at column ${column}: ${e.problem}` };
+    return { line, error: `not valid JSON at column ${column}: ${e.problem}`, raw };
   }
 }
