@@ -53,6 +53,8 @@ export interface Context {
    * and the error are held here and written once the command has ended. Absent: written at once.
    */
   document?: JsonDocumentState;
+  /** `--jq <expression>`, compiled before the command ran (src/output/jq.ts): the JSON document goes through it. */
+  jq?: JqFilter;
   /** The throw-away sandbox of `--sandbox`, while the command runs; settings take it over everything. */
   sandbox?: SandboxSession & { close(): Promise<void> };
   /** Run by run() after the action, whatever happened (closing the transport); absent outside run(). */
@@ -68,6 +70,11 @@ export interface Clock {
   now(): number;
   /** Calls `fn` every `ms` until the returned stop is called. */
   every(ms: number, fn: () => void): () => void;
+}
+
+/** A compiled `--jq` expression: the text it prints for a JSON value (strings raw), or jq's error. */
+export interface JqFilter {
+  run(value: unknown, pretty: boolean): { text: string; error?: undefined } | { error: string; text?: undefined };
 }
 
 /** What the JSON document holds until run() writes it: the command's result and its error, if any. */

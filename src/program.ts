@@ -3,7 +3,7 @@ import { parseDurationOption, parseIntegerOption } from './commands/shared/optio
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
-import { takeJsonFields } from './output/fields.js';
+import { takeJq, takeJsonFields } from './output/fields.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
@@ -113,6 +113,7 @@ export function buildProgram(given: Context, args?: readonly string[], jsonWord?
     .option('--sandbox', 'run this one command against a throw-away local sandbox (no account needed)')
     .option('--allow-http', 'send the API key over plain http:// to a host other than this machine without the warning (check refuses without it)')
     .option('--json', 'machine output: JSON on stdout; --json id,displayName keeps only those fields (of each item of a list)')
+    .option('--jq <expression>', 'filter the JSON output through jq (strings print raw, as gh --jq); implies --json')
     .option('-q, --quiet', 'print nothing on success; exit code only')
     .option('-v, --verbose', 'log requests and responses to stderr, secrets redacted (env MAILROOM_DEBUG=1)')
     .option('--no-color', 'no colour (env NO_COLOR; FORCE_COLOR forces it)')
@@ -191,8 +192,11 @@ function find(program: Command, path: readonly string[]): Command | undefined {
 
 /** Parses `args` (the user's arguments) and runs the command they name; `help …` is answered first. */
 export async function runCommandLine(ctx: Context, args: readonly string[]): Promise<void> {
-  const { args: rest, fields, candidate } = takeJsonFields(args, JSON_FIELD_WORDS);
+  const { args: withoutJq, jq } = takeJq(args);
+  const { args: rest, fields, candidate } = takeJsonFields(withoutJq, JSON_FIELD_WORDS);
   if (fields) ctx.jsonFields = fields;
+  // Compiled before the command is built: a mistake in the expression costs no request.
+  if (jq !== undefined) ctx.jq = await (await import('./output/jq.js')).compileJq(jq);
   let argv = rest;
   if (argv.includes('help')) {
     const request = helpRequest(argv, buildProgram(ctx));

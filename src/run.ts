@@ -15,15 +15,17 @@ export async function run(args: readonly string[], given: Context): Promise<numb
   const verbose = args.includes('--verbose') || args.includes('-v') || ctx.env.MAILROOM_DEBUG === '1';
   const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
   const json = options.some((a) => a === '--json' || a.startsWith('--json='));
+  let code: number = EXIT.ok;
   try {
     await runCommandLine(ctx, args);
-    return EXIT.ok;
   } catch (err) {
-    return report(err, ctx, { verbose, json });
+    code = report(err, ctx, { verbose, json });
   } finally {
     // One JSON document, whatever happened: the result (with its error inside), or the error alone.
-    writeDocument(ctx, json);
+    // --jq failing on it (after the command did its work) is exit 1, as gh's.
+    if (!writeDocument(ctx, json) && code === EXIT.ok) code = EXIT.unexpected;
     // A failed close (a connection already gone) must not change the command's outcome.
     await Promise.allSettled((ctx.cleanups ?? []).map((close) => close()));
   }
+  return code;
 }

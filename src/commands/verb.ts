@@ -19,7 +19,7 @@ export function verb<O, F = O>(ctx: Context, load: () => Promise<VerbModule<O>>,
   return async (...args: unknown[]): Promise<void> => {
     const cmd = args.at(-1) as Command;
     const flags = args.at(-2) as F;
-    checkJsonFields(commandPath(cmd), ctx.jsonFields);
+    checkJsonFields(commandPath(cmd), ctx.jsonFields, ctx.jq !== undefined);
     const operands = args.slice(0, -2).flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? (a as string[]) : [a as string]));
     const opts = options(flags, operands, cmd);
     const [{ run }, { commandContext }] = await Promise.all([load(), import('../client.js')]);

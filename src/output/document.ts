@@ -8,9 +8,9 @@ import type { Context } from '../context.js';
  * (`{"error": {...}}`, one line) when there is no result and `--json` was given. A stream of records
  * (webhooks listen, replay) writes its lines itself; its error is then its last line.
  */
-export function holdResult(ctx: Pick<Context, 'io' | 'document'>, value: unknown): void {
+export function holdResult(ctx: Pick<Context, 'io' | 'document' | 'jq'>, value: unknown): void {
   if (!ctx.document) {
-    ctx.io.out.write(resultText(value));
+    writeResult(ctx, value);
     return;
   }
   // A second result would be a second document: a bug in the command, not the user's problem.
@@ -27,20 +27,43 @@ export function holdError(ctx: Pick<Context, 'io' | 'document'>, error: Record<s
   ctx.document.error = error;
 }
 
-/** Writes the held document (run() calls it once, after the command, whatever happened). */
-export function writeDocument(ctx: Pick<Context, 'io' | 'document'>, json: boolean): void {
+/**
+ * Writes the held document (run() calls it once, after the command, whatever happened). False when
+ * `--jq` failed on it: the document was then written whole instead, and jq's message said why.
+ */
+export function writeDocument(ctx: Pick<Context, 'io' | 'document' | 'jq'>, json: boolean): boolean {
   const doc = ctx.document;
-  if (!doc) return;
+  if (!doc) return true;
   const { result, error } = doc;
   delete doc.result;
   delete doc.error;
   if (result) {
     const value = result.value;
     const embeds = error !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value);
-    ctx.io.out.write(resultText(embeds ? { ...(value as Record<string, unknown>), error } : value));
-    return;
+    return writeResult(ctx, embeds ? { ...(value as Record<string, unknown>), error } : value);
   }
-  if (error && json) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
+  // Under --jq the error alone is not filtered: its line on stderr and the exit code say it (as gh).
+  if (error && json && !ctx.jq) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
+  return true;
 }
 
-const resultText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+/**
+ * The result as JSON (two-space indented), or through `--jq`: what jq prints, strings raw, values
+ * compact when piped and indented on a terminal (as gh's --jq). When jq fails on it (`.items[]` of
+ * an object), the result is written whole, never lost (a key shown once may be in it), and jq's
+ * message goes to stderr.
+ */
+function writeResult(ctx: Pick<Context, 'io' | 'jq'>, value: unknown): boolean {
+  if (!ctx.jq) {
+    ctx.io.out.write(`${JSON.stringify(value, null, 2)}\n`);
+    return true;
+  }
+  const filtered = ctx.jq.run(value, ctx.io.isStdoutTTY);
+  if (filtered.error === undefined) {
+    ctx.io.out.write(filtered.text);
+    return true;
+  }
+  ctx.io.out.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.io.err.write(`mailroom: --jq: ${filtered.error}\n  the command's whole JSON is printed above instead; it did its work\n`);
+  return false;
+}

@@ -50,3 +50,38 @@ export function selectFields(value: unknown, fields: readonly string[]): { value
   if (isRecord(value) && Array.isArray(value.items)) return { value: { ...value, items: value.items.map(pick) } };
   return { value: Array.isArray(value) ? value.map(pick) : pick(value) };
 }
+
+/**
+ * `--jq <expression>` (or `--jq=<expression>`) taken out of the arguments before Commander sees them:
+ * it is compiled before the command is even built (src/output/jq.ts), and implies `--json`, which is
+ * put in its place. The last one given counts once; a second is refused, as for every option.
+ */
+export function takeJq(args: readonly string[]): { args: string[]; jq: string | undefined } {
+  const out: string[] = [];
+  let jq: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    let value: string | undefined;
+    if (arg.startsWith('--jq=')) value = arg.slice('--jq='.length);
+    else if (arg === '--jq') {
+      value = args[i + 1];
+      if (value === undefined) throw usageError("option '--jq <expression>' argument missing");
+      i++;
+    } else {
+      out.push(arg);
+      continue;
+    }
+    if (jq !== undefined) throw usageError('--jq was given more than once; give it once');
+    if (value.trim() === '') throw usageError('--jq: the expression is empty (to print the JSON whole, use --json)');
+    jq = value;
+  }
+  if (jq !== undefined && !out.slice(0, out.includes('--') ? out.indexOf('--') : undefined).includes('--json')) {
+    const end = out.indexOf('--');
+    out.splice(end === -1 ? out.length : end, 0, '--json');
+  }
+  return { args: out, jq };
+}

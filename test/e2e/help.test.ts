@@ -74,7 +74,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
 
   describe('the full program, when it prints help itself (options before --help, a narrow terminal)', () => {
     // esbuild names each module by its path from the checkout: `../main/node_modules/…` in a git worktree.
-    const HEAVY = /^\/\/ (?:\S*\/)?(node_modules\/(undici|zod|fastify|conf)\/|src\/sandbox\/)/m;
+    const HEAVY = /^\/\/ (?:\S*\/)?(node_modules\/(undici|zod|fastify|conf|jq-wasm)\/|src\/sandbox\/)/m;
 
     /** A bundle file and every file it imports statically, as a fresh process would load them. */
     function withStaticImports(file: string, into: Set<string>): Set<string> {
@@ -279,6 +279,14 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('jq (jq-wasm, bundled) loads only with --jq; check and help never load it', () => {
+      const jq = /^\/\/ (?:\S*\/)?node_modules\/jq-wasm\//m;
+      const [json, filtered] = modulesOfEach([['config', 'path', '--json'], ['config', 'path', '--jq', '.path']]);
+      expect(heavyIn(json, jq)).toEqual([]);
+      expect(heavyIn(filtered, jq).length).toBeGreaterThan(0);
+      expect(heavyIn(ofChecks[0], jq)).toEqual([]);
     });
 
     it('(the check above sees a command that does load them)', () => {

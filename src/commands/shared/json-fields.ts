@@ -88,7 +88,9 @@ export const JSON_FIELD_WORDS: ReadonlySet<string> = new Set(Object.values(JSON_
  * Refuses a `--json` field list the command `path` (`keys list`) cannot honour: a name it does not
  * print, or any list for a command with no fields to pick. One line naming the valid fields, exit 2.
  */
-export function checkJsonFields(path: string, fields: readonly string[] | undefined): void {
+export function checkJsonFields(path: string, fields: readonly string[] | undefined, jq = false): void {
+  // --jq filters one JSON document; api's answer is one, the others without fields print a stream or text.
+  if (jq && JSON_FIELDS[path] === null && path !== 'api') throw usageError(`--jq: ${path} prints no JSON document to filter; pipe its output to jq instead`);
   if (fields === undefined) return;
   const valid = JSON_FIELDS[path];
   if (valid === undefined) return;
