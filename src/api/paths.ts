@@ -25,6 +25,7 @@ export const paths = {
   sandboxEmails: (query?: URLSearchParams): string => `/_sandbox/emails${query && query.toString() !== '' ? `?${query.toString()}` : ''}`,
   sandboxWait: (query: URLSearchParams): string => `/_sandbox/emails/wait?${query.toString()}`,
   sandboxEmail: (emailId: string): string => `/_sandbox/emails/${id('email', emailId)}`,
+  sandboxEmailChecks: (emailId: string, failOn: string): string => `/_sandbox/emails/${id('email', emailId)}/checks?failOn=${encodeURIComponent(failOn)}`,
   sandboxDeliveries: (workspaceId?: string): string => `/_sandbox/deliveries${workspaceId === undefined ? '' : `?workspace=${id('workspace', workspaceId)}`}`,
   sandboxWorkspaces: (): string => '/_sandbox/workspaces',
   sandboxResend: (deliveryId: string): string => `/_sandbox/deliveries/${encodeURIComponent(deliveryId)}/resend`,

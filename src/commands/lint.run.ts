@@ -1,12 +1,10 @@
 import type { CommandContext } from '../client.js';
-import { QuietExit, usageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { usageError } from '../errors.js';
 import { stdinFor } from '../input/stdin.js';
 import { lintTargets } from '../lint/inputs.js';
-import { lint, type LintOutcome } from '../lint/lint.js';
-import { toJunit, toSarif } from '../lint/formats.js';
+import { lint } from '../lint/lint.js';
 import type { Severity } from '../lint/rules.js';
-import { outputMode, palette, printJson, printTable } from '../output/index.js';
+import { lintFailed, printLintReport, type LintFormat } from './shared/lint-report.js';
 
 export interface LintOptions {
   inputs: string[];
@@ -15,7 +13,7 @@ export interface LintOptions {
   templates?: string;
   props?: string;
   failOn: Severity;
-  format?: 'table' | 'json' | 'sarif' | 'junit';
+  format?: LintFormat;
   checkLinks?: boolean;
   maxLinks: number;
   linkTimeout: number;
@@ -37,37 +35,7 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
     ...(opts.spam || opts.spamThreshold !== undefined ? { spam: { threshold: opts.spamThreshold, env: ctx.env, signal: ctx.signal } } : {}),
     ...(opts.checkLinks ? { links: { max: opts.maxLinks, timeoutMs: opts.linkTimeout, signal: ctx.signal } } : {}),
   });
-  if (!globals.quiet) await print(outcome, opts, ctx);
+  if (!globals.quiet) await printLintReport(outcome, opts.format, ctx);
   // The findings are the result; the JSON document also says why the exit code is not 0.
-  if (!outcome.ok) throw new QuietExit(EXIT.checks, { message: `findings at or above --fail-on ${outcome.failOn}: ${countsLine(outcome.counts)}` });
+  if (!outcome.ok) throw lintFailed(outcome);
 }
-
-async function print(outcome: LintOutcome, opts: LintOptions, ctx: CommandContext): Promise<void> {
-  const format = opts.format ?? outputMode(ctx, ctx.globals).format;
-  if (format === 'sarif') return void ctx.io.out.write(toSarif(outcome));
-  if (format === 'junit') return void ctx.io.out.write(toJunit(outcome));
-  if (format === 'json') return printJson(ctx, outcome);
-  const rows = outcome.results.flatMap((r) => r.findings.map((f) => ({ ...f, where: `${r.input}${f.line === undefined || f.line === r.line ? '' : `:${f.line}${f.column === undefined ? '' : `:${f.column}`}`}` })));
-  const order = { error: 0, warning: 1, info: 2 } as const;
-  rows.sort((a, b) => order[a.severity] - order[b.severity]);
-  await printTable(
-    ctx,
-    rows,
-    [
-      { header: 'SEVERITY', value: (f) => f.severity },
-      { header: 'CHECK', value: (f) => f.check },
-      { header: 'WHERE', value: (f) => f.where, kind: 'text' },
-      { header: 'MESSAGE', value: (f) => f.message, kind: 'text' },
-    ],
-    `no findings in ${outcome.results.length} ${outcome.results.length === 1 ? 'email' : 'emails'}`,
-  );
-  const c = await palette(ctx.io.color);
-  const hints = new Map(rows.map((f) => [f.check, f.hint]));
-  if (hints.size > 0) ctx.io.out.write(`\n${[...hints].map(([check, hint]) => `${c.bold(check)}: ${hint}`).join('\n')}\n`);
-  const skipped = [...outcome.skipped, ...outcome.results.flatMap((r) => r.skipped.map((s) => `${r.input}: ${s}`))];
-  for (const s of skipped) ctx.io.err.write(`skipped: ${s}\n`);
-  ctx.io.err.write(`${countsLine(outcome.counts)} in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
-}
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const countsLine = ({ error, warning, info }: LintOutcome['counts']) => `${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info`;

@@ -58,6 +58,9 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 pre.code,pre.text{background:#f6f8fa;padding:10px;border-radius:6px;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
 pre.text{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
 .none{color:#afb8c1}
+table.checks{width:100%;border-collapse:collapse;font-size:13px}table.checks th,table.checks td{text-align:left;vertical-align:top;padding:6px 8px;border-top:1px solid #eaeef2}
+table.checks th{border-top:0;color:#57606a;font-weight:600}table.checks td:nth-child(4){overflow-wrap:anywhere}
+.sev{font-weight:600}.sev.error{color:#cf222e}.sev.warning{color:#9a6700}.sev.info{color:#57606a}
 .delivery>details>summary{display:grid;grid-template-columns:4em minmax(0,13em) minmax(0,1fr) auto auto 7em;gap:12px;align-items:baseline;padding:8px 12px;border-top:1px solid #eaeef2;cursor:pointer;list-style:none}
 .delivery:first-child>details>summary{border-top:0}
 .delivery>details>summary::-webkit-details-marker{display:none}

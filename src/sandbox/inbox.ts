@@ -5,6 +5,8 @@ import { SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { DeliveryRecord, InboxEmail, SandboxState } from './state.js';
 import { escapeHtml } from './templates.js';
 import { withText } from './text.js';
+import { emailChecks } from './email-checks.js';
+import type { LintReport } from '../lint/formats.js';
 
 /**
  * The inbox pages, rendered on the server (they work without the script, which only adds live
@@ -146,12 +148,13 @@ ${counts.total > 0 ? '<button type="button" class="danger" data-action="clear">D
   return layout(title, 'inbox', `${form}${summary}<div id="live-region" data-live="emails">${list}</div>`, state);
 }
 
-export type EmailTab = 'html' | 'text' | 'source' | 'details';
+export type EmailTab = 'html' | 'text' | 'source' | 'details' | 'checks';
 const TABS: [EmailTab, string][] = [
   ['html', 'HTML'],
   ['text', 'Text'],
   ['source', 'Source'],
   ['details', 'Details'],
+  ['checks', 'Checks'],
 ];
 
 export interface EmailView {
@@ -195,6 +198,20 @@ function detailRows(email: InboxEmail): [string, string][] {
   ];
 }
 
+/** The Checks tab: `mailroom lint`'s local checks on the email as caught (`sandbox email <id> --checks` prints the same). */
+function checksPanel(report: LintReport): string {
+  const findings = report.results.flatMap((r) => r.findings);
+  const { error, warning, info } = report.counts;
+  const summary = `<p class="note">${error} error${error === 1 ? '' : 's'}, ${warning} warning${warning === 1 ? '' : 's'}, ${info} info · the checks of <code>mailroom lint</code>, on the email as caught</p>`;
+  if (findings.length === 0) return `${summary}<p class="none" data-checks="clean">No findings.</p>`;
+  const order = { error: 0, warning: 1, info: 2 } as const;
+  const rows = [...findings]
+    .sort((a, b) => order[a.severity] - order[b.severity])
+    .map((f) => `<tr data-check="${h(f.check)}"><td><span class="sev ${f.severity}">${f.severity}</span></td><td><code>${h(f.check)}</code></td><td>${f.line === undefined ? '' : `line ${f.line}${f.column === undefined ? '' : `:${f.column}`}`}</td><td>${h(f.message)}</td><td class="note">${h(f.hint)}</td></tr>`)
+    .join('');
+  return `${summary}<table class="checks"><thead><tr><th>Severity</th><th>Check</th><th>Where</th><th>Finding</th><th>Fix</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 export function emailPage(state: SandboxState, email: InboxEmail, view: EmailView, now = Date.now()): string {
   const text = withText(email);
   const base = `/inbox/${encodeURIComponent(email.id)}`;
@@ -227,6 +244,8 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
     panel = `<pre class="text">${h(text)}</pre>`;
   } else if (view.tab === 'source') {
     panel = json(email);
+  } else if (view.tab === 'checks') {
+    panel = checksPanel(emailChecks(email));
   } else {
     panel = `<dl class="details">${detailRows(email)
       .map(([k, v]) => `<dt>${h(k)}</dt><dd>${v}</dd>`)

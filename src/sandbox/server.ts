@@ -207,6 +207,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     withText(email);
     return { email };
   });
+  // `mailroom lint`'s local checks on a caught email (`sandbox email --checks`, the inbox's Checks tab).
+  app.get('/_sandbox/emails/:id/checks', inspect, async (request) => {
+    const id = (request.params as Params).id!;
+    const email = workspaces.all().map((w) => w.state.emailsById.get(id)).find((e) => e !== undefined);
+    if (!email) throw new HttpError(404, `Email ${id} not found`);
+    const failOn = (request.query as Record<string, string | undefined>).failOn ?? 'error';
+    if (failOn !== 'error' && failOn !== 'warning' && failOn !== 'info') throw new HttpError(400, 'Invalid request: failOn must be one of error, warning, info');
+    const { emailChecks } = await import('./email-checks.js');
+    return emailChecks(email, failOn);
+  });
   app.get('/_sandbox/deliveries', inspect, async (request) => {
     const { state } = picked(request);
     return { items: state.deliveries, total: state.deliveryTotal };

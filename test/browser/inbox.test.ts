@@ -157,7 +157,7 @@ describe.skipIf(chromiumMissing)('the inbox in headless Chromium', () => {
     expect(await rowIds()).toHaveLength(50);
   });
 
-  test('each tab: HTML in its frame with a mobile width, Text, Source, Details', async () => {
+  test('each tab: HTML in its frame with a mobile width, Text, Source, Details, Checks', async () => {
     const id = await send(raw({ idempotencyKey: 'order-1042', groupBy: 'receipts', contactProperties: { plan: 'pro' }, replyTo: 'help@acme.test' }));
     await page.goto(`${sb.baseUrl}/inbox/${id}`);
     const frame = page.frameLocator('iframe[title="Email HTML"]');
@@ -178,6 +178,13 @@ describe.skipIf(chromiumMissing)('the inbox in headless Chromium', () => {
     for (const needle of ['order-1042', 'receipts', '"plan": "pro"', 'Payment received: €42.00', 'help@acme.test', stored.requestId, stored.messageId, 'clicks on, opens off']) {
       expect(details).toContain(needle);
     }
+    // The same report `sandbox email --checks` prints: this HTML has no <title>, and nothing else wrong.
+    await page.click('.tabs >> text=Checks');
+    await page.waitForURL(/tab=checks/);
+    const report = (await call('GET', `/_sandbox/emails/${id}/checks`)).body;
+    expect(report.results[0].findings.map((f: { check: string }) => f.check)).toEqual(['head-no-title']);
+    expect(await page.locator('table.checks tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-check')))).toEqual(['head-no-title']);
+    expect(await page.locator('table.checks tbody tr').innerText()).toMatch(/^warning\s+head-no-title\s+the HTML has no <title>\s+add <title>/);
   });
 
   test('links open in a new tab; a script in an email never runs; remote images load only when asked', async () => {

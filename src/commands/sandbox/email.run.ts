@@ -5,19 +5,25 @@ import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
 import { paths } from '../../api/paths.js';
+import type { LintReport } from '../../lint/formats.js';
+import { lintFailed, printLintReport } from '../shared/lint-report.js';
 
 export interface SandboxEmailOptions {
   id: string;
   html?: boolean;
   text?: boolean;
+  checks?: boolean;
+  failOn?: 'error' | 'warning' | 'info';
 }
 
 export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const { id } = flags;
-  const picked = [flags.html && '--html', flags.text && '--text', globals.json && '--json'].filter(Boolean);
+  const picked = [flags.html && '--html', flags.text && '--text', flags.checks && '--checks', globals.json && !flags.checks && '--json'].filter(Boolean);
   if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
+  if (flags.failOn !== undefined && !flags.checks) throw usageError('--fail-on needs --checks');
   const root = sandboxRoot(ctx);
+  if (flags.checks) return checks(root, id, flags.failOn ?? 'error', ctx);
   const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
   if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
   const email = (res.body as { email: SandboxEmail }).email;
@@ -42,4 +48,13 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
   ]);
   const text = terminalText(email.text);
   ctx.io.out.write(`\n${text.endsWith('\n') ? text : `${text}\n`}`);
+}
+
+/** The same report as `mailroom lint`, computed by the sandbox on the email as it was caught (the inbox's Checks tab shows it too). */
+async function checks(root: string, id: string, failOn: string, ctx: CommandContext): Promise<void> {
+  const res = await sandboxCall(root, 'GET', paths.sandboxEmailChecks(id, failOn), ctx);
+  if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
+  const report = res.body as LintReport;
+  if (!ctx.globals.quiet) await printLintReport(report, undefined, ctx);
+  if (!report.ok) throw lintFailed(report);
 }

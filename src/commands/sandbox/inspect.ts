@@ -11,6 +11,7 @@ import type { SandboxWorkspaceCreateOptions } from './workspace-create.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
+const SEVERITIES = ['error', 'warning', 'info'] as const;
 
 export function register(sandbox: Command, ctx: Context): void {
   const where = `\nThe sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.`;
@@ -85,13 +86,16 @@ Examples:
     .argument('<id>', 'the email id (trs_…), as `sandbox emails` lists it')
     .option('--html', 'print only the HTML body')
     .option('--text', 'print only the text body')
+    .option('--checks', "run `mailroom lint`'s checks on it (size, links, images, text, title, preheader, placeholders); exit 10 on a finding at or above --fail-on")
+    .addOption(new Option('--fail-on <severity>', 'with --checks: the lowest severity that fails (error, warning or info; default error)').choices(SEVERITIES).argParser(choiceParser('--fail-on', SEVERITIES)))
     .addHelpText(
       'after',
       `${where} --json prints the stored email as JSON (also the default when piped).
 
 Examples:
   $ mailroom sandbox email trs_123
-  $ mailroom sandbox email trs_123 --html > email.html`,
+  $ mailroom sandbox email trs_123 --html > email.html
+  $ mailroom sandbox email trs_123 --checks --fail-on warning`,
     )
     .action(verb(ctx, () => import('./email.run.js'), (flags: Omit<SandboxEmailOptions, 'id'>, [id]): SandboxEmailOptions => ({ ...flags, id: id as string })));
 

@@ -20,6 +20,7 @@ const SETTING = ['key', 'value', 'source', 'origin'];
 const JOURNAL = [
   'journal', 'link', 'runId', 'input', 'host', 'profile', 'started', 'lastWritten', 'sent', 'refused', 'unsent', 'total', 'finished', 'finishedAt', 'running', 'resume',
 ];
+const LINT = ['ok', 'failOn', 'counts', 'results', 'skipped', 'links'];
 
 export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   send: [...new Set([...SENT, ...REQUEST])],
@@ -30,7 +31,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'batch journals list': JOURNAL,
   'batch journals show': [...JOURNAL, 'refusedEntries'],
   'batch journals prune': ['removed', 'kept', 'dryRun'],
-  lint: ['ok', 'failOn', 'counts', 'results', 'skipped', 'links'],
+  lint: LINT,
   check: ['status', 'displayName', 'role', 'key', 'keySource', 'keyOrigin', 'baseUrl'],
   doctor: ['ok', 'checks'],
   whoami: [
@@ -54,7 +55,8 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'webhooks sample': null,
   sandbox: null,
   'sandbox emails': SANDBOX_EMAIL,
-  'sandbox email': [...SANDBOX_EMAIL, 'inbox'],
+  // With --checks it prints lint's report.
+  'sandbox email': [...SANDBOX_EMAIL, 'inbox', ...LINT],
   'sandbox wait': SANDBOX_EMAIL,
   'sandbox workspace': ['id', 'name', 'emails'],
   'sandbox workspace create': ['workspaceId', 'name', 'apiKey', 'baseUrl'],

@@ -1,0 +1,43 @@
+import type { CommandContext } from '../../client.js';
+import { QuietExit } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import { toJunit, toSarif, type LintReport } from '../../lint/formats.js';
+import { outputMode, palette, printJson, printTable } from '../../output/index.js';
+
+export type LintFormat = 'table' | 'json' | 'sarif' | 'junit';
+
+/** Exit 10 (`checks`), the JSON document saying why: what `lint` and `sandbox email --checks` throw on findings at or above --fail-on. */
+export function lintFailed(outcome: LintReport): QuietExit {
+  return new QuietExit(EXIT.checks, { message: `findings at or above --fail-on ${outcome.failOn}: ${countsLine(outcome.counts)}` });
+}
+
+/** A lint report as `--format` (or the output mode) asks: a table with the fixes and a summary on stderr, JSON, SARIF or JUnit. */
+export async function printLintReport(outcome: LintReport, asked: LintFormat | undefined, ctx: CommandContext): Promise<void> {
+  const format = asked ?? outputMode(ctx, ctx.globals).format;
+  if (format === 'sarif') return void ctx.io.out.write(toSarif(outcome));
+  if (format === 'junit') return void ctx.io.out.write(toJunit(outcome));
+  if (format === 'json') return printJson(ctx, outcome);
+  const rows = outcome.results.flatMap((r) => r.findings.map((f) => ({ ...f, where: `${r.input}${f.line === undefined || f.line === r.line ? '' : `:${f.line}${f.column === undefined ? '' : `:${f.column}`}`}` })));
+  const order = { error: 0, warning: 1, info: 2 } as const;
+  rows.sort((a, b) => order[a.severity] - order[b.severity]);
+  await printTable(
+    ctx,
+    rows,
+    [
+      { header: 'SEVERITY', value: (f) => f.severity },
+      { header: 'CHECK', value: (f) => f.check },
+      { header: 'WHERE', value: (f) => f.where, kind: 'text' },
+      { header: 'MESSAGE', value: (f) => f.message, kind: 'text' },
+    ],
+    `no findings in ${outcome.results.length} ${outcome.results.length === 1 ? 'email' : 'emails'}`,
+  );
+  const c = await palette(ctx.io.color);
+  const hints = new Map(rows.map((f) => [f.check, f.hint]));
+  if (hints.size > 0) ctx.io.out.write(`\n${[...hints].map(([check, hint]) => `${c.bold(check)}: ${hint}`).join('\n')}\n`);
+  const skipped = [...outcome.skipped, ...outcome.results.flatMap((r) => r.skipped.map((s) => `${r.input}: ${s}`))];
+  for (const s of skipped) ctx.io.err.write(`skipped: ${s}\n`);
+  ctx.io.err.write(`${countsLine(outcome.counts)} in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const countsLine = ({ error, warning, info }: LintReport['counts']) => `${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info`;
