@@ -18,7 +18,8 @@ let env: Record<string, string>;
 let bigEmail: string;
 
 beforeAll(async () => {
-  sandbox = await withSandbox();
+  // Keeps every email: the batch cases count what the sandbox caught, past the default retention.
+  sandbox = await withSandbox({ config: { retain: 100_000 } });
   dir = mkdtempSync(join(tmpdir(), 'mailroom-pipes-'));
   env = { ...cliEnv(sandboxEnv(sandbox, join(dir, 'state'))), MAILROOM_WORKSPACE: sandbox.workspaceId };
   const call = client(sandbox);
