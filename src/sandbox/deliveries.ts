@@ -63,7 +63,8 @@ export class Deliverer {
   /** Webhooks of the workspace subscribed to the event. */
   subscribers(event: string): StoredWebhook[] {
     const out: StoredWebhook[] = [];
-    for (const hook of this.state.webhooks.values()) if (hook.events.includes(event)) out.push(hook);
+    // A PAUSED or BANNED webhook keeps its subscriptions but is sent nothing.
+    for (const hook of this.state.webhooks.values()) if (hook.events.includes(event) && (hook.status ?? 'ACTIVE') === 'ACTIVE') out.push(hook);
     return out;
   }
 

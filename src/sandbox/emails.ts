@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { describeIssues, DOCS_URL, MAX_BATCH, parseEmailRequest, SCHEDULE_HORIZON_DAYS, senderAddress, type RawEmail, type TemplatedEmail } from '../schema/index.js';
+import { describeIssues, DOCS_URL, MAX_BATCH, parseServiceEmailRequest, SCHEDULE_HORIZON_DAYS, senderAddress, type ServiceRawEmail, type ServiceTemplatedEmail } from '../schema/index.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
-import type { EmailParse } from '../schema/email.js';
+import type { ServiceEmailParse } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
 import type { ResolvedConfig } from './config.js';
 import { recordRecipient, type ContactChange } from './contacts.js';
@@ -30,14 +30,16 @@ const DAY_MS = 86_400_000;
 /** A `sendAt` this far in the past is taken as "now" (clock skew), anything older is rejected. */
 const SEND_AT_GRACE_MS = 60_000;
 
-const WHAT_IS_NEEDED = 'a raw email needs from, to, subject and html; a templated email needs template and to (variables optional)';
+// The service's own wording lists `variables` among a templated email's fields, though it accepts
+// their absence (docs/sandbox-guide.md): the sandbox says what the service says.
+const WHAT_IS_NEEDED = 'the payload must match the raw email schema (from, to, subject, html) or the templated email schema (template, to, variables)';
 
 /**
  * The check the CLI's batch makes before zod (schema/email-quick.ts): it returns exactly what zod
  * would for the emails it vouches for, in a fraction of zod's time, and leaves every other one
  * (valid or not) to zod, which also says what is wrong.
  */
-function quickParse(input: Record<string, unknown>): EmailParse | undefined {
+function quickParse(input: Record<string, unknown>): ServiceEmailParse | undefined {
   const email = quickParseEmail(input);
   if (email === undefined) return undefined;
   return 'template' in email ? { ok: true, kind: 'templated', email } : { ok: true, kind: 'raw', email };
@@ -89,7 +91,7 @@ export class EmailService {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return { ok: false, error: invalidPayload('the body must be a JSON object') };
     }
-    const parsed = quickParse(input as Record<string, unknown>) ?? parseEmailRequest(input);
+    const parsed = quickParse(input as Record<string, unknown>) ?? parseServiceEmailRequest(input);
     if (!parsed.ok) return { ok: false, error: invalidPayload(describeIssues(parsed.issues)) };
     const email = parsed.email;
 
@@ -181,7 +183,7 @@ export class EmailService {
     });
   }
 
-  private prepareRaw(email: RawEmail): Prepared {
+  private prepareRaw(email: ServiceRawEmail): Prepared {
     const address = senderAddress(email.from)!;
     const rejected = this.senderError(address);
     if (rejected) return { error: rejected };
@@ -198,7 +200,7 @@ export class EmailService {
     return { fields };
   }
 
-  private prepareTemplated(email: TemplatedEmail): Prepared {
+  private prepareTemplated(email: ServiceTemplatedEmail): Prepared {
     const templates = this.config.templates;
     if (!Object.hasOwn(templates, email.template)) {
       const known = Object.keys(templates).join(', ');
@@ -213,6 +215,7 @@ export class EmailService {
     };
     if (rendered.from !== undefined) fields.from = rendered.from;
     if (email.variables !== undefined) fields.variables = email.variables;
+    if (email.replyTo !== undefined) fields.replyTo = email.replyTo;
     return { fields };
   }
 }

@@ -101,6 +101,11 @@ export interface WorkspaceChoice {
   name: string;
 }
 
+/** One address, or several as an email's header lists them. */
+function replyToText(replyTo: string | string[] | undefined): string | undefined {
+  return Array.isArray(replyTo) ? replyTo.join(', ') : replyTo;
+}
+
 export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: string | undefined, now = Date.now(), workspaces: WorkspaceChoice[] = []): string {
   const matching = filterEmails(state.emails, filter);
   const counts = countEmails(state);
@@ -184,7 +189,7 @@ function detailRows(email: InboxEmail): [string, string][] {
     ['To', s(email.to)],
     ['From', s(email.from)],
     ['From name', s(email.fromName)],
-    ['Reply-To', s(email.replyTo)],
+    ['Reply-To', s(replyToText(email.replyTo))],
     ['Subject', s(email.subject)],
     ['Preview text', s(email.previewText)],
     ['Template', s(email.template)],
@@ -255,7 +260,7 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
   const meta: [string, string | undefined][] = [
     ['From', email.from],
     ['To', email.to],
-    ['Reply-To', email.replyTo],
+    ['Reply-To', replyToText(email.replyTo)],
   ];
   const head = `<nav class="crumbs"><a href="/" data-key="u">← Inbox</a>${step(newer, 'prev', 'Newer', 'k')}${step(older, 'next', 'Older', 'j')}</nav>
 <h1>${h(email.subject ?? email.template ?? '(no subject)')}</h1>

@@ -95,13 +95,15 @@ export interface SandboxEmail {
   /** As sent, or the template's subject with the variables filled in. */
   subject?: string;
   template?: string;
-  variables?: Record<string, Scalar>;
+  /** As sent: JSON values, nested ones too. */
+  variables?: Record<string, unknown>;
   /** As sent, or the template's HTML with the variables filled in. */
   html: string;
   /** As sent, or generated from `html` (as React Email's plain-text rendering does). */
   text: string;
   previewText?: string;
-  replyTo?: string;
+  /** As sent: one address, or several. */
+  replyTo?: string | string[];
   contactProperties?: Record<string, Scalar>;
   settings: { trackClicks: boolean; trackOpens: boolean };
   groupBy?: string;

@@ -39,6 +39,11 @@ export interface StoredWebhook {
   events: string[];
   token: string;
   createdAt: string;
+  displayName?: string;
+  description?: string;
+  /** Absent: ACTIVE. Only an ACTIVE webhook gets deliveries. */
+  status?: 'ACTIVE' | 'PAUSED' | 'BANNED';
+  updatedAt?: string;
 }
 
 export interface Contact {

@@ -89,3 +89,10 @@ export const scalarRecord = z.unknown().transform((input, ctx): z.infer<typeof s
   }
   return parsed.data;
 });
+
+/**
+ * Template `variables` as the service takes them (the official SDK types them as any JSON values,
+ * nested too): a JSON object, kept as it was sent. Only the sandbox reads them this way; mailroom
+ * itself sends scalars (scalarRecord), as the spec promises.
+ */
+export const jsonRecord = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'must be an object' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, headerText, plainText, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
+import { emailAddress, headerText, jsonRecord, plainText, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;
 export const EMAIL_TYPES = ['raw', 'templated'] as const;
@@ -36,6 +36,33 @@ export const templatedEmailSchema = z.strictObject({
   variables: scalarRecord.optional(),
   ...common,
 });
+
+/**
+ * What the service accepts beyond what mailroom sends, in the official SDK's documented shapes: the
+ * sandbox takes these so that code written against the SDK runs against it, while the CLI and the
+ * library keep to the spec (the schemas above). `replyTo` may be a list, also on a templated email;
+ * `variables` may nest; `html` may be empty (the spec asks for a string).
+ */
+const replyToField = z.union([emailAddress, z.array(emailAddress).min(1)]);
+export const serviceRawEmailSchema = rawEmailSchema.extend({ html: plainText, replyTo: replyToField.optional() });
+export const serviceTemplatedEmailSchema = templatedEmailSchema.extend({ variables: jsonRecord.optional(), replyTo: replyToField.optional() });
+export type ServiceRawEmail = z.infer<typeof serviceRawEmailSchema>;
+export type ServiceTemplatedEmail = z.infer<typeof serviceTemplatedEmailSchema>;
+export type ServiceEmailParse =
+  | { ok: true; kind: 'raw'; email: ServiceRawEmail }
+  | { ok: true; kind: 'templated'; email: ServiceTemplatedEmail }
+  | { ok: false; kind: 'raw' | 'templated'; issues: z.core.$ZodIssue[] };
+
+/** parseEmailRequest with the service's schemas: what the sandbox accepts. */
+export function parseServiceEmailRequest(input: unknown): ServiceEmailParse {
+  const kind = typeof input === 'object' && input !== null && 'template' in input ? 'templated' : 'raw';
+  if (kind === 'templated') {
+    const r = serviceTemplatedEmailSchema.safeParse(input);
+    return r.success ? { ok: true, kind, email: r.data } : { ok: false, kind, issues: r.error.issues };
+  }
+  const r = serviceRawEmailSchema.safeParse(input);
+  return r.success ? { ok: true, kind, email: r.data } : { ok: false, kind, issues: r.error.issues };
+}
 
 export type RawEmail = z.infer<typeof rawEmailSchema>;
 export type TemplatedEmail = z.infer<typeof templatedEmailSchema>;

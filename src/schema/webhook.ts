@@ -30,6 +30,24 @@ export const updateWebhookRequestSchema = z.strictObject({
 export type UpdateWebhookRequest = z.infer<typeof updateWebhookRequestSchema>;
 
 /**
+ * What the service accepts beyond what mailroom sends (the official SDK's shapes): a create may
+ * name the webhook (`displayName`, or the older `description`); an update may change `url`,
+ * `token`, `status` and the name besides `events`. The sandbox takes these; the CLI keeps to the spec.
+ */
+const webhookName = headerText.max(256);
+export const serviceCreateWebhookSchema = createWebhookRequestSchema.extend({ displayName: webhookName.optional(), description: webhookName.optional() });
+export const serviceUpdateWebhookSchema = z
+  .strictObject({
+    events: z.array(eventNameSchema).min(1).optional(),
+    url: httpUrl.optional(),
+    token: headerText.min(8).max(256).optional(),
+    status: z.enum(WEBHOOK_STATUSES).optional(),
+    displayName: webhookName.optional(),
+    description: webhookName.optional(),
+  })
+  .refine((r) => Object.values(r).some((v) => v !== undefined), { message: 'give at least one of events, url, token, status, displayName, description' });
+
+/**
  * The spec's paged list, or the flat array the real service has also been seen to send, read as a
  * page: one schema, so a bad item is reported by its path rather than as a failed union.
  */

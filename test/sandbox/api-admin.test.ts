@@ -179,14 +179,14 @@ describe('webhooks', () => {
 
     const updated = await call('POST', `/v1/webhooks/${hook.id}`, { events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'] });
     expect(updated.status).toBe(200);
-    expect(updated.body.webhook).toEqual({ ...hook, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'] });
+    expect(updated.body.webhook).toEqual({ ...hook, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
 
     const list = await call('GET', '/v1/webhooks');
     expect(list.status).toBe(200);
     expect(list.body).toEqual({
       webhooks: {
         items: [
-          { id: hook.id, url: hook.url, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], createdAt: hook.createdAt, status: 'ACTIVE', workspaceId: hook.workspaceId },
+          { id: hook.id, url: hook.url, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], createdAt: hook.createdAt, status: 'ACTIVE', workspaceId: hook.workspaceId, updatedAt: updated.body.webhook.updatedAt },
           { id: own.body.webhook.id, url: 'https://example.com/in', events: ['CONTACT_DELETED'], createdAt: own.body.webhook.createdAt, status: 'ACTIVE', workspaceId: hook.workspaceId },
         ],
         hasMore: false,
@@ -195,7 +195,7 @@ describe('webhooks', () => {
     expect(JSON.stringify(list.body)).not.toContain('wht_');
 
     const deleted = await call('DELETE', `/v1/webhooks/${hook.id}`);
-    expect(deleted.body).toEqual({ webhook: { ...hook, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'] }, isDeleted: true });
+    expect(deleted.body).toEqual({ webhook: { ...hook, events: ['CONTACT_UPDATED', 'WORKSPACE_TEAM_MEMBER_JOINED'], updatedAt: updated.body.webhook.updatedAt }, isDeleted: true });
     expect((await call('GET', `/v1/webhooks/${hook.id}`)).status).toBe(404);
     await call('DELETE', `/v1/webhooks/${own.body.webhook.id}`);
   });
