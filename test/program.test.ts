@@ -91,9 +91,9 @@ describe('a single-value option given twice', () => {
     }
   }
 
-  it('covers the options of every command (send alone has 19); only --property, --var and --event collect', () => {
+  it('covers the options of every command (send alone has 19); only --property, --var, --event and the fields of api collect', () => {
     const collecting = [...commands(buildProgram(ctx))].flatMap(([path, cmd]) => cmd.options.filter((o) => o.parseArg === repeatable).map((o) => `${path.join(' ')} ${o.long}`));
-    expect(collecting.sort()).toEqual(['send --property', 'send --var', 'webhooks create --event', 'webhooks update --event']);
+    expect(collecting.sort()).toEqual(['api --field', 'api --raw-field', 'send --property', 'send --var', 'webhooks create --event', 'webhooks update --event']);
     expect(cases.filter(([name]) => name.startsWith('send ')).length).toBe(19);
     expect(cases.length).toBeGreaterThanOrEqual(60);
   });
