@@ -17,9 +17,13 @@ async function items<T>(url: string): Promise<T[]> {
   return ((await res.json()) as { items: T[] }).items;
 }
 
-/** A real sandbox on a free loopback port, quiet; close it in afterAll/afterEach. */
+/**
+ * A real sandbox on a free loopback port, quiet; close it in afterAll/afterEach. It keeps every
+ * email (a `retain` far above what a test sends, unless the test sets one), so that `emails()` is
+ * every email caught even where a file's tests together send more than the default 10,000.
+ */
 export async function withSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
-  const sandbox = await startSandbox({ port: 0, ...opts });
+  const sandbox = await startSandbox({ port: 0, ...opts, config: { retain: 10_000_000, ...opts.config } });
   return {
     ...sandbox,
     close: () => sandbox.close(),
