@@ -1,7 +1,8 @@
 // Installs mailroom as a user would and prints the figures the README and docs/install.md state: `npm pack`, then
 // `npm install -g --prefix P --cache <empty> ./mailroom-cli-x.tgz` (registry reachable), package
 // count, installed MB, seconds and npm warnings; then runs the installed command from outside the
-// checkout: the man page linked, --version, send --sandbox, sandbox (start, check against it, stop), batch --sandbox, and
+// checkout: the man page linked, --version, send --sandbox, sandbox (start, check against it, stop), the keychain
+// module loading (doctor), batch --sandbox, and
 // send --react (refused with the install command, then that command run, then rendered).
 // Targets (issue 13): at most 15 packages and 15 MB without the React stack, no npm warnings.
 // `node bench/install.mjs [--keep]`; exits 1 when a target or a step fails.
@@ -122,6 +123,17 @@ try {
   const send = mailroom(['send', '--sandbox', '--json', '--from', 'you@example.com', '--to', 'friend@example.com', '--subject', 'Hello', '--html', '<p>Hi!</p>']);
   check(send.status === 0, `mailroom send --sandbox: exit ${send.status}${send.status ? `: ${send.stderr.trim()}` : ''}`);
   await sandboxStartStop();
+  // The keychain module (native, installed beside dist/) loads from the install: doctor reaches the
+  // store, or says why it cannot (no D-Bus here), never that the module is missing.
+  const doctor = mailroom(['doctor', '--json', '--base-url', 'http://127.0.0.1:9']);
+  const storage = (() => {
+    try {
+      return JSON.parse(doctor.stdout).checks.find((c) => c.name === 'key storage')?.detail ?? '';
+    } catch {
+      return '';
+    }
+  })();
+  check(storage !== '' && !storage.includes('could not be loaded'), `keychain module loads: ${storage.split(';')[0]}`);
   writeFileSync(join(elsewhere, 'emails.ndjson'), Array.from({ length: 120 }, (_, i) => JSON.stringify({ to: `user${i}@example.com` })).join('\n'));
   writeFileSync(join(elsewhere, 'body.html'), '<p>Hi!</p>');
   const batch = mailroom(['batch', '--sandbox', '-q', 'emails.ndjson', '--from', 'you@example.com', '--subject', 'Hello', '--html-file', 'body.html', '--report', 'report.ndjson']);

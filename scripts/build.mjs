@@ -28,8 +28,9 @@ const common = {
   define: { __MAILROOM_VERSION__: JSON.stringify(pkg.version) },
   // CommonJS dependencies (undici, cli-table3) call require() on Node built-ins.
   banner: { js: "import { createRequire as __mailroomCreateRequire } from 'node:module'; const require = __mailroomCreateRequire(import.meta.url);" },
-  // Optional native/peer modules that must stay external to the bundle.
-  external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild'],
+  // Optional native/peer modules that must stay external to the bundle; @napi-rs/keyring (native) is a
+  // dependency installed beside dist/, required on first use (src/config/keychain.ts).
+  external: ['react', 'react-dom', 'react-dom/*', '@react-email/*', 'esbuild', '@napi-rs/keyring'],
   logLevel: 'warning',
 };
 

@@ -63,6 +63,26 @@ export interface Context {
   prompter?: Prompter;
   /** Paces what prints on a schedule (batch progress lines, src/output/progress.ts); absent: the real clock. Tests step their own. */
   clock?: Clock;
+  /** The system credential store keys are kept in; absent: the real one (src/config/keychain.ts). In-process tests hand in their own. */
+  keychain?: Keychain;
+}
+
+/** Where a profile's key is kept in the system credential store: the config file holds only this. */
+export interface KeychainRef {
+  service: string;
+  account: string;
+}
+
+/**
+ * The system credential store (Secret Service on Linux, Keychain on macOS, Credential Manager on
+ * Windows). Every method throws `KeychainUnavailable` (src/config/keychain.ts) when there is none to
+ * use here; `get` gives undefined for an entry that is not there.
+ */
+export interface Keychain {
+  get(ref: KeychainRef): string | undefined;
+  set(ref: KeychainRef, secret: string): void;
+  /** Whether there was an entry to remove. */
+  delete(ref: KeychainRef): boolean;
 }
 
 /** Time as a paced printer sees it: the current time and a repeating timer. */

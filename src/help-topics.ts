@@ -32,6 +32,7 @@ export const ENVIRONMENT = {
       title: 'Files',
       items: [
         ['MAILROOM_CONFIG_DIR', 'directory of config.json, the profiles (default ~/.config/mailroom; see mailroom config path)'],
+        ['MAILROOM_SECURE_STORAGE', 'where saved keys go: auto (the system keychain, else the config file with a warning), required (the keychain or nothing), off (the file); login --secure-storage, config set secure-storage'],
         ['XDG_CONFIG_HOME', 'parent of the config directory when MAILROOM_CONFIG_DIR is unset (Linux; default ~/.config)'],
         ['MAILROOM_STATE_DIR', 'directory of batch journals (default ~/.local/state/mailroom)'],
         ['XDG_STATE_HOME', 'parent of the state directory when MAILROOM_STATE_DIR is unset (default ~/.local/state)'],

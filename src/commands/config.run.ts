@@ -1,7 +1,8 @@
 import type { CommandContext } from '../client.js';
 import { MAX_RETRIES_RANGE, storedProfile, TIMEOUT_RANGE } from '../config/file.js';
+import { removeKey, saveKey } from '../config/credentials.js';
 import { configFile } from '../config/paths.js';
-import { DEFAULT_PROFILE, describeSource, requireNamedProfile, type Setting } from '../config/settings.js';
+import { DEFAULT_PROFILE, describeSource, requireNamedProfile, secureStorageValue, storageMode, type Setting } from '../config/settings.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
 import type { Globals } from '../context.js';
@@ -45,11 +46,12 @@ function entries(ctx: CommandContext): ConfigEntry[] {
   const s = ctx.settings();
   const settingOf: Record<Key, Setting<string | number> | undefined> = {
     profile: s.profile,
-    'api-key': s.apiKey && { ...s.apiKey, value: mask(s.apiKey.value) },
+    'api-key': s.apiKey && { ...s.apiKey, value: mask(s.apiKey.value), ...(s.apiKeyIn === 'keychain' ? { origin: `${s.apiKey.origin}, system keychain` } : {}) },
     'base-url': s.baseUrl,
     workspace: s.workspace,
     timeout: s.timeoutMs,
     'max-retries': s.maxRetries,
+    'secure-storage': s.secureStorage,
   };
   return ALL_KEYS.map((key) => {
     const v = settingOf[key];
@@ -99,7 +101,7 @@ async function unset(ctx: CommandContext, name: string): Promise<void> {
   await write(ctx, key, undefined);
 }
 
-const FIELD = { 'api-key': 'apiKey', 'base-url': 'baseUrl', workspace: 'workspace', timeout: 'timeout', 'max-retries': 'maxRetries' } as const;
+const FIELD = { 'api-key': 'apiKey', 'base-url': 'baseUrl', workspace: 'workspace', timeout: 'timeout', 'max-retries': 'maxRetries', 'secure-storage': 'secureStorage' } as const;
 
 async function write(ctx: CommandContext, key: StoredKey, value: string | number | undefined): Promise<void> {
   const { globals } = ctx;
@@ -107,8 +109,13 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
   const profile = settings.profile.value;
   if (!PROFILE_NAME.test(profile)) throw usageError(`profile name "${profile}" may use letters, digits, "-" and "_" only`);
   const store = await openStore(ctx.env);
-  const had = storedProfile(store.read(), profile)?.[FIELD[key]] !== undefined;
-  store.updateProfile(profile, { [FIELD[key]]: value });
+  const before = storedProfile(store.read(), profile);
+  let had = before?.[FIELD[key]] !== undefined;
+  const warn = (line: string) => void ctx.io.err.write(`${line}\n`);
+  // The key goes where every saved key goes (the keychain, else the file), and leaves from wherever it is.
+  if (key === 'api-key' && typeof value === 'string') saveKey(ctx, store, profile, value, storageMode(ctx.env, before, `profile ${profile}`, settings.profile.source === 'flag'), {}, warn);
+  else if (key === 'api-key') had = removeKey(ctx, store, profile).removed;
+  else store.updateProfile(profile, { [FIELD[key]]: value });
   if (!globals.quiet && ctx.io.isStdoutTTY) {
     ctx.io.err.write(value === undefined ? (had ? `Removed ${key} from profile "${profile}".\n` : `${key} was not set in profile "${profile}".\n`) : `Saved ${key} in profile "${profile}".\n`);
   }
@@ -125,7 +132,7 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
     }
   }
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
-  const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries } as const)[key];
+  const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries, 'secure-storage': settings.secureStorage } as const)[key];
   if (value !== undefined && shadow && (shadow.source === 'env' || shadow.source === 'flag')) {
     ctx.io.err.write(`note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
   }
@@ -142,6 +149,7 @@ async function validated(ctx: CommandContext, key: StoredKey, raw: string): Prom
     if (!hasPrefix('workspace', raw)) throw usageError(`workspace: "${raw}" is not a workspace id (expected wrk_...)`);
     return raw;
   }
+  if (key === 'secure-storage') return secureStorageValue(raw, 'secure-storage');
   let secret = raw;
   if (raw === '-') {
     secret = (await readSource('-', 'api-key', ctx.cwd, stdinFor(ctx, 'the API key'))).trim();

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../client.js';
 import { storedProfile } from '../config/file.js';
-import { DEFAULT_PROFILE, keyVariable } from '../config/settings.js';
+import { checkKeychain, migrateKeys, saveKey } from '../config/credentials.js';
+import { DEFAULT_PROFILE, keyVariable, storageMode } from '../config/settings.js';
 import { normalizeBaseUrl } from '../config/url.js';
 import { openStore, PROFILE_NAME } from '../config/store.js';
 import { MailroomError, interruptedError, usageError } from '../errors.js';
@@ -14,6 +15,10 @@ import { paths } from '../api/paths.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
+  /** auto | required | off (credentials.ts). */
+  secureStorage?: string;
+  /** Move the keys kept in the file into the keychain; no key is asked for, no request made. */
+  migrate?: boolean;
 }
 
 export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void> {
@@ -29,7 +34,11 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
   // A store that cannot be written fails now: before asking for a key or spending a request.
   const store = await openStore(ctx.env);
   store.checkWritable();
-  const storedUrl = storedProfile(store.read(), profile)?.baseUrl;
+  if (opts.migrate) return migrate(ctx, opts, store);
+  const storedNow = storedProfile(store.read(), profile);
+  const mode = storageMode(ctx.env, storedNow, `profile ${profile}`, base.profile.source === 'flag', opts.secureStorage);
+  checkKeychain(ctx, store, profile, mode);
+  const storedUrl = storedNow?.baseUrl;
   const host = checkHost(ctx, profile, storedUrl);
   const key = await obtainKey(ctx, opts);
   let result: Record<string, unknown>;
@@ -47,31 +56,28 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
   }
 
   // The key goes with the host it was just checked on, always: never a key without its host.
-  store.updateProfile(profile, {
-    apiKey: key,
-    baseUrl: host.url,
-    ...(workspace !== undefined ? { workspace } : {}),
-  });
+  const saved = saveKey(ctx, store, profile, key, mode, { baseUrl: host.url, ...(workspace !== undefined ? { workspace } : {}) }, (line) => ctx.io.err.write(`${line}\n`));
   if (!globals.quiet && host.note) ctx.io.err.write(`note: ${host.note}\n`);
 
-  const mode = outputMode(ctx, globals);
-  if (mode.quiet) return;
+  const out = outputMode(ctx, globals);
+  if (out.quiet) return;
   // A key in the environment outranks the stored one (but for --profile): the login would seem to have no effect.
   const envKey = globals.apiKeyFile === undefined ? keyVariable(ctx.env) : undefined;
   if (envKey && ctx.env[envKey] !== key) {
     ctx.io.err.write(base.profile.source === 'flag' ? `note: ${envKey} is used instead of this key unless --profile ${profile} is given\n` : `note: ${envKey} overrides the stored key while it is set\n`);
   }
-  const saved = storedProfile(store.read(), profile) ?? {};
+  const now = storedProfile(store.read(), profile) ?? {};
   const view = {
     profile,
     displayName: typeof result.displayName === 'string' ? result.displayName : undefined,
     role: typeof result.role === 'string' ? result.role : undefined,
     key: mask(key),
-    baseUrl: saved.baseUrl ?? host.url,
-    workspace: saved.workspace,
+    baseUrl: now.baseUrl ?? host.url,
+    workspace: now.workspace,
+    keyIn: saved.where,
     configFile: store.path,
   };
-  if (mode.format === 'json') return printJson(ctx, view);
+  if (out.format === 'json') return printJson(ctx, view);
   ctx.io.err.write(`Logged in to profile "${profile}" as ${view.displayName ? oneLine(view.displayName) : 'an unnamed key'}.\n`);
   await printKeyValues(ctx, [
     ['profile', view.profile],
@@ -80,8 +86,20 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
     ['key', view.key],
     ['api', view.baseUrl],
     ['workspace', view.workspace],
+    ['key kept in', saved.where === 'keychain' ? 'the system keychain' : view.configFile],
     ['saved to', view.configFile],
   ]);
+}
+
+async function migrate(ctx: CommandContext, opts: LoginOptions, store: Awaited<ReturnType<typeof openStore>>): Promise<void> {
+  if (opts.apiKeyStdin || opts.secureStorage !== undefined || ctx.globals.apiKey !== undefined || ctx.globals.apiKeyFile !== undefined) {
+    throw usageError('--migrate moves the keys already stored: it takes no key and no --secure-storage');
+  }
+  const moved = migrateKeys(ctx, store);
+  const out = outputMode(ctx, ctx.globals);
+  if (out.quiet) return;
+  if (out.format === 'json') return printJson(ctx, { moved, configFile: store.path });
+  ctx.io.err.write(moved.length === 0 ? `No key is kept in ${store.path}: nothing to move.\n` : `Moved into the system keychain: ${moved.map((p) => `profile ${p}`).join(', ')}. ${store.path} holds no key now.\n`);
 }
 
 /**

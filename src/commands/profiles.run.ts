@@ -6,6 +6,8 @@ export interface ProfileView {
   name: string;
   active: boolean;
   apiKey?: string;
+  /** Where the key is kept: its masked form is shown only for one in the file (the keychain is not read to list). */
+  keyIn?: 'keychain' | 'file';
   baseUrl?: string;
   workspace?: string;
 }
@@ -19,7 +21,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
     .map(([name, p]) => ({
       name,
       active: name === active,
-      ...(p.apiKey ? { apiKey: output.mask(p.apiKey) } : {}),
+      ...(p.apiKey ? { apiKey: output.mask(p.apiKey), keyIn: 'file' as const } : p.keychain ? { keyIn: 'keychain' as const } : {}),
       ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
       ...(p.workspace ? { workspace: p.workspace } : {}),
     }));
@@ -30,7 +32,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
     [
       { header: '', value: (r) => (r.active ? '*' : ' ') },
       { header: 'PROFILE', value: (r) => r.name },
-      { header: 'KEY', value: (r) => r.apiKey },
+      { header: 'KEY', value: (r) => r.apiKey ?? (r.keyIn === 'keychain' ? '(keychain)' : undefined) },
       { header: 'API', value: (r) => r.baseUrl ?? '(default)', kind: 'text' },
       { header: 'WORKSPACE', value: (r) => r.workspace },
     ],

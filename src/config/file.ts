@@ -2,10 +2,16 @@ import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MailroomError, ValidationError } from '../errors.js';
 import { fsReason } from '../files.js';
+import type { KeychainRef } from './keychain.js';
 
 /** One stored profile. Every field optional: a profile may hold only a workspace, say. */
 export interface StoredProfile {
+  /** A key kept in the file itself (no keychain here, `secure-storage off`, or stored before keychains were used). */
   apiKey?: string;
+  /** Where the key is in the system keychain, instead of `apiKey` (credentials.ts). */
+  keychain?: KeychainRef;
+  /** Where keys saved to this profile go (`config set secure-storage`): see SECURE_STORAGE. */
+  secureStorage?: SecureStorage;
   baseUrl?: string;
   workspace?: string;
   /** Per-request timeout in ms (`config set timeout`), as --timeout. */
@@ -13,6 +19,13 @@ export interface StoredProfile {
   /** As --max-retries. */
   maxRetries?: number;
 }
+
+/**
+ * `auto`: the system keychain when there is one, else the file (0600) with a warning; `required`: the
+ * keychain or nothing (fail closed); `off`: the file.
+ */
+export const SECURE_STORAGE = ['auto', 'required', 'off'] as const;
+export type SecureStorage = (typeof SECURE_STORAGE)[number];
 
 /** The ranges of --timeout and --max-retries, which the stored values share. */
 export const TIMEOUT_RANGE = [1, Number.MAX_SAFE_INTEGER] as const;
@@ -103,6 +116,9 @@ export function sanitize(data: unknown): StoredConfig {
       const v = value as Record<string, unknown>;
       const p: StoredProfile = {};
       if (typeof v.apiKey === 'string') p.apiKey = v.apiKey;
+      const ref = v.keychain as Record<string, unknown> | null | undefined;
+      if (ref && typeof ref === 'object' && typeof ref.service === 'string' && typeof ref.account === 'string') p.keychain = { service: ref.service, account: ref.account };
+      if ((SECURE_STORAGE as readonly unknown[]).includes(v.secureStorage)) p.secureStorage = v.secureStorage as SecureStorage;
       if (typeof v.baseUrl === 'string') p.baseUrl = v.baseUrl;
       if (typeof v.workspace === 'string') p.workspace = v.workspace;
       // A value out of range (a hand edit) is left out, as a wrong type is: the default applies.

@@ -1,6 +1,7 @@
 import type { Context, Globals } from '../context.js';
-import { MailroomError, usageError } from '../errors.js';
-import { readStoredConfig, storedProfile, type StoredProfile } from './file.js';
+import { isMailroomError, MailroomError, usageError } from '../errors.js';
+import { readStoredConfig, SECURE_STORAGE, storedProfile, type SecureStorage, type StoredProfile } from './file.js';
+import { readKey } from './keychain.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
 import { holdSecret, mask as maskKey } from '../secrets.js';
@@ -23,8 +24,12 @@ export interface Settings {
   /** The names of the profiles in the store. */
   storedProfiles: string[];
   apiKey: Setting<string> | undefined;
-  /** Why the profile's key was not taken (file.ts: a directory others can write to), when so. */
-  apiKeyRefused?: string;
+  /** Where the profile's key is kept, when the key in use is the profile's. */
+  apiKeyIn?: 'keychain' | 'file';
+  /** Why the profile's key could not be had (a directory others can write to, a keychain out of reach), when so. */
+  apiKeyRefused?: { message: string; hints: string[] };
+  /** Where keys saved to this profile go (credentials.ts). */
+  secureStorage: Setting<SecureStorage>;
   baseUrl: Setting<string>;
   workspace: Setting<string> | undefined;
   timeoutMs: Setting<number>;
@@ -48,7 +53,7 @@ const fromEnv = (env: Env, name: string) => (env[name] ? env[name] : undefined);
  * flag > --profile's stored value > environment > the profile of MAILROOM_PROFILE or `default` >
  * default, for every setting (docs/configuration.md, "Where each setting comes from").
  */
-export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: string; io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
+export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox' | 'keychain'> & { cwd?: string; io?: Pick<Context['io'], 'err'> }, globals: Globals): Settings {
   const { env } = ctx;
   // An empty flag is a mistake (an unset shell variable: `--api-key "$KEY"`), never "use the next
   // source"; an empty MAILROOM_* variable is unset, as in most tools (docs/configuration.md).
@@ -83,8 +88,21 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
   let apiKey =
     globals.apiKeyFile !== undefined
       ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file', ctx.cwd ?? process.cwd()), source: 'flag' as const, origin: '--api-key-file' }
-      : pick(globals.apiKey, '--api-key', KEY_VARIABLES, stored?.apiKey, true);
-  const apiKeyRefused = apiKey?.source === 'profile' && store.keysRefused ? `refusing the API key stored in ${file}: ${store.keysRefused}` : undefined;
+      : pick(globals.apiKey, '--api-key', KEY_VARIABLES, stored?.apiKey ?? (stored?.keychain ? IN_KEYCHAIN : undefined), true);
+  let apiKeyRefused: Settings['apiKeyRefused'];
+  const apiKeyIn = apiKey?.source === 'profile' ? (stored?.keychain && stored.apiKey === undefined ? 'keychain' : 'file') : undefined;
+  if (apiKey?.source === 'profile' && store.keysRefused) {
+    const dir = file.replace(/[\\/][^\\/]*$/, '');
+    apiKeyRefused = { message: `refusing the API key stored in ${file}: ${store.keysRefused}`, hints: [`make it yours alone (chmod 700 ${dir}), or pass the key with MAILROOM_API_KEY`] };
+  } else if (apiKey && apiKeyIn === 'keychain' && stored?.keychain && !(globals.sandbox && ctx.sandbox)) {
+    // Only now, with the profile's key the one in use, is the keychain (and its native module) reached.
+    try {
+      apiKey = { ...apiKey, value: readKey(ctx, profile.value, stored.keychain) };
+    } catch (err) {
+      if (!isMailroomError(err)) throw err;
+      apiKeyRefused = { message: err.message, hints: err.hints };
+    }
+  }
   if (apiKeyRefused) apiKey = undefined;
   const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl, true);
   let baseUrl: Setting<string> = rawBase
@@ -109,13 +127,16 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
         : { value: fallback, source: 'default', origin: 'default' };
 
   holdSecret(apiKey?.value);
+  const secureStorage = storageMode(env, stored, inProfile, chosen);
   const aside = chosen && stored !== undefined && apiKey && !sandbox ? setAside(env, apiKey, baseUrl) : undefined;
   return {
     profile,
     profileExists: stored !== undefined,
     storedProfiles: Object.keys(store.profiles),
     apiKey,
+    ...(apiKey && apiKeyIn ? { apiKeyIn } : {}),
     ...(apiKeyRefused ? { apiKeyRefused } : {}),
+    secureStorage,
     baseUrl,
     workspace,
     timeoutMs: number(globals.timeout, '--timeout', stored?.timeout, DEFAULT_TIMEOUT_MS),
@@ -125,6 +146,29 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox'> & { cwd?: 
     ...(keyVariable(env) ? { keyVariable: keyVariable(env) } : {}),
     ...(aside ? { setAside: `--profile ${profile.value} wins over the environment: ${aside}` } : {}),
   };
+}
+
+/** Stands for the profile's key while it is still in the keychain: replaced by it, or by a refusal, before anyone sees it. */
+const IN_KEYCHAIN = '\0keychain';
+
+/**
+ * Where keys saved to a profile go: `--secure-storage` (login's flag, `flag`), then as every
+ * setting: --profile's stored value > MAILROOM_SECURE_STORAGE > the profile's > `auto`. A bad value
+ * in the variable is refused, never taken for the default: `required` misspelt must not fail open.
+ */
+export function storageMode(env: Env, stored: StoredProfile | undefined, inProfile: string, chosen: boolean, flag?: string): Setting<SecureStorage> {
+  if (flag !== undefined) return { value: secureStorageValue(flag, '--secure-storage'), source: 'flag', origin: '--secure-storage' };
+  const fromProfile = stored?.secureStorage ? { value: stored.secureStorage, source: 'profile' as const, origin: inProfile } : undefined;
+  if (chosen && fromProfile) return fromProfile;
+  const v = fromEnv(env, 'MAILROOM_SECURE_STORAGE');
+  if (v !== undefined) return { value: secureStorageValue(v, 'MAILROOM_SECURE_STORAGE'), source: 'env', origin: 'MAILROOM_SECURE_STORAGE' };
+  return fromProfile ?? { value: 'auto', source: 'default', origin: 'default' };
+}
+
+export function secureStorageValue(raw: string, name: string): SecureStorage {
+  const v = raw.trim().toLowerCase();
+  if ((SECURE_STORAGE as readonly string[]).includes(v)) return v as SecureStorage;
+  throw usageError(`${name}: "${raw}" is not one of ${SECURE_STORAGE.join(', ')}`);
 }
 
 /** The variables that hold an API key, the first set one wins. */
@@ -216,10 +260,7 @@ export function requireNamedProfile(settings: Settings): void {
 
 export function requireApiKey(settings: Settings): string {
   if (settings.apiKey) return settings.apiKey.value;
-  if (settings.apiKeyRefused) {
-    const dir = settings.configFile.replace(/[\\/][^\\/]*$/, '');
-    throw new MailroomError('authentication', settings.apiKeyRefused, { hints: [`make it yours alone (chmod 700 ${dir}), or pass the key with MAILROOM_API_KEY`] });
-  }
+  if (settings.apiKeyRefused) throw new MailroomError('authentication', settings.apiKeyRefused.message, { hints: settings.apiKeyRefused.hints });
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
   const asideVar = settings.profile.source === 'flag' ? settings.keyVariable : undefined;

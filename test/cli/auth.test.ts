@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/context.js';
+import { fallbackWarning } from '../helpers/keychain.js';
 
 let sandbox: TestSandbox;
 let dir: string;
@@ -31,8 +32,10 @@ describe('mailroom login', () => {
       key: `sk_live_…${sandbox.apiKey.slice(-4)}`,
       baseUrl: sandbox.baseUrl,
       workspace: sandbox.workspaceId,
+      keyIn: 'file',
       configFile: storeFile(),
     });
+    expect(r.stderr).toBe(fallbackWarning(dir));
     expect(r.stdout + r.stderr).not.toContain(sandbox.apiKey);
     expect(statSync(storeFile()).mode & 0o777).toBe(0o600);
     expect(stored().profiles.default).toEqual({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId });
@@ -46,10 +49,10 @@ describe('mailroom login', () => {
   it('says when a key in the environment will keep overriding the one it saved', async () => {
     const r = await runInProcess(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { SMASHSEND_API_KEY: 'sk_live_someotherkey0000000001' } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('note: SMASHSEND_API_KEY overrides the stored key while it is set\n');
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: SMASHSEND_API_KEY overrides the stored key while it is set\n`);
     expect(stored().profiles.default?.apiKey).toBe(sandbox.apiKey);
     const quiet = await runInProcess(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { MAILROOM_API_KEY: sandbox.apiKey } });
-    expect(quiet).toMatchObject({ code: 0, stderr: '' });
+    expect(quiet).toMatchObject({ code: 0, stderr: fallbackWarning(dir) });
   });
 
   it('refuses a key the API rejects, exit 3, and saves nothing', async () => {
@@ -91,8 +94,8 @@ describe('mailroom logout and profiles', () => {
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual({
       items: [
-        { name: 'ci', active: true, apiKey: masked, baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId },
-        { name: 'default', active: false, apiKey: masked, baseUrl: sandbox.baseUrl },
+        { name: 'ci', active: true, apiKey: masked, keyIn: 'file', baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId },
+        { name: 'default', active: false, apiKey: masked, keyIn: 'file', baseUrl: sandbox.baseUrl },
       ],
       hasMore: false,
     });
@@ -106,7 +109,7 @@ describe('mailroom logout and profiles', () => {
 
     const out = await runInProcess(['logout', '--profile', 'ci'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_fromtheenvironment' } });
     expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toEqual({ profile: 'ci', removed: true });
+    expect(JSON.parse(out.stdout)).toEqual({ profile: 'ci', removed: true, from: 'file' });
     // Under --profile the variable is not read; it still is by commands without --profile.
     expect(out.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment: commands without --profile keep using it.\n');
     expect(stored().profiles).toEqual({ ci: { baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId }, default: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });

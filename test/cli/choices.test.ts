@@ -68,7 +68,7 @@ describe('did you mean', () => {
   const cases: [string, string[], string][] = [
     ['an event name', ['webhooks', 'create', '--url', 'https://h.example.com/', '--event', 'contact_creatd'], "mailroom: unknown event contact_creatd (did you mean CONTACT_CREATED?); valid: CONTACT_CREATED, CONTACT_UPDATED, CONTACT_UNSUBSCRIBED, CONTACT_RESUBSCRIBED, CONTACT_DELETED, WORKSPACE_TEAM_MEMBER_JOINED\n"],
     ['a role', ['keys', 'create', '--name', 'x', '--role', 'vewer'], 'mailroom: --role "vewer" is not one of API_USER, EDITOR, VIEWER (did you mean VIEWER?)\n'],
-    ['a config key', ['config', 'get', 'api-kye'], 'mailroom: unknown config key "api-kye" (did you mean api-key?): expected one of api-key, base-url, workspace, profile, timeout, max-retries\n'],
+    ['a config key', ['config', 'get', 'api-kye'], 'mailroom: unknown config key "api-kye" (did you mean api-key?): expected one of api-key, base-url, workspace, profile, timeout, max-retries, secure-storage\n'],
     ['a batch format', ['batch', 'x.json', '--format', 'ndjsn'], "mailroom: option '--format <format>' argument 'ndjsn' is invalid. --format must be one of json, ndjson, csv (did you mean ndjson?)\n"],
     ['a sub-command of a group', ['keys', 'lst'], "mailroom: unknown command 'lst' (did you mean list?)\n"],
     ['status', ['status'], "mailroom: unknown command 'status' (did you mean doctor, or check for the key alone?)\n"],

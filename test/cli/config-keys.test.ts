@@ -48,7 +48,7 @@ describe('config: one list of keys', () => {
     [['config', 'set', 'max-retries', '21'], 'mailroom: max-retries must be between 0 and 20'],
     [['config', 'set', 'profile', 'prod'], 'mailroom: profile is not stored in a profile: choose it with --profile or MAILROOM_PROFILE'],
     [['config', 'unset', 'profile'], 'mailroom: profile is not stored in a profile: choose it with --profile or MAILROOM_PROFILE'],
-    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
+    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace, profile, timeout, max-retries, secure-storage'],
   ])('%j: exit 2, one line, store untouched', async (args, line) => {
     const before = readFileSync(join(dir, 'config.json'), 'utf8');
     const r = await runInProcess(args, { configDir: dir });

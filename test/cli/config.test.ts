@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/context.js';
+import { fallbackWarning } from '../helpers/keychain.js';
 
 const KEY = 'sk_live_storedstoredstored9876';
 let dir: string;
@@ -25,6 +26,7 @@ describe('mailroom config list', () => {
       { key: 'profile', value: 'default', source: 'default', origin: 'default' },
       { key: 'timeout', value: 5000, source: 'flag', origin: '--timeout' },
       { key: 'max-retries', value: 3, source: 'default', origin: 'default' },
+      { key: 'secure-storage', value: 'auto', source: 'default', origin: 'default' },
     ]);
     expect(JSON.parse(r.stdout).hasMore).toBe(false);
     expect(r.stdout).not.toContain(KEY);
@@ -34,14 +36,15 @@ describe('mailroom config list', () => {
     const r = await runInProcess(['config', 'list', '--profile', 'ci', '--no-color'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_envenvenvenvenv1234' }, tty: 'stdout' });
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').map((l) => l.trimEnd())).toEqual([
-      'KEY          VALUE                  SOURCE',
+      'KEY             VALUE                  SOURCE',
       // --profile ci: its key (none) and base URL, never the environment's.
-      'api-key      (not set)              -',
-      'base-url     http://127.0.0.1:4010  profile ci',
-      'workspace    (not set)              -',
-      'profile      ci                     flag (--profile)',
-      'timeout      30000                  default',
-      'max-retries  3                      default',
+      'api-key         (not set)              -',
+      'base-url        http://127.0.0.1:4010  profile ci',
+      'workspace       (not set)              -',
+      'profile         ci                     flag (--profile)',
+      'timeout         30000                  default',
+      'max-retries     3                      default',
+      'secure-storage  auto                   default',
       '',
     ]);
   });
@@ -61,7 +64,7 @@ describe('mailroom config get|set|unset|path', () => {
     expect((await runInProcess(['config', 'set', 'base-url', 'https://api.example.com/v1/', '--profile', 'work'], { configDir: dir })).code).toBe(0);
     expect((await runInProcess(['config', 'set', 'workspace', 'wrk_work'], { configDir: dir, env: { MAILROOM_PROFILE: 'work' } })).code).toBe(0);
     const key = await runInProcess(['config', 'set', 'api-key', '-', '--profile', 'work'], { configDir: dir, input: 'sk_live_fromstdinfromstdin1\n' });
-    expect(key).toEqual({ stdout: '', stderr: '', code: 0 });
+    expect(key).toEqual({ stdout: '', stderr: fallbackWarning(dir), code: 0 });
     expect(stored().work).toEqual({ baseUrl: 'https://api.example.com', workspace: 'wrk_work', apiKey: 'sk_live_fromstdinfromstdin1' });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
 
@@ -81,8 +84,8 @@ describe('mailroom config get|set|unset|path', () => {
   it.each([
     [['config', 'set', 'base-url', 'api.example.com'], 'mailroom: base-url: "api.example.com" has no scheme: did you mean https://api.example.com?'],
     [['config', 'set', 'workspace', 'ws_1'], 'mailroom: workspace: "ws_1" is not a workspace id (expected wrk_...)'],
-    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
-    [['config', 'get', 'nope'], 'mailroom: unknown config key "nope": expected one of api-key, base-url, workspace, profile, timeout, max-retries'],
+    [['config', 'set', 'colour', 'blue'], 'mailroom: unknown config key "colour": expected one of api-key, base-url, workspace, profile, timeout, max-retries, secure-storage'],
+    [['config', 'get', 'nope'], 'mailroom: unknown config key "nope": expected one of api-key, base-url, workspace, profile, timeout, max-retries, secure-storage'],
     [['config', 'set', 'api-key', 'two words'], 'mailroom: api-key: expected one key without spaces'],
     [['config', 'set', 'workspace', 'wrk_1', '--profile', 'bad name'], 'mailroom: profile name "bad name" may use letters, digits, "-" and "_" only'],
   ])('%j → exit 2, one line, store untouched', async (args, line) => {

@@ -5,6 +5,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { recordingProxy } from '../helpers/recording-proxy.js';
+import { fallbackWarning } from '../helpers/keychain.js';
 
 let sandbox: TestSandbox;
 let call: ReturnType<typeof client>;
@@ -156,7 +157,7 @@ describe('keys create', () => {
     const configDir = tempConfigDir();
     dirs.push(configDir);
     const r = await runInProcess(['keys', 'create', '--name', 'ci', '--save-as', 'ci', '-q'], { env, configDir });
-    expect(r).toEqual({ stdout: '', stderr: '', code: 0 });
+    expect(r).toEqual({ stdout: '', stderr: fallbackWarning(configDir), code: 0 });
     const viaProfile = await runInProcess(['keys', 'list', '--all', '--profile', 'ci'], { configDir });
     expect(viaProfile.code).toBe(0);
     expect((JSON.parse(viaProfile.stdout) as Page).items.some((k) => k.displayName === 'ci')).toBe(true);
@@ -224,7 +225,7 @@ describe('keys rotate', () => {
     const fresh = JSON.parse(r.stdout) as Key;
     expect(fresh).toMatchObject({ displayName: 'rotate-me', role: 'API_USER' });
     expect(fresh.id).not.toBe(created.id);
-    expect(r.stderr).toBe(`Rotated ${created.id} → ${fresh.id} ("rotate-me", API_USER); ${created.id} no longer works.\nSaved in profile "rotated".\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(configDir)}Rotated ${created.id} → ${fresh.id} ("rotate-me", API_USER); ${created.id} no longer works.\nSaved in profile "rotated".\n`);
     expect(await works(created.secretKey)).toBe(false);
     expect(await works(fresh.secretKey)).toBe(true);
     const ids = (await serverKeys()).map((k) => k.id);

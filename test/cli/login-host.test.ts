@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { tempConfigDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/context.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { fallbackWarning } from '../helpers/keychain.js';
 
 // A key is saved together with the host it was checked against.
 let here: TestSandbox;
@@ -39,7 +40,7 @@ describe('login saves the key with the host it checked it on', () => {
     const r = await runInProcess(['login', '--api-key-stdin', '--profile', 'prod'], { configDir: dir, input: there.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
     expect(stored().prod).toEqual({ apiKey: there.apiKey, baseUrl: there.baseUrl });
-    expect(r.stderr).toBe(`note: checked on ${there.baseUrl}, the base URL of profile prod; MAILROOM_BASE_URL (${here.baseUrl}) is not used with --profile prod\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: checked on ${there.baseUrl}, the base URL of profile prod; MAILROOM_BASE_URL (${here.baseUrl}) is not used with --profile prod\n`);
     const check = await runInProcess(['check', '--profile', 'prod', '-q'], { configDir: dir });
     expect(check.code).toBe(0);
     // The key of the other sandbox, checked on prod's host, is refused there and nothing is saved.
@@ -71,7 +72,7 @@ describe('login saves the key with the host it checked it on', () => {
     store({ default: { baseUrl: there.baseUrl } });
     const r = await runInProcess(['login', '--api-key-stdin', '--base-url', here.baseUrl], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`note: profile default's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: profile default's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
     expect(stored().default).toEqual({ apiKey: here.apiKey, baseUrl: here.baseUrl });
   });
 
@@ -89,11 +90,12 @@ describe('config set api-key: a key without a check', () => {
     const r = await runInProcess(['config', 'set', 'api-key', '-'], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      `note: the key is stored for https://api.smashsend.com (the default), not ${here.baseUrl} (environment (MAILROOM_BASE_URL)): ` +
+      fallbackWarning(dir) +
+        `note: the key is stored for https://api.smashsend.com (the default), not ${here.baseUrl} (environment (MAILROOM_BASE_URL)): ` +
         `\`mailroom config set base-url ${here.baseUrl}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
     );
     store({ default: { baseUrl: here.baseUrl } });
     const same = await runInProcess(['config', 'set', 'api-key', '-'], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
-    expect(same).toMatchObject({ code: 0, stderr: '' });
+    expect(same).toMatchObject({ code: 0, stderr: fallbackWarning(dir) });
   });
 });

@@ -9,6 +9,7 @@ import { diagnose as diagnoseIn } from '../../src/commands/shared/diagnose.js';
 import { runDoctor as doctorIn } from '../../src/commands/doctor.run.js';
 import { runWhoami as whoamiIn } from '../../src/commands/whoami.run.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { noKeychain } from '../helpers/keychain.js';
 
 let sandbox: TestSandbox;
 const dirs: string[] = [];
@@ -34,6 +35,7 @@ function context(env: Record<string, string>): { ctx: Context; out: () => string
     env: { MAILROOM_CONFIG_DIR: temp(), MAILROOM_STATE_DIR: temp(), ...env },
     cwd: '/',
     signal: new AbortController().signal,
+    keychain: noKeychain,
   };
   return { ctx, out: () => out };
 }
@@ -79,7 +81,7 @@ describe('mailroom doctor', () => {
     expect(await runDoctor(ctx, { json: true })).toBe(0);
     const report = JSON.parse(out()) as { ok: boolean; checks: { name: string; status: string; detail: string; fix?: string }[] };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['mailroom', 'node', 'config file', 'profile', 'API key', 'base URL', 'workspace', 'proxy', 'reachable', 'key check', 'clock', 'state dir']);
+    expect(report.checks.map((c) => c.name)).toEqual(['mailroom', 'node', 'config file', 'key storage', 'profile', 'API key', 'base URL', 'workspace', 'proxy', 'reachable', 'key check', 'clock', 'state dir']);
   });
 
   it('a rejected key: fail with the fix, exit 3', async () => {

@@ -91,8 +91,9 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
      * (test/fixtures/run-main-each.mjs): each is a fresh main.js, and Node resolves every dynamic
      * import() again, so a run's list is what it resolved plus those files' static imports (which a
      * module already loaded does not resolve twice). The first run's list is a fresh process's.
+     * `required` gets, for each run, the modules it loaded with require() first (native modules).
      */
-    function modulesOfEach(commandLines: string[][], extraEnv: Record<string, string> = {}): string[][] {
+    function modulesOfEach(commandLines: string[][], extraEnv: Record<string, string> = {}, required: string[][] = []): string[][] {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-'));
       const list = join(dir, 'modules.txt');
       try {
@@ -104,12 +105,15 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         expect(r.error).toBeUndefined();
         expect(r.status, r.stderr).toBe(0);
         const runs: string[][] = commandLines.map(() => []);
-        let run: string[] | undefined;
+        const cjs: string[][] = commandLines.map(() => []);
+        let n: number | undefined;
         for (const line of readFileSync(list, 'utf8').split('\n')) {
           const marker = /^# (\d+)( exit \d+)?$/.exec(line);
-          if (marker) run = marker[2] ? undefined : runs[Number(marker[1])];
-          else if (run && line.startsWith('file:') && line.includes('/dist/')) run.push(fileURLToPath(line));
+          if (marker) n = marker[2] ? undefined : Number(marker[1]);
+          else if (n !== undefined && line.startsWith('file:') && line.includes('/dist/')) runs[n]?.push(fileURLToPath(line));
+          else if (n !== undefined && line.startsWith('cjs:')) cjs[n]?.push(line.slice(4));
         }
+        required.push(...cjs);
         expect(readFileSync(list, 'utf8').match(/^# \d+ exit /gm)?.length, 'every run ended').toBe(commandLines.length);
         return runs.map((files) => {
           const loaded = new Set<string>();
@@ -216,6 +220,9 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/commands/webhooks/verify.ts',
         'src/commands/whoami.ts',
         'src/config/file.ts',
+        // Reads a profile's key from the keychain when that key is the one used; the native module
+        // itself is required only then (the keychain test below).
+        'src/config/keychain.ts',
         'src/config/paths.ts',
         'src/config/sandbox-default.ts',
         'src/config/settings.ts',
@@ -287,6 +294,27 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       expect(heavyIn(json, jq)).toEqual([]);
       expect(heavyIn(filtered, jq).length).toBeGreaterThan(0);
       expect(heavyIn(ofChecks[0], jq)).toEqual([]);
+    });
+
+    it('the keychain module (@napi-rs/keyring, native) is loaded by no help screen, nor by `check` with a key in the environment', () => {
+      const keyring = (files: string[] | undefined) => (files ?? []).filter((f) => f.includes('@napi-rs'));
+      const ofHelpRequired: string[][] = [];
+      modulesOfEach(helpRuns.slice(0, 3), {}, ofHelpRequired);
+      const ofCheckRequired: string[][] = [];
+      // Even with a default profile whose key is in the keychain: the environment's key wins, the keychain is not reached.
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-cfg-'));
+      try {
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { keychain: { service: 'mailroom-cli', account: 'default:test' } } } }), { mode: 0o600 });
+        const inKeychain = { MAILROOM_CONFIG_DIR: dir, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/mailroom-test-bus' };
+        modulesOfEach([check], { ...checkEnv, ...inKeychain }, ofCheckRequired);
+        expect([...ofHelpRequired, ...ofCheckRequired].flatMap(keyring)).toEqual([]);
+        // (and one that needs the profile's key does load it)
+        const needed: string[][] = [];
+        modulesOfEach([['--max-retries', '0', 'check', '-q']], { MAILROOM_BASE_URL: checkEnv.MAILROOM_BASE_URL, ...inKeychain }, needed);
+        expect(keyring(needed[0]).length).toBeGreaterThan(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('(the check above sees a command that does load them)', () => {

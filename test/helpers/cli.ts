@@ -67,6 +67,10 @@ export function cleanEnv(configDir: string, extra: Record<string, string | undef
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !INHERITED_NOISE.test(k)) env[k] = v;
   env.MAILROOM_CONFIG_DIR = configDir;
+  // Never the user's own keychain: keys stay in the test's config file, and no D-Bus session is
+  // reachable (test/e2e/keychain.test.ts runs the keychain on a private bus of its own).
+  env.MAILROOM_SECURE_STORAGE = 'off';
+  env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/mailroom-test-bus';
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

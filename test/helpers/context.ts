@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { colorEnabled, type Clock, type Context, type IO, type Prompter } from '../../src/context.js';
+import { colorEnabled, type Clock, type Context, type IO, type Keychain, type Prompter } from '../../src/context.js';
+import { noKeychain } from './keychain.js';
 import { run } from '../../src/run.js';
 import { resetSecrets } from '../../src/secrets.js';
 
@@ -25,6 +26,8 @@ export interface FakeOptions {
   signal?: AbortSignal;
   /** The clock of what prints on a schedule (batch progress lines); default the real one. */
   clock?: Clock;
+  /** The credential store; default none (test/helpers/keychain.ts): never the real one in-process. */
+  keychain?: Keychain;
 }
 
 export interface FakeContext {
@@ -77,7 +80,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeContext {
   };
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
-  const ctx: Context = { io, env, cwd: opts.cwd ?? process.cwd(), signal: opts.signal ?? new AbortController().signal, prompter, ...(opts.clock ? { clock: opts.clock } : {}) };
+  const ctx: Context = { io, env, cwd: opts.cwd ?? process.cwd(), signal: opts.signal ?? new AbortController().signal, prompter, keychain: opts.keychain ?? noKeychain, ...(opts.clock ? { clock: opts.clock } : {}) };
   return { ctx, stdout: () => out, stderr: () => err, prompts };
 }
 

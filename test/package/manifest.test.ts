@@ -30,8 +30,10 @@ describe('package manifest', () => {
     expect(readme).not.toMatch(/npm (i|install) (-g )?mailroom(\s|$)|\.\/mailroom-\d/);
   });
 
-  it('installs nothing but itself: the CLI is bundled into dist/, the React stack is an optional peer', () => {
-    expect(pkg).not.toHaveProperty('dependencies');
+  it('installs nothing but itself and the keychain binding: the CLI is bundled into dist/, the React stack is an optional peer', () => {
+    // @napi-rs/keyring is native (it cannot be bundled): the one dependency, loaded only when a key is
+    // read from or saved to the keychain (docs/install.md).
+    expect(pkg.dependencies).toEqual({ '@napi-rs/keyring': expect.stringMatching(/^\^2\./) });
     const peers = pkg.peerDependencies as Record<string, string>;
     expect(Object.keys(peers).sort()).toEqual([...REACT_PEERS].sort());
     expect(pkg.peerDependenciesMeta).toEqual(Object.fromEntries(REACT_PEERS.map((name) => [name, { optional: true }])));

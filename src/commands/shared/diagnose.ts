@@ -1,7 +1,9 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { batchJournalDir } from '../../batch/paths.js';
 import type { CommandContext } from '../../client.js';
-import { readStoredConfig } from '../../config/file.js';
+import { readStoredConfig, type StoredConfig } from '../../config/file.js';
+import { keyLocation } from '../../config/credentials.js';
+import { KEYCHAIN_SERVICE, keychainOf, KeychainUnavailable } from '../../config/keychain.js';
 import { configFile } from '../../config/paths.js';
 import { authHint, describeSource, requireNamedProfile, type Settings } from '../../config/settings.js';
 import { isMailroomError, type MailroomError } from '../../errors.js';
@@ -58,7 +60,7 @@ function nodeCheck(): Check {
     : { name: 'node', status: 'ok', detail: process.version };
 }
 
-async function configCheck(file: string): Promise<Check> {
+async function configCheck(file: string, read: (c: StoredConfig) => void = () => undefined): Promise<Check> {
   const name = 'config file';
   let mode: number;
   try {
@@ -67,7 +69,7 @@ async function configCheck(file: string): Promise<Check> {
     return { name, status: 'ok', detail: `${file} (none yet: mailroom login creates it)` };
   }
   try {
-    readStoredConfig(file);
+    read(readStoredConfig(file));
   } catch (err) {
     return { name, status: 'fail', detail: `${file}: ${(err as Error).message.replace(/^config file \S+ /, '')}`, fix: 'fix it by hand, or delete it and run `mailroom login` again', exitCode: 2 };
   }
@@ -75,6 +77,34 @@ async function configCheck(file: string): Promise<Check> {
     return { name, status: 'warn', detail: `${file}: readable by others (mode ${mode.toString(8)})`, fix: `chmod 600 ${file} (it holds API keys)` };
   }
   return { name, status: 'ok', detail: `${file} (mode ${mode.toString(8)})` };
+}
+
+/**
+ * Where each stored profile's key lives (the system keychain, the config file, none), and whether a
+ * keychain can be used here at all: a key still in the file while one could be is a warning.
+ */
+function keysCheck(ctx: Context, stored: StoredConfig | undefined, settings: Settings): Check {
+  const name = 'key storage';
+  const profiles = Object.entries(stored?.profiles ?? {});
+  const mode = settings.secureStorage;
+  let keychain = `secure-storage off (${describeSource(mode)}): keys are saved in the config file`;
+  let usable = false;
+  // With secure-storage off the keychain is not used, so not looked at either.
+  if (mode.value !== 'off' || profiles.some(([, p]) => p.keychain)) {
+    try {
+      keychainOf(ctx).get({ service: KEYCHAIN_SERVICE, account: 'mailroom doctor' });
+      keychain = `system keychain available, secure-storage ${mode.value} (${describeSource(mode)})`;
+      usable = mode.value !== 'off';
+    } catch (err) {
+      if (!(err instanceof KeychainUnavailable)) throw err;
+      keychain = `no system keychain here (${err.message}), secure-storage ${mode.value} (${describeSource(mode)})`;
+    }
+  }
+  const where = { keychain: 'system keychain', file: 'config file', none: 'no key' } as const;
+  const each = profiles.map(([profile, p]) => `${profile}: ${where[keyLocation(p)]}`);
+  const inFile = profiles.filter(([, p]) => keyLocation(p) === 'file').length;
+  const detail = `${keychain}${each.length > 0 ? `; ${each.join(', ')}` : ''}`;
+  return usable && inFile > 0 ? { name, status: 'warn', detail, fix: 'mailroom login --migrate (moves them into the keychain)' } : { name, status: 'ok', detail };
 }
 
 /** The proxy variables in effect, without any credentials in them, and whether the API host goes through. */
@@ -134,7 +164,8 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
     add({ name: 'mailroom', status: 'ok', detail: VERSION });
     add(nodeCheck());
   }
-  const config = await configCheck(configFile(ctx.env));
+  let stored: StoredConfig | undefined;
+  const config = await configCheck(configFile(ctx.env), (c) => (stored = c));
   if (!identityOnly || config.status === 'fail') add(config);
   if (config.status === 'fail') return finish(checks, undefined, undefined);
 
@@ -146,6 +177,7 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
     return finish(checks, undefined, undefined);
   }
   const from = (s: { source: Parameters<typeof describeSource>[0]['source']; origin: string }) => describeSource(s);
+  if (!identityOnly) add(keysCheck(ctx, stored, settings));
   const key = settings.apiKey;
   // A profile named on purpose that is not stored: every API command refuses it (client.ts), so doctor says so.
   let unknownProfile: MailroomError | undefined;

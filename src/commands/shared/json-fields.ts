@@ -66,14 +66,15 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'sandbox deliveries resend': ['resent', 'webhookId', 'event'],
   'sandbox trigger': ['event', 'createdAt', 'data'],
   'sandbox open': null,
-  login: ['profile', 'displayName', 'role', 'key', 'baseUrl', 'workspace', 'configFile'],
-  logout: ['profile', 'removed'],
+  // `login --migrate` prints { moved, configFile }.
+  login: ['profile', 'displayName', 'role', 'key', 'baseUrl', 'workspace', 'keyIn', 'configFile', 'moved'],
+  logout: ['profile', 'removed', 'from'],
   'config list': SETTING,
   'config get': SETTING,
   'config set': null,
   'config unset': null,
   'config path': ['path'],
-  profiles: ['name', 'active', 'apiKey', 'baseUrl', 'workspace'],
+  profiles: ['name', 'active', 'apiKey', 'keyIn', 'baseUrl', 'workspace'],
   api: null,
   completion: null,
 };

@@ -1,5 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { storedProfile } from '../../config/file.js';
+import { saveKey } from '../../config/credentials.js';
+import { storageMode } from '../../config/settings.js';
 import { openStore, PROFILE_NAME } from '../../config/store.js';
 import { usageError } from '../../errors.js';
 import { refuseDiscardingSecret } from './secret-once.js';
@@ -24,7 +26,10 @@ export function checkProfileName(name: string | undefined): void {
 export async function saveToProfile(ctx: CommandContext, profile: string, secret: string, workspaceId: string): Promise<void> {
   const store = await openStore(ctx.env);
   const baseUrl = ctx.settings().baseUrl.value;
-  const was = storedProfile(store.read(), profile)?.baseUrl;
-  store.updateProfile(profile, { apiKey: secret, baseUrl, workspace: workspaceId });
+  const stored = storedProfile(store.read(), profile);
+  const was = stored?.baseUrl;
+  // The mode of the profile saved to (--save-as), as login's of the profile it logs in to.
+  const mode = storageMode(ctx.env, stored, `profile ${profile}`, false);
+  saveKey(ctx, store, profile, secret, mode, { baseUrl, workspace: workspaceId }, (line) => ctx.io.err.write(`${line}\n`));
   if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) ctx.io.err.write(`note: profile ${profile}'s base URL is now ${baseUrl} (was ${was})\n`);
 }
