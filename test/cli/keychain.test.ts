@@ -70,6 +70,19 @@ describe('login with a keychain', () => {
     expect(r.stderr).not.toContain(sandbox.apiKey);
   });
 
+  it('doctor says why the key of the profile cannot be had, not just "none"', async () => {
+    await login(['-q']);
+    keychain.down = true;
+    const r = await runInProcess(['doctor', '--json'], { configDir: dir, keychain });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'API key')).toEqual({
+      name: 'API key',
+      status: 'fail',
+      detail: 'the key of profile default is in the system keychain, which cannot be reached here (the test keychain is down)',
+      fix: 'unlock the keychain, or pass a key with MAILROOM_API_KEY or --api-key-file; on Linux the keychain is a Secret Service (gnome-keyring, KWallet, KeePassXC) on the session D-Bus',
+    });
+  });
+
   it('an entry removed from the keychain: exit 3, and how to store it again', async () => {
     await login(['-q', '--profile', 'ci']);
     keychain.entries.clear();
