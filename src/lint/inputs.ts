@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { IO } from '../context.js';
@@ -17,8 +18,10 @@ export interface LintTarget {
   file?: string;
   /** The line of the file where the entry starts (a batch entry, a --file object). */
   line?: number;
-  /** The batch entries (1-based) that share this body: each distinct body is checked once. */
+  /** The batch entries (1-based) that share this body: each distinct body is checked once. Entries read later are added to it. */
   entries?: number[];
+  /** The batch input's label: a body shared by several entries is named `<batch> entries 1-3, 7` once all are read. */
+  batch?: string;
   email?: EmailUnderCheck;
   /** Found while reading the input, before the checks (a template variable the entry lacks). */
   findings: Finding[];
@@ -41,8 +44,11 @@ export interface LintInputOptions {
 
 type Stdin = (what: string) => AsyncIterable<Buffer | string>;
 
-/** Reads every input named into the targets the checks run on. */
-export async function lintTargets(opts: LintInputOptions, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, stdin: Stdin): Promise<LintTarget[]> {
+/**
+ * Reads every input named into the targets the checks run on, one at a time: a batch of a million
+ * personalised bodies is checked as it is read, never held whole.
+ */
+export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, stdin: Stdin): AsyncGenerator<LintTarget> {
   const usesStdin = [...opts.operands.filter((o) => o === '-'), ...[opts.file, opts.batch].filter((v) => v === '-')];
   if (usesStdin.length > 1) throw usageError('only one input can read stdin (-)');
   const operands = opts.operands.length === 0 && opts.file === undefined && opts.batch === undefined ? ['-'] : opts.operands;
@@ -50,26 +56,24 @@ export async function lintTargets(opts: LintInputOptions, cwd: string, io: Pick<
   const props = opts.props === undefined ? {} : parseJsonObject(opts.props, '--props');
   if (opts.props !== undefined && !operands.some(isReact)) throw usageError('--props needs a React email file (.tsx or .jsx) to render');
 
-  const targets: LintTarget[] = [];
   for (const spec of operands) {
     if (isReact(spec)) {
       const rendered = await renderReactEmail(spec, props, cwd, spec);
-      targets.push({ input: spec, email: { html: rendered.html, text: rendered.text }, findings: [], skipped: [] });
+      yield { input: spec, email: { html: rendered.html, text: rendered.text }, findings: [], skipped: [] };
       continue;
     }
     const html = await readSource(spec, spec === '-' ? 'stdin' : spec, cwd, stdin('the HTML to check'));
     const text = spec === '-' ? undefined : await beside(spec, cwd);
-    targets.push({ input: spec === '-' ? 'stdin' : spec, ...(spec === '-' ? {} : { file: spec }), email: { html, ...(text === undefined ? {} : { text }) }, findings: [], skipped: [] });
+    yield { input: spec === '-' ? 'stdin' : spec, ...(spec === '-' ? {} : { file: spec }), email: { html, ...(text === undefined ? {} : { text }) }, findings: [], skipped: [] };
   }
   const templates = new Templates(opts.templates, cwd);
   if (opts.file !== undefined) {
     const text = await readSource(opts.file, '--file', cwd, stdin('the email'));
     const entry = parseJsonObject(text, opts.file === '-' ? '--file (stdin)' : `--file ${opts.file}`);
     const label = opts.file === '-' ? 'stdin' : opts.file;
-    targets.push(await entryTarget(entry, { input: label, ...(opts.file === '-' ? {} : { file: opts.file }), line: 1 }, templates));
+    yield await entryTarget(entry, { input: label, ...(opts.file === '-' ? {} : { file: opts.file }), line: 1 }, templates);
   }
-  if (opts.batch !== undefined) targets.push(...(await batchTargets(opts.batch, cwd, io, templates)));
-  return targets;
+  if (opts.batch !== undefined) yield* batchTargets(opts.batch, cwd, io, templates);
 }
 
 const isReact = (spec: string): boolean => /\.(tsx|jsx)$/i.test(spec);
@@ -85,41 +89,42 @@ async function beside(spec: string, cwd: string): Promise<string | undefined> {
   }
 }
 
-/** Every entry of a batch input; entries with the same body share one target (and one check). */
-async function batchTargets(spec: string, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, templates: Templates): Promise<LintTarget[]> {
+/**
+ * Every entry of a batch input; entries with the same body share one target (and one check): only
+ * a digest of each distinct body is kept, with the list of its entries.
+ */
+async function* batchTargets(spec: string, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, templates: Templates): AsyncGenerator<LintTarget> {
   const source = await openSource(spec, cwd, io);
   const { items } = await readInput(source, undefined);
   const label = source.label;
-  const byBody = new Map<string, LintTarget>();
-  const targets: LintTarget[] = [];
+  const byBody = new Map<string, number[]>();
   let index = 0;
   for await (const item of items) {
     index++;
     const where = { input: `${label} entry ${index}`, ...(spec === '-' ? {} : { file: spec }), line: item.line };
     if (item.error !== undefined || typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) {
-      targets.push({ ...where, entries: [index], findings: [finding('entry-invalid', item.error ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] });
+      yield { ...where, entries: [index], findings: [finding('entry-invalid', item.error ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] };
       continue;
     }
     const target = await entryTarget(item.value as Record<string, unknown>, where, templates);
     // The fields (to, sendAt, ...) differ per entry: their findings stay with the entry.
-    if (target.findings.length > 0) targets.push({ ...where, entries: [index], findings: target.findings, skipped: [] });
+    if (target.findings.length > 0) yield { ...where, entries: [index], findings: target.findings, skipped: [] };
     if (target.email === undefined && target.skipped.length === 0) continue;
-    const key = target.email ? JSON.stringify([target.email.html, target.email.text, target.email.subject, target.email.previewText]) : `skipped:${target.skipped.join('\n')}`;
+    const body = target.email ? [target.email.html, target.email.text, target.email.subject, target.email.previewText] : ['skipped', ...target.skipped];
+    const key = createHash('sha256').update(JSON.stringify(body)).digest('base64');
     const seen = byBody.get(key);
     if (seen) {
-      seen.entries?.push(index);
+      seen.push(index);
       continue;
     }
-    const body: LintTarget = { ...where, entries: [index], ...(target.email ? { email: target.email } : {}), findings: [], skipped: target.skipped };
-    byBody.set(key, body);
-    targets.push(body);
+    const entries = [index];
+    byBody.set(key, entries);
+    yield { ...where, entries, batch: label, ...(target.email ? { email: target.email } : {}), findings: [], skipped: target.skipped };
   }
-  for (const t of targets) if (t.entries && t.entries.length > 1) t.input = `${label} entries ${ranges(t.entries)}`;
-  return targets;
 }
 
 /** 1, 2, 3, 5 → "1-3, 5". */
-function ranges(ns: number[]): string {
+export function ranges(ns: number[]): string {
   const out: string[] = [];
   for (let i = 0; i < ns.length; i++) {
     let j = i;

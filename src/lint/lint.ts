@@ -1,7 +1,9 @@
 import { checkEmail } from './checks.js';
 import { fetchLinks, type LinkStatus } from './fetch-links.js';
 import { buildReport, type LintReport, type LintResult } from './formats.js';
-import type { LintTarget } from './inputs.js';
+import { ranges, type LintTarget } from './inputs.js';
+import type * as SpamModule from './spam.js';
+import type { SpamScorer } from './spam.js';
 import { finding, type Finding, type Severity } from './rules.js';
 
 export interface LinkCheckOptions {
@@ -26,44 +28,50 @@ export interface LintRunOptions {
 
 export type LintOutcome = LintReport & { links?: LinkStatus[] };
 
-/** Runs the checks on every target; with `links`, fetches the absolute URLs they hold, once each. */
-export async function lint(targets: readonly LintTarget[], opts: LintRunOptions): Promise<LintOutcome> {
+/**
+ * Runs the checks on each target as it comes (its body is not kept after); with `links`, then
+ * fetches the absolute URLs they hold, once each.
+ */
+export async function lint(targets: AsyncIterable<LintTarget> | Iterable<LintTarget>, opts: LintRunOptions): Promise<LintOutcome> {
   // Loaded only when asked: the caniemail data is most of a megabyte.
   const compat = opts.clients ? await import('./clients.js') : undefined;
-  const uses = new Map<string, Array<{ result: LintResult; line: number; column: number; what: string }>>();
-  const results = targets.map((t) => {
-    const result: LintResult = { input: t.input, ...(t.file === undefined ? {} : { file: t.file }), ...(t.line === undefined ? {} : { line: t.line }), ...(t.entries ? { entries: t.entries } : {}), findings: [...t.findings], skipped: [...t.skipped] };
-    if (t.email) {
-      const { findings, facts } = checkEmail(t.email);
-      result.findings.push(...findings);
-      if (compat && opts.clients) result.findings.push(...compat.clientFindings(t.email.html, opts.clients));
-      const note = (url: string | undefined, line: number, column: number, what: string) => {
-        if (url === undefined || !/^https?:\/\/[^/]/i.test(url.trim())) return;
-        const key = url.trim();
-        uses.set(key, [...(uses.get(key) ?? []), { result, line, column, what }]);
-      };
-      for (const l of facts.links) note(l.href, l.line, l.column, 'link');
-      for (const i of facts.images) note(i.src, i.line, i.column, 'image');
-    }
-    return result;
-  });
   const skipped = [...(opts.skipped ?? [])];
+  let spam: { scorer: SpamScorer; spam: typeof SpamModule } | undefined;
   if (opts.spam) {
-    const { findSpamAssassin, spamFindings, toMimeMessage } = await import('./spam.js');
-    const scorer = await findSpamAssassin(opts.spam.env, opts.spam.signal);
-    if (!scorer) skipped.push('spam: SpamAssassin is not installed (spamc with a running spamd, or spamassassin): apt-get install spamassassin');
-    else {
-      for (const [i, t] of targets.entries()) {
-        if (!t.email) continue;
-        const result = results[i] as LintResult;
-        try {
-          result.findings.push(...spamFindings(await scorer.score(toMimeMessage(t.email)), opts.spam.threshold));
-        } catch (err) {
-          result.skipped.push(`spam: ${(err as Error).message}`);
-        }
+    const mod = await import('./spam.js');
+    const scorer = await mod.findSpamAssassin(opts.spam.env, opts.spam.signal);
+    if (scorer) spam = { scorer, spam: mod };
+    else skipped.push('spam: SpamAssassin is not installed (spamc with a running spamd, or spamassassin): apt-get install spamassassin');
+  }
+  const uses = new Map<string, Array<{ result: LintResult; line: number; column: number; what: string }>>();
+  const results: LintResult[] = [];
+  const batches = new Map<LintResult, string>();
+  for await (const t of targets) {
+    // `entries` is the target's own list: entries with the same body read later are added to it.
+    const result: LintResult = { input: t.input, ...(t.file === undefined ? {} : { file: t.file }), ...(t.line === undefined ? {} : { line: t.line }), ...(t.entries ? { entries: t.entries } : {}), findings: [...t.findings], skipped: [...t.skipped] };
+    results.push(result);
+    if (t.batch !== undefined) batches.set(result, t.batch);
+    if (!t.email) continue;
+    const { findings, facts } = checkEmail(t.email);
+    result.findings.push(...findings);
+    if (compat && opts.clients) result.findings.push(...compat.clientFindings(t.email.html, opts.clients));
+    if (spam && opts.spam) {
+      try {
+        result.findings.push(...spam.spam.spamFindings(await spam.scorer.score(spam.spam.toMimeMessage(t.email)), opts.spam.threshold));
+      } catch (err) {
+        result.skipped.push(`spam: ${(err as Error).message}`);
       }
     }
+    const note = (url: string | undefined, line: number, column: number, what: string) => {
+      if (url === undefined || !/^https?:\/\/[^/]/i.test(url.trim())) return;
+      const key = url.trim();
+      uses.set(key, [...(uses.get(key) ?? []), { result, line, column, what }]);
+    };
+    if (!opts.links) continue;
+    for (const l of facts.links) note(l.href, l.line, l.column, 'link');
+    for (const i of facts.images) note(i.src, i.line, i.column, 'image');
   }
+  for (const [result, batch] of batches) if (result.entries && result.entries.length > 1) result.input = `${batch} entries ${ranges(result.entries)}`;
   let links: LinkStatus[] | undefined;
   if (opts.links) {
     const all = [...uses.keys()];
