@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { makeDirectory } from '../files.js';
 import { usageError, type MailroomError } from '../errors.js';
 import { loadJournal, type ApiIdentity, type JournalHeader } from './journal.js';
+import type { BatchWording } from './wording.js';
 
 /** What an earlier run of the same input, to the same API, left in its journal. */
 export interface EarlierRun {
@@ -132,7 +133,7 @@ export function resumeCommand(header: JournalHeader, journal: string, input: str
  * The refusal of a new run whose input an earlier run already sent: names the newest such journal,
  * what it sent, and the two ways on (finish that run, or send everything again on purpose).
  */
-export function rerunRefusal(runs: EarlierRuns, input: string): MailroomError {
+export function rerunRefusal(runs: EarlierRuns, input: string, wording: BatchWording): MailroomError {
   const run = runs.newest;
   const what = [`${run.sent.toLocaleString('en-US')} ${run.sent === 1 ? 'email' : 'emails'} sent`];
   if (run.refused > 0) what.push(`${run.refused.toLocaleString('en-US')} refused by the API`);
@@ -140,8 +141,8 @@ export function rerunRefusal(runs: EarlierRuns, input: string): MailroomError {
   const when = `run ${run.header.runId} of ${run.header.createdAt}, last written ${run.modifiedAt.toISOString()}`;
   const others = runs.older > 0 ? ` (and ${runs.older} older ${runs.older === 1 ? 'journal' : 'journals'} of it)` : '';
   const hints = [
-    `to finish that run, sending only what it did not: ${resumeCommand(run.header, run.path, input)}`,
-    'to send every entry again on purpose: add --new-run',
+    `to finish that run, sending only what it did not: ${wording.finishRun(run.header, run.path, input)}`,
+    `to send every entry again on purpose: add ${wording.name('newRun')}`,
   ];
   if (run.locked) hints.unshift(`a run may be sending that journal right now (${run.path}.lock exists)`);
   return usageError(

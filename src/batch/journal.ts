@@ -251,8 +251,11 @@ function syncDirectory(dir: string): void {
   }
 }
 
-/** The header alone, read before anything else so a mismatch is refused before any file is touched. */
-export async function readJournalHeader(path: string): Promise<JournalHeader> {
+/**
+ * The header alone, read before anything else so a mismatch is refused before any file is touched.
+ * `named` is how messages name the file (the engine: the option that gave it).
+ */
+export async function readJournalHeader(path: string, named: string = path): Promise<JournalHeader> {
   let first = '';
   try {
     for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 16 * 1024 })) {
@@ -260,7 +263,7 @@ export async function readJournalHeader(path: string): Promise<JournalHeader> {
       if (first.includes('\n') || first.length > 1024 * 1024) break;
     }
   } catch (err) {
-    throw usageError(`--resume ${path}: cannot read it: ${fsReason(err, 'read')}`);
+    throw usageError(`${named}: cannot read it: ${fsReason(err, 'read')}`);
   }
   const nl = first.indexOf('\n');
   let header: Partial<JournalHeader> | undefined;
@@ -270,7 +273,7 @@ export async function readJournalHeader(path: string): Promise<JournalHeader> {
     header = undefined;
   }
   if (nl === -1 || header?.mailroom !== 'batch-journal' || header.v !== 1 || typeof header.runId !== 'string') {
-    throw usageError(`--resume ${path}: not a mailroom batch journal`);
+    throw usageError(`${named}: not a mailroom batch journal`);
   }
   return header as JournalHeader;
 }
@@ -289,9 +292,10 @@ export interface LoadedJournal {
 /**
  * Reads a journal line by line (memory holds one line and the DoneSet), handing each record to
  * `onRecord` (to rewrite the report). A last line without its newline or not parseable is a write
- * torn by a kill: ignored and cut. A bad line anywhere else means the file is not ours.
+ * torn by a kill: ignored and cut. A bad line anywhere else means the file is not ours. `named` is
+ * how messages name the file.
  */
-export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void): Promise<LoadedJournal> {
+export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void, named: string = path): Promise<LoadedJournal> {
   const done = new DoneSet();
   const checkpoints = new Map<number, string>();
   let header: JournalHeader | undefined;
@@ -302,7 +306,7 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
   let rest = Buffer.alloc(0);
   const handle = (raw: Buffer) => {
     lineNo += 1;
-    if (pendingError) throw usageError(`--resume ${path}: line ${lineNo - 1} is damaged (${pendingError}); this is not a journal mailroom can resume`);
+    if (pendingError) throw usageError(`${named}: line ${lineNo - 1} is damaged (${pendingError}); this is not a journal mailroom can resume`);
     let record: unknown;
     try {
       record = JSON.parse(raw.toString('utf8'));
@@ -313,7 +317,7 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
     if (!header) {
       const h = record as Partial<JournalHeader>;
       if (h.mailroom !== 'batch-journal' || h.v !== 1 || typeof h.runId !== 'string') {
-        throw usageError(`--resume ${path}: not a mailroom batch journal`);
+        throw usageError(`${named}: not a mailroom batch journal`);
       }
       header = h as JournalHeader;
     } else if (isOk(record)) {
@@ -349,11 +353,11 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
       rest = Buffer.from(buf);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code) throw usageError(`--resume ${path}: cannot read it: ${fsReason(err)}`);
+    if ((err as NodeJS.ErrnoException).code) throw usageError(`${named}: cannot read it: ${fsReason(err)}`);
     throw err;
   }
   // A torn last line (no newline, or a partial record) is dropped: its request is resent.
-  if (!header) throw usageError(`--resume ${path}: the journal has no header line; it is not a journal mailroom can resume`);
+  if (!header) throw usageError(`${named}: the journal has no header line; it is not a journal mailroom can resume`);
   return finished ? { header, done, checkpoints, validBytes, finished } : { header, done, checkpoints, validBytes };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Context } from '../context.js';
+import { Readable, type Writable } from 'node:stream';
 import { MailroomError, isMailroomError, usageError } from '../errors.js';
 import { openSource, readInput, type InputFormat, type InputSource } from '../input/detect.js';
 import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
@@ -17,9 +17,24 @@ import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
 import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './report.js';
 import { BatchSender, realClock, type Clock, type SendBatch } from './sender.js';
+import { FIELD_WORDING, type BatchField, type BatchWording } from './wording.js';
+
+/**
+ * What the engine needs of whoever runs it: where relative paths start, when to stop, where notes
+ * go. No terminal, no program: the CLI and the library each give theirs.
+ */
+export interface BatchEnv {
+  cwd: string;
+  /** Stops starting requests; those in flight settle and are journaled. */
+  signal: AbortSignal;
+  /** A note that does not stop the run (the CLI prints it on stderr unless -q; the library drops it). */
+  warn: (message: string) => void;
+  /** The sender's clock (tests step it); the real one by default. */
+  clock?: Clock;
+}
 
 export interface BatchRunOptions {
-  /** `<file|->`; undefined reads piped stdin (unless `entries` or `stream` is given). */
+  /** A path, or `-` (or undefined) for `stdio.in` (unless `entries` or `stream` is given). */
   input: string | undefined;
   /** Entries as values, one email each (the library's emails.batch): read instead of `input`, like stdin. */
   entries?: AsyncIterable<unknown>;
@@ -34,10 +49,14 @@ export interface BatchRunOptions {
   report?: string;
   failed?: string;
   resume?: string;
-  /** Files read besides the input (--html-file): never written. */
+  /** Files read besides the input (the CLI's --html-file): never written. */
   otherInputs?: NamedPath[];
+  /** The streams `-` names (the CLI's stdin and stdout, read only if used); without them `-` names none. */
+  stdio?: { in: Readable; out: Writable; isStdinTTY: boolean };
+  /** How messages name options and the way to finish a run; the field names by default. */
+  wording?: BatchWording;
   dryRun: boolean;
-  /** Directory of journals when --resume does not name one. */
+  /** Directory of journals when `resume` names none. */
   journalDir: string;
   /** Required unless dryRun. */
   send?: SendBatch;
@@ -45,8 +64,6 @@ export interface BatchRunOptions {
   api?: ApiIdentity;
   /** Send an input again although a journal in `journalDir` records a run of it to the same API. */
   newRun?: boolean;
-  /** No notes on stderr (-q). */
-  quiet?: boolean;
   /** Resume a journal made against another host / with another key anyway. */
   allowOtherHost?: boolean;
   allowOtherKey?: boolean;
@@ -55,8 +72,6 @@ export interface BatchRunOptions {
   now?: () => Date;
   /** Retry tuning (tests shorten it). */
   retry?: { maxAttempts?: number; backoffMs?: number };
-  /** The sender's clock (tests step it); the real one by default. */
-  clock?: Clock;
 }
 
 export interface EntryError {
@@ -96,8 +111,6 @@ export interface BatchSummary {
   fatal?: MailroomError;
   /** True when a journal was resumed. */
   resumed: boolean;
-  /** Flags (no secrets) that a resume must repeat, after `<input> --resume <journal>`; set by the command. */
-  resumeArgs?: string[];
 }
 
 const FIRST_ERRORS = 10;
@@ -116,13 +129,13 @@ function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
   };
 }
 
-const DEFAULT_FLAGS: Record<string, string> = { from: '--from', subject: '--subject', template: '--template', html: '--html-file', groupBy: '--group-by', sendAt: '--send-at' };
+const DEFAULT_FIELDS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendAt'] as const satisfies readonly BatchField[];
 
 /**
  * One `mailroom batch` run: reads the input as a stream, validates each entry, sends the valid
  * ones in chunks, and records where every entry ended up (journal, report, failed file, counts).
  */
-export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchSummary> {
+export async function runBatch(ctx: BatchEnv, o: BatchRunOptions): Promise<BatchSummary> {
   const targets = checkPaths(ctx, o);
   // One run per journal for its whole life: a second run, or a second resume, would send twice.
   const lock = o.resume !== undefined && !o.dryRun ? JournalLock.acquire(resolve(ctx.cwd, o.resume)) : undefined;
@@ -134,49 +147,57 @@ export async function runBatch(ctx: Context, o: BatchRunOptions): Promise<BatchS
 }
 
 /** Refuses outputs that are inputs or each other, before anything is opened for writing. */
-function checkPaths(ctx: Context, o: BatchRunOptions): OutputTargets {
+function checkPaths(ctx: BatchEnv, o: BatchRunOptions): OutputTargets {
+  const { name } = o.wording ?? FIELD_WORDING;
   const outputs: NamedPath[] = [];
-  if (o.resume !== undefined) outputs.push({ flag: '--resume', path: o.resume });
-  if (o.report !== undefined) outputs.push({ flag: '--report', path: o.report });
-  if (o.failed !== undefined) outputs.push({ flag: '--failed', path: o.failed });
+  if (o.resume !== undefined) outputs.push({ flag: name('journal'), path: o.resume });
+  if (o.report !== undefined) outputs.push({ flag: name('report'), path: o.report });
+  if (o.failed !== undefined) outputs.push({ flag: name('failed'), path: o.failed });
   const inMemory = o.entries !== undefined || o.stream !== undefined;
-  return checkOutputs({
+  const targets = checkOutputs({
     cwd: ctx.cwd,
     inputs: [...(inMemory ? [] : [{ flag: 'input', path: o.input ?? '-' }]), ...(o.otherInputs ?? [])],
     outputs,
-    stdoutAllowed: new Set(['--report', '--failed']),
-    io: ctx.io,
+    stdoutAllowed: new Set([name('report'), name('failed')]),
+    ...(o.stdio ? { io: o.stdio } : {}),
   });
+  if (!o.stdio) {
+    for (const output of outputs) if (targets.get(output.flag) === 'stdout') throw usageError(`${output.flag} ${output.path}: there is no stdout here; give a file`);
+  }
+  return targets;
 }
 
-async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTargets): Promise<BatchSummary> {
-  const clock = o.clock ?? realClock;
+async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTargets): Promise<BatchSummary> {
+  const wording = o.wording ?? FIELD_WORDING;
+  const { name } = wording;
+  const clock = ctx.clock ?? realClock;
   const startedAt = clock.now();
   const now = o.now ?? (() => new Date(clock.now()));
   const writerFor = (flag: string): NdjsonWriter | undefined => {
     const target = targets.get(flag);
     if (target === undefined) return undefined;
-    return target === 'stdout' ? new NdjsonWriter('-', flag, ctx.io.out) : new NdjsonWriter(target.path, flag);
+    // checkPaths refused `-` without stdio.
+    return target === 'stdout' ? new NdjsonWriter('-', flag, o.stdio!.out) : new NdjsonWriter(target.path, flag);
   };
   const source: InputSource =
     o.entries !== undefined || o.stream !== undefined
       ? { path: undefined, label: o.label ?? 'the input', size: undefined, chunks: o.stream ?? noChunks() }
-      : await openSource(o.input, ctx.cwd, ctx.io);
+      : await openInput(o, ctx.cwd);
   const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
   const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
   const digest = defaultsDigest(o.defaults);
 
   let header: JournalHeader | undefined;
   if (resuming && o.newRun) {
-    throw usageError(`--new-run starts a new run, and --resume ${resumePath} continues the run of that journal: give one of them`);
+    throw usageError(`${name('newRun')} starts a new run, and ${name('journal')} ${resumePath} continues the run of that journal: give one of them`);
   }
   if (resuming) {
-    header = await readJournalHeader(resumePath);
-    await checkSameRun(ctx, header, source.path, digest, resumePath);
-    if (!o.dryRun) checkSameApi(header, o, resumePath);
+    header = await readJournalHeader(resumePath, `${name('journal')} ${resumePath}`);
+    await checkSameRun(ctx, wording, header, source.path, digest, resumePath);
+    if (!o.dryRun) checkSameApi(wording, header, o, resumePath);
   } else if (!o.dryRun) {
     const fingerprint = source.path ? await fingerprintFile(source.path, source.label) : null;
-    if (fingerprint !== null && o.api) await checkNotSentBefore(ctx, o, fingerprint, o.api);
+    if (fingerprint !== null && o.api) await checkNotSentBefore(ctx, wording, o, fingerprint, o.api);
     header = {
       mailroom: 'batch-journal',
       v: 1,
@@ -192,8 +213,8 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
   }
   const runId = header?.runId ?? newRunId();
 
-  const report = writerFor('--report');
-  const failedOut = writerFor('--failed');
+  const report = writerFor(name('report'));
+  const failedOut = writerFor(name('failed'));
   const failedFile = failedOut ? new FailedEntries(failedOut) : undefined;
   const summary: BatchSummary = {
     total: 0,
@@ -233,7 +254,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
           failedFile?.add(typeof record.raw === 'string' ? record.raw : undefined, () => failedLine(record.entry, record.fail, record.line, record.error));
           noteError({ index: record.fail, line: record.line, error: record.error });
         }
-      });
+      }, `${name('journal')} ${resumePath}`);
       done = loaded.done;
       checkpoints = loaded.checkpoints;
       if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
@@ -287,6 +308,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
     // Stdin cannot be fingerprinted before it is read: each entry's hash goes in the journal instead.
     const hashing = source.path === undefined || (resuming && header?.fingerprint === null);
     const chunks = chunkEntries(input.items, {
+      inputDiffers: (detail) => inputDiffers(name('journal'), detail),
       size: o.size,
       summary,
       done,
@@ -313,7 +335,7 @@ async function runUnlocked(ctx: Context, o: BatchRunOptions, targets: OutputTarg
       }
       summary.interrupted = ctx.signal.aborted;
     } else {
-      const outcome = await sendAll(o, ctx.signal, chunks, {
+      const outcome = await sendAll(o, ctx, chunks, {
         journal,
         report,
         failedFile,
@@ -364,6 +386,14 @@ function markFinished(journal: Journal | undefined, summary: BatchSummary): void
 
 async function* noChunks(): AsyncGenerator<Buffer> {}
 
+/** The input file, or `-` (undefined too): the caller's stdin, refused when it has none. */
+function openInput(o: BatchRunOptions, cwd: string): Promise<InputSource> {
+  if (o.stdio) return openSource(o.input, cwd, o.stdio);
+  if (o.input === undefined || o.input === '-') throw usageError('no input: give a path, the entries or a stream of them');
+  // A path: openSource reads no stream.
+  return openSource(o.input, cwd, { in: Readable.from([]), isStdinTTY: false });
+}
+
 /** A prepared entry with its text as read, for `--failed`. */
 function withRaw(entry: PreparedEntry | Promise<PreparedEntry>, raw: string | undefined): PreparedEntry | Promise<PreparedEntry> {
   if (raw === undefined) return entry;
@@ -382,55 +412,57 @@ async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<Inpu
  * A new run of an input that an earlier run (its journal in the state directory) sent to the same
  * host with the same key would send it all again: refused unless `newRun`, which only notes it.
  */
-async function checkNotSentBefore(ctx: Context, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<void> {
+async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<void> {
   const runs = await earlierRunsOf(o.journalDir, fingerprint, api);
   if (runs === undefined) return;
-  if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-');
-  if (!o.quiet) ctx.io.err.write(`mailroom: note: --new-run: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})\n`);
+  if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-', wording);
+  ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})`);
 }
 
 /** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */
-async function checkSameRun(ctx: Context, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
+async function checkSameRun(ctx: BatchEnv, { name }: BatchWording, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
   if (header.fingerprint && path) {
     const now = await fingerprintFile(path);
     if (now !== header.fingerprint) {
-      throw usageError(`--resume ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
-        'a journal resumes only the input it was made from; if the file changed since, what that run sent is in the journal (and its --report): send only the entries it did not, as a file of their own',
+      throw usageError(`${name('journal')} ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
+        `a journal resumes only the input it was made from; if the file changed since, what that run sent is in the journal (and its ${name('report')}): send only the entries it did not, as a file of their own`,
       ]);
     }
   } else if (header.fingerprint) {
     // A journal made from a file, resumed from stdin: checked as it is read (checkpoints), not up front.
-    ctx.io.err.write(`mailroom: note: the journal was made from ${oneLine(header.input)}; piped input is checked against it as it is read\n`);
+    ctx.warn(`the journal was made from ${oneLine(header.input)}; piped input is checked against it as it is read`);
   }
   const was = header.defaults ?? {};
-  for (const field of Object.keys(DEFAULT_FLAGS)) {
+  for (const field of DEFAULT_FIELDS) {
     if (was[field] === digest[field]) continue;
-    const flag = DEFAULT_FLAGS[field]!;
+    const flag = name(field);
     const shown = (v: string | undefined) => (v === undefined ? 'not given' : field === 'html' ? `sha256 ${v}` : JSON.stringify(v));
-    throw usageError(`--resume ${journalPath}: ${flag} differs from the run being resumed (it was ${shown(was[field])}, now ${shown(digest[field])})`, [
+    throw usageError(`${name('journal')} ${journalPath}: ${flag} differs from the run being resumed (it was ${shown(was[field])}, now ${shown(digest[field])})`, [
       was[field] === undefined || field === 'html' ? 'give the same defaults as the interrupted run' : `give ${flag} ${was[field]} as the interrupted run did`,
     ]);
   }
 }
 
 /** Refuses to resume against another host or key: the keys already used live on the journal's API. */
-function checkSameApi(header: JournalHeader, o: BatchRunOptions, journalPath: string): void {
+function checkSameApi({ name }: BatchWording, header: JournalHeader, o: BatchRunOptions, journalPath: string): void {
   const was = header.api;
   const now = o.api;
   if (!was || !now) return;
   if (was.baseUrl !== now.baseUrl && !o.allowOtherHost) {
-    throw usageError(`--resume ${journalPath}: the run of this journal was sent to ${was.baseUrl}, but this run would send to ${now.baseUrl}`, [
-      `add --base-url ${was.baseUrl} to finish it there; --allow-other-host resumes against ${now.baseUrl} (its idempotency keys are new there: what was sent before could be sent again)`,
+    throw usageError(`${name('journal')} ${journalPath}: the run of this journal was sent to ${was.baseUrl}, but this run would send to ${now.baseUrl}`, [
+      `add ${name('baseUrl')} ${was.baseUrl} to finish it there; ${name('allowOtherHost')} resumes against ${now.baseUrl} (its idempotency keys are new there: what was sent before could be sent again)`,
     ]);
   }
   if (was.key !== now.key && !o.allowOtherKey) {
-    throw usageError(`--resume ${journalPath}: another API key than the journal's run used (key ${now.key}, the run's ${was.key}, profile ${was.profile})`, [
-      `use the run's key (--profile ${was.profile}); if this is a new key of the same account (rotated), add --allow-other-key`,
+    throw usageError(`${name('journal')} ${journalPath}: another API key than the journal's run used (key ${now.key}, the run's ${was.key}, profile ${was.profile})`, [
+      `use the run's key (${name('profile')} ${was.profile}); if this is a new key of the same account (rotated), add ${name('allowOtherKey')}`,
     ]);
   }
 }
 
 interface ChunkOptions {
+  /** The refusal of a resume whose input is not its run's. */
+  inputDiffers: (detail: string) => MailroomError;
   size: number;
   summary: BatchSummary;
   done: DoneSet;
@@ -449,8 +481,8 @@ interface ChunkOptions {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
 
-const inputDiffers = (detail: string) =>
-  usageError(`--resume: the input differs from the run being resumed (${detail})`, [
+const inputDiffers = (journal: string, detail: string) =>
+  usageError(`${journal}: the input differs from the run being resumed (${detail})`, [
     'resume with the same input, in the same order (a changed stretch would pair used keys with other emails); nothing more was sent',
   ]);
 
@@ -500,7 +532,7 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
       }
       const recorded = c.checkpoints.get(index);
       if (recorded !== undefined) {
-        if (checkpoint() !== recorded) throw inputDiffers(`at or before entry ${index}, line ${item.line}`);
+        if (checkpoint() !== recorded) throw c.inputDiffers(`at or before entry ${index}, line ${item.line}`);
         verifiedUpTo = index;
       }
     }
@@ -511,7 +543,7 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
     if (key !== undefined && first === undefined) ownKeys.set(key, { index, digest: digest! });
     if (state !== 0) {
       const recorded = c.done.hash(index);
-      if (hash !== undefined && recorded !== undefined && recorded !== hash) throw inputDiffers(`entry ${index}, line ${item.line}, is not the entry the journal recorded there`);
+      if (hash !== undefined && recorded !== undefined && recorded !== hash) throw c.inputDiffers(`entry ${index}, line ${item.line}, is not the entry the journal recorded there`);
       c.onDone(state);
       continue;
     }
@@ -540,7 +572,7 @@ async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): 
     const limit = sendable();
     while (ready.length >= c.size && ready[c.size - 1]!.index <= limit) yield take(c.size);
   }
-  if (index < lastCheckpoint) throw inputDiffers(`it ends at entry ${index}; the run being resumed read up to entry ${lastCheckpoint}`);
+  if (index < lastCheckpoint) throw c.inputDiffers(`it ends at entry ${index}; the run being resumed read up to entry ${lastCheckpoint}`);
   while (ready.length > 0) yield take(c.size);
 }
 
@@ -555,7 +587,7 @@ interface Sinks {
   watchConcurrency: (current: () => number) => void;
 }
 
-async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGenerator<ValidEntry[]>, s: Sinks) {
+async function sendAll(o: BatchRunOptions, ctx: BatchEnv, chunks: AsyncGenerator<ValidEntry[]>, s: Sinks) {
   const { summary, report, failedFile, journal } = s;
   // A record that cannot be written (a full disk) stops the run: no new request, those in flight
   // settle. What they sent is not journaled; a resume resends it under the same keys.
@@ -601,10 +633,10 @@ async function sendAll(o: BatchRunOptions, signal: AbortSignal, chunks: AsyncGen
   };
   const sender: BatchSender = new BatchSender({
     ...o.retry,
-    ...(o.clock ? { clock: o.clock } : {}),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
     send: o.send!,
     concurrency: o.concurrency,
-    signal,
+    signal: ctx.signal,
     events: {
       sent(e: ValidEntry, result: EmailResult) {
         if (okBatch.length === 0) queueMicrotask(flushOk);

@@ -6,13 +6,16 @@ import type { BatchSummary } from './run.js';
 const n = (v: number) => v.toLocaleString('en-US');
 const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The command that finishes a stopped run: the input, its journal, and every flag that shaped it. */
-export function resumeCommand(s: BatchSummary, input: string | undefined): string {
-  return ['mailroom', 'batch', input ?? '-', '--resume', s.journal ?? '', ...(s.resumeArgs ?? [])].map(quote).join(' ');
+/**
+ * The command that finishes a stopped run: the input, its journal, and `repeat`, every flag (no
+ * secrets) that shaped the run, as the command gives them.
+ */
+export function resumeCommand(s: BatchSummary, input: string | undefined, repeat: readonly string[] = []): string {
+  return ['mailroom', 'batch', input ?? '-', '--resume', s.journal ?? '', ...repeat].map(quote).join(' ');
 }
 
 /** The `--json` summary: one object on stdout. */
-export function summaryJson(s: BatchSummary, input?: string): Record<string, unknown> {
+export function summaryJson(s: BatchSummary, input?: string, repeat?: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
     total: s.total,
     sent: s.sent,
@@ -34,7 +37,7 @@ export function summaryJson(s: BatchSummary, input?: string): Record<string, unk
   };
   if (s.report) out.report = s.report;
   if (s.failedFile) out.failedFile = s.failedFile;
-  if (s.journal && (s.interrupted || s.fatal || s.uncertain > 0) && !s.dryRun) out.resume = resumeCommand(s, input);
+  if (s.journal && (s.interrupted || s.fatal || s.uncertain > 0) && !s.dryRun) out.resume = resumeCommand(s, input, repeat);
   return out;
 }
 
@@ -47,7 +50,7 @@ function accepted(s: BatchSummary, sent: string, scheduled: string): string {
 }
 
 /** The human summary on stderr: counts, the first errors, where the files are, how to resume. */
-export function printSummary(err: Writable, s: BatchSummary, input: string | undefined): void {
+export function printSummary(err: Writable, s: BatchSummary, input: string | undefined, repeat?: readonly string[]): void {
   const lines: string[] = [];
   if (s.dryRun) {
     lines.push(`Dry run: ${count(s.total, 'entry')}, ${n(s.total - s.invalid - s.skipped - s.duplicates)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}${s.duplicates ? `, ${count(s.duplicates, 'duplicate')}` : ''}; nothing sent.`);
@@ -84,7 +87,7 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
           : '  interrupted: the requests in flight were settled and journaled.',
       );
     }
-    lines.push(`  to finish, run again with the same flags: ${resumeCommand(s, input)}`);
+    lines.push(`  to finish, run again with the same flags: ${resumeCommand(s, input, repeat)}`);
   }
   err.write(`${lines.join('\n')}\n`);
 }

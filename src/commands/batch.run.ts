@@ -17,6 +17,7 @@ import { outputMode } from '../output/mode.js';
 import { printJson } from '../output/print.js';
 import { createProgressBar, createProgressLines } from '../output/progress.js';
 import { raisedTimeout } from './shared/transport-hints.js';
+import { CLI_WORDING } from './shared/batch-wording.js';
 import type { Settings } from '../config/settings.js';
 
 export interface BatchOptions {
@@ -65,9 +66,12 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   const mode = outputMode(ctx, globals);
   // A bar redrawn in place on a terminal; plain lines at a steady pace in a CI log or a file.
   const bar = mode.quiet || flags.dryRun ? undefined : ctx.io.isStderrTTY ? createProgressBar(ctx.io, ctx.signal) : createProgressLines(ctx.io, ctx.clock);
+  const warn = (message: string) => {
+    if (!mode.quiet) ctx.io.err.write(`mailroom: note: ${message}\n`);
+  };
   let summary: BatchSummary;
   try {
-    summary = await runBatch(ctx, {
+    summary = await runBatch({ cwd: ctx.cwd, signal: ctx.signal, warn }, {
       input: file,
       format: flags.format,
       defaults,
@@ -77,6 +81,8 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
       failed: flags.failed,
       resume: flags.resume,
       otherInputs: flags.htmlFile !== undefined && flags.htmlFile !== '-' ? [{ flag: '--html-file', path: flags.htmlFile }] : [],
+      stdio: ctx.io,
+      wording: CLI_WORDING,
       dryRun: Boolean(flags.dryRun),
       // Made (0700) only when a run will write its journal there.
       journalDir: flags.resume === undefined && !flags.dryRun ? privateStateDir(ctx.env) : batchJournalDir(ctx.env),
@@ -84,7 +90,6 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
       // One retry budget: the transport makes one attempt per call, the sender retries.
       ...(sending ? { retry: { maxAttempts: 1 + sending.maxRetries }, api: sending.api } : {}),
       newRun: flags.newRun,
-      quiet: mode.quiet,
       allowOtherHost: flags.allowOtherHost,
       allowOtherKey: flags.allowOtherKey,
       onProgress: bar ? (p, final) => bar.update(p, final) : undefined,
@@ -95,16 +100,16 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
 
   // A run stopped by a timeout resumes with a longer one, as its hint says.
   const timeout = sending ? raisedTimeout(summary.fatal, sending.settings.timeoutMs.value) : undefined;
-  summary.resumeArgs = resumeArgs(flags, { ...globals, ...(timeout === undefined ? {} : { timeout: Number(timeout) }) }, sending?.settings, defaults.sendAt);
+  const repeat = resumeArgs(flags, { ...globals, ...(timeout === undefined ? {} : { timeout: Number(timeout) }) }, sending?.settings, defaults.sendAt);
   // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
   const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
   if (mode.format === 'json' && !mode.quiet) {
     // On stdout the summary is the command's one JSON document: the error it ends with goes inside it.
-    if (!stdoutTaken) printJson(ctx, summaryJson(summary, file));
-    else if (globals.json) ctx.io.err.write(`${JSON.stringify({ ...summaryJson(summary, file), ...(summary.fatal ? { error: summary.fatal.message } : {}) })}\n`);
+    if (!stdoutTaken) printJson(ctx, summaryJson(summary, file, repeat));
+    else if (globals.json) ctx.io.err.write(`${JSON.stringify({ ...summaryJson(summary, file, repeat), ...(summary.fatal ? { error: summary.fatal.message } : {}) })}\n`);
   }
   if (!mode.quiet && !globals.json) {
-    printSummary(ctx.io.err, summary, file);
+    printSummary(ctx.io.err, summary, file, repeat);
     const resumable = summary.journal && (summary.interrupted || summary.fatal || summary.uncertain > 0);
     if (resumable && sending?.settings.apiKey?.source === 'flag') ctx.io.err.write('  (and your --api-key: keys are never printed)\n');
   }

@@ -1,9 +1,8 @@
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { keyFingerprint } from '../batch/fingerprint.js';
 import { batchOver } from '../batch/http.js';
 import { batchJournalDir, privateStateDir } from '../batch/paths.js';
 import { runBatch, type BatchRunOptions } from '../batch/run.js';
-import type { Context } from '../context.js';
 import type { EntryDefaults } from '../input/entries.js';
 import { parseSendAt } from '../input/time.js';
 import type { BatchOptions, BatchSource, BatchSummary } from '../types.js';
@@ -27,7 +26,6 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
   const input = await inputOf(source);
   const dryRun = opts.dryRun === true;
   const transport = dryRun ? undefined : await c.transport();
-  const ctx = libraryContext(c.env, opts.signal);
   const run: BatchRunOptions = {
     ...input,
     defaults: defaultsOf(opts.defaults),
@@ -53,7 +51,8 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
       : {}),
     ...(opts.onProgress ? { onProgress: (p) => opts.onProgress!({ read: p.read, sent: p.sent, failed: p.failed, skipped: p.skipped, concurrency: p.concurrency }) } : {}),
   };
-  const { fatal, resumeArgs: _resumeArgs, ...summary } = await runBatch(ctx, run);
+  // Notes go nowhere: the summary says what happened; a program has no stderr of ours to read.
+  const { fatal, ...summary } = await runBatch({ cwd: process.cwd(), signal: opts.signal ?? new AbortController().signal, warn: () => {} }, run);
   if (fatal) throw new BatchError(fatal, summary);
   return summary;
 }
@@ -126,25 +125,4 @@ function defaultsOf(d: BatchOptions['defaults'] = {}): EntryDefaults {
     }
   }
   return out;
-}
-
-/** What the engine needs of a command's context: no terminal, no stdin; notes go nowhere. */
-function libraryContext(env: Connection['env'], signal: AbortSignal | undefined): Context {
-  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
-  return {
-    io: {
-      get out() {
-        return process.stdout;
-      },
-      err: sink,
-      in: Readable.from([]),
-      isStdoutTTY: false,
-      isStderrTTY: false,
-      isStdinTTY: true,
-      color: false,
-    },
-    env,
-    cwd: process.cwd(),
-    signal: signal ?? new AbortController().signal,
-  };
 }

@@ -12,14 +12,14 @@ describe('a journal that cannot be read says why in words', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reading the header of a directory', async () => {
-    await expect(readJournalHeader(dir)).rejects.toThrow(`--resume ${dir}: cannot read it: is a directory`);
+    await expect(readJournalHeader(dir)).rejects.toThrow(`${dir}: cannot read it: is a directory`);
   });
 
   it('reading the records of a directory', async () => {
-    await expect(loadJournal(dir, () => undefined)).rejects.toThrow(`--resume ${dir}: cannot read it: is a directory`);
+    await expect(loadJournal(dir, () => undefined)).rejects.toThrow(`${dir}: cannot read it: is a directory`);
   });
 
   it('a missing journal', async () => {
-    await expect(readJournalHeader(join(dir, 'gone.journal'))).rejects.toThrow(`--resume ${join(dir, 'gone.journal')}: cannot read it: no such file`);
+    await expect(readJournalHeader(join(dir, 'gone.journal'))).rejects.toThrow(`${join(dir, 'gone.journal')}: cannot read it: no such file`);
   });
 });

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBatch, type BatchRunOptions } from '../../src/batch/run.js';
-import type { Context } from '../../src/context.js';
+import { runBatch, type BatchEnv, type BatchRunOptions } from '../../src/batch/run.js';
 import { fakeApi } from './fake-api.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 
@@ -14,19 +13,16 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function ctx(signal = new AbortController().signal, stdin?: string): Context & { errText: () => string } {
-  const err = new PassThrough();
+function ctx(signal = new AbortController().signal): BatchEnv & { notes: string[] } {
+  const notes: string[] = [];
+  return { cwd: dir, signal, warn: (m) => notes.push(m), notes };
+}
+
+/** The CLI's streams as the engine sees them: `-` reads `text`. */
+function stdio(text: string): NonNullable<BatchRunOptions['stdio']> {
   const input = new PassThrough();
-  if (stdin !== undefined) input.end(stdin);
-  let text = '';
-  err.on('data', (d) => (text += d));
-  return {
-    io: { out: new PassThrough(), err, in: input, isStdoutTTY: false, isStderrTTY: false, isStdinTTY: stdin === undefined, color: false },
-    env: {},
-    cwd: dir,
-    signal,
-    errText: () => text,
-  };
+  input.end(text);
+  return { in: input, out: new PassThrough(), isStdinTTY: false };
 }
 
 const readLines = (path: string) =>
@@ -123,19 +119,19 @@ describe('runBatch', () => {
       `${Array.from({ length: n }, (_, i) => JSON.stringify({ to: `u${i}@example.com`, html: i === tweak ? '<p>changed</p>' : `<p>${i}</p>` })).join('\n')}\n`;
     const controller = new AbortController();
     const api = fakeApi({ fault: (call) => (call === 4 ? (controller.abort(), 'ok') : 'ok') });
-    const first = await runBatch(ctx(controller.signal, lines(500)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    const first = await runBatch(ctx(controller.signal), base({ input: '-', stdio: stdio(lines(500)), send: api.send, resume: 'stdin.journal' }));
     expect(first.interrupted).toBe(true);
     const journal = readLines(join(dir, 'stdin.journal'));
     expect(journal[0]).toMatchObject({ input: '-', fingerprint: null });
     expect((journal.find((r) => 'ok' in r)!.ok as unknown[][])[0]).toHaveLength(4);
     expect(journal[1]).toMatchObject({ upTo: 49, sha: expect.stringMatching(/^[0-9a-f]{32}$/) });
 
-    const changed = await runBatch(ctx(undefined, lines(500, 3)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    const changed = await runBatch(ctx(), base({ input: '-', stdio: stdio(lines(500, 3)), send: api.send, resume: 'stdin.journal' }));
     expect(exitCodeOf(changed.fatal)).toBe(2);
     expect(changed.fatal?.message).toMatch(/the input differs .*entry 3, line 4, is not the entry the journal recorded/);
     expect(changed.sent).toBe(0);
 
-    const same = await runBatch(ctx(undefined, lines(500)), base({ input: '-', send: api.send, resume: 'stdin.journal' }));
+    const same = await runBatch(ctx(), base({ input: '-', stdio: stdio(lines(500)), send: api.send, resume: 'stdin.journal' }));
     expect(same).toMatchObject({ total: 500, skipped: first.sent, sent: 500 - first.sent, failed: 0 });
     expect(api.delivered).toHaveLength(500);
   });

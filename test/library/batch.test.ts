@@ -141,4 +141,29 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     await expect(mailroom.emails.batch(42 as never)).rejects.toThrow(/the source must be a path, an iterable or an async iterable/);
     expect(await sandbox.emails()).toHaveLength(0);
   });
+
+  it('names its options as the library does, never as the CLI flags', async () => {
+    const bad = join(dir, 'bad.journal');
+    writeFileSync(bad, 'not a journal\n');
+    const err = (await mailroom.emails.batch(entries(2), { journal: bad }).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toBe(`journal ${bad}: not a mailroom batch journal`);
+
+    // A report to "-" would go to the program's own stdout: refused, nothing read or sent.
+    const dash = (await mailroom.emails.batch(entries(2), { report: '-' }).catch((e: unknown) => e)) as Error;
+    expect(dash).toBeInstanceOf(ValidationError);
+    expect(dash.message).toBe('report -: there is no stdout here; give a file');
+
+    // A file an earlier run sent: the way on is said in the library's words.
+    const file = join(dir, 'twice.ndjson');
+    writeFileSync(file, `${entries(2).map((e) => JSON.stringify(e)).join('\n')}\n`);
+    await mailroom.emails.batch(file, { defaults: { from: 'ops@example.com' } });
+    const again = (await mailroom.emails.batch(file, { defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e)) as Error & { hints: string[] };
+    expect(again).toBeInstanceOf(ValidationError);
+    const said = [again.message, ...again.hints].join('\n');
+    expect(said).toContain('add newRun');
+    expect(said).toContain(`send ${file} again with journal: `);
+    expect(said).not.toMatch(/--|mailroom batch/);
+    expect(await sandbox.emails()).toHaveLength(2);
+  });
 });

@@ -3,7 +3,6 @@ import { findJournal, journalFacts, type RefusedEntry } from '../../batch/journa
 import { batchJournalDir } from '../../batch/paths.js';
 import { printJson, printKeyValues, printTable } from '../../output/print.js';
 import { outputMode } from '../../output/mode.js';
-import { usageError } from '../../errors.js';
 import { stateOf } from './list.run.js';
 
 export interface JournalsShowOptions {
@@ -13,14 +12,7 @@ export interface JournalsShowOptions {
 export async function run(opts: JournalsShowOptions, ctx: CommandContext): Promise<void> {
   const path = findJournal(batchJournalDir(ctx.env), ctx.cwd, opts.journal);
   const refusedEntries: RefusedEntry[] = [];
-  let facts;
-  try {
-    facts = await journalFacts(path, null, refusedEntries);
-  } catch (err) {
-    // loadJournal speaks of --resume: here the journal was named by show's operand.
-    if (err instanceof Error) throw usageError(err.message.replace(/^--resume /, ''));
-    throw err;
-  }
+  const facts = await journalFacts(path, null, refusedEntries);
   const mode = outputMode(ctx, ctx.globals);
   if (mode.quiet) return;
   if (mode.format === 'json') {
