@@ -105,6 +105,9 @@ const SUCCESS: [path: string, args: Args][] = [
   ['sandbox email', async () => ['sandbox', 'email', await newEmail()]],
   ['sandbox deliveries', () => ['sandbox', 'deliveries']],
   ['sandbox trigger', () => ['sandbox', 'trigger', 'CONTACT_CREATED']],
+  ['sandbox wait', async () => (await newEmail(), ['sandbox', 'wait', '--to', 'a@example.com'])],
+  ['sandbox workspace', () => ['sandbox', 'workspace']],
+  ['sandbox workspace create', () => ['sandbox', 'workspace', 'create', '--name', 'doc']],
   ['config list', () => ['config', 'list']],
   ['config get', () => ['config', 'get', 'base-url']],
   ['config path', () => ['config', 'path']],
@@ -113,7 +116,7 @@ const SUCCESS: [path: string, args: Args][] = [
 ];
 
 /** The lists: every one is `{ items: [...], hasMore }` (docs/input-and-output.md, "Lists"). */
-const LISTS = new Set(['batch journals list', 'keys list', 'webhooks list', 'webhooks events', 'sandbox emails', 'sandbox deliveries', 'config list', 'profiles']);
+const LISTS = new Set(['batch journals list', 'keys list', 'webhooks list', 'webhooks events', 'sandbox emails', 'sandbox deliveries', 'sandbox wait', 'sandbox workspace', 'config list', 'profiles']);
 
 describe('one JSON document: success', () => {
   it.each(SUCCESS)('%s --json: its result, every field one --json may name', async (path, args) => {
@@ -124,6 +127,12 @@ describe('one JSON document: success', () => {
     expect(doc.error).toBeUndefined();
     expectDeclaredFields(path, doc);
     if (LISTS.has(path)) expect(doc).toMatchObject({ items: expect.any(Array), hasMore: expect.any(Boolean) });
+  });
+
+  it("api GET --json: the API's answer as it came, one document", async () => {
+    const r = await mailroom(['api', 'GET', '/v1/webhooks', '--json']);
+    expect(r.code).toBe(0);
+    expect(oneDocument(r)).toMatchObject({ webhooks: expect.anything() });
   });
 
   it('send --dry-run --json: the email it would send, one document', async () => {
