@@ -244,6 +244,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   let done = new DoneSet();
   let checkpoints = new Map<number, string>();
   let journal: Journal | undefined;
+  let closeInput: (() => Promise<void>) | undefined;
   try {
     if (resuming) {
       const loaded = await loadJournal(resumePath, (record) => {
@@ -264,7 +265,8 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     }
     summary.journal = journal?.path ?? null;
 
-    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson' as const } : await readInput(source, o.format);
+    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson' as const, close: async () => undefined } : await readInput(source, o.format);
+    closeInput = input.close;
     failedFile?.start(input.format);
     const keyFor = (index: number) => idempotencyKeyFor(runId, index);
     const progress: BatchProgress = {
@@ -354,6 +356,9 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     if (err instanceof MailroomError) summary.fatal = err;
     else throw err;
   } finally {
+    // A run that stopped early (Ctrl-C, a fatal error, a refused resume) leaves the input part-read:
+    // its file is closed now, not when the garbage collector finds the handle.
+    await closeInput?.().catch(() => undefined);
     markFinished(journal, summary);
     for (const file of [journal, report, failedFile]) {
       try {

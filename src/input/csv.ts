@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { usageError } from '../errors.js';
 import type { InputItem } from './json-stream.js';
 import { INPUT_LIMIT, sizeWords } from './text.js';
@@ -53,6 +54,10 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
     // csv-parse's errors carry a code (CSV_..., INVALID_OPENING_QUOTE) and where the parser was.
     if (err instanceof Error && typeof (err as Partial<CsvError>).code === 'string' && 'lines' in err) throw usageError(csvProblem(err as CsvError, header ?? firstRow));
     throw err;
+  } finally {
+    // Stopped early: the source ends the input's read, and its file handle is closed before we go on.
+    source.destroy();
+    await finished(source).catch(() => undefined);
   }
 }
 

@@ -79,21 +79,27 @@ const sliceAfter = (consumed: number) => Math.min(64 * 1024, Math.max(1024, cons
 async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, label: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   const checker = new TextChecker(label);
-  for (;;) {
-    const next = await stream.next();
-    if (next.done) break;
-    const chunk = next.value;
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    // Handed on in small slices and counted once the reader asks for the next one, so the count
-    // is of bytes consumed, a little behind the parser, never ahead of it: the progress bar
-    // estimates the entry total from it, and must not underestimate it.
-    for (let at = 0, size = sliceAfter(counter.bytes); at < buf.length; at += size, size = sliceAfter(counter.bytes)) {
-      const slice = buf.subarray(at, at + size);
-      checker.push(slice);
-      const text = decoder.write(slice);
-      if (text) yield text;
-      counter.bytes += slice.length;
+  try {
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) break;
+      const chunk = next.value;
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      // Handed on in small slices and counted once the reader asks for the next one, so the count
+      // is of bytes consumed, a little behind the parser, never ahead of it: the progress bar
+      // estimates the entry total from it, and must not underestimate it.
+      for (let at = 0, size = sliceAfter(counter.bytes); at < buf.length; at += size, size = sliceAfter(counter.bytes)) {
+        const slice = buf.subarray(at, at + size);
+        checker.push(slice);
+        const text = decoder.write(slice);
+        if (text) yield text;
+        counter.bytes += slice.length;
+      }
     }
+  } finally {
+    // A reader that stops early (Ctrl-C, a refused resume, bad input) ends the file's read too:
+    // its handle is closed now, not left to the garbage collector.
+    await stream.return?.();
   }
   checker.end();
   const tail = decoder.end();
@@ -101,11 +107,15 @@ async function* decode(stream: AsyncIterator<unknown>, counter: ReadCounter, lab
 }
 
 async function* prepend(head: string, rest: AsyncIterator<string>): AsyncGenerator<string> {
-  if (head) yield head;
-  for (;;) {
-    const next = await rest.next();
-    if (next.done) return;
-    yield next.value;
+  try {
+    if (head) yield head;
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await rest.return?.();
   }
 }
 
@@ -139,6 +149,8 @@ export interface OpenedInput {
   format: InputFormat;
   items: AsyncGenerator<InputItem>;
   counter: ReadCounter;
+  /** Ends the read where it is (the file is closed), whether or not `items` was started or finished. */
+  close(): Promise<void>;
 }
 
 /** Peeks at the start of the source, picks the format and returns its item stream. */
@@ -157,7 +169,12 @@ export async function readInput(source: InputSource, forced: InputFormat | undef
   const format = detectFormat(forced, source.path, head);
   const chunks = prepend(head, text);
   const items = format === 'json' ? readJsonItems(chunks) : format === 'ndjson' ? readNdjsonItems(chunks) : readCsvItems(chunks);
-  return { format, items: located(items, source.label), counter };
+  // The peek above started the read: a run that stops before (or while) reading the items ends it here.
+  const close = async () => {
+    await items.return(undefined);
+    await text.return(undefined);
+  };
+  return { format, items: located(items, source.label), counter, close };
 }
 
 /** A reader's usage error ("line 3, column 7: ...") names the input it is about. */

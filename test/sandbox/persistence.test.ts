@@ -10,7 +10,12 @@ let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mailroom-persist-'));
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
+/** Started in a test and, to play a crash, never closed there: closed after it, so no file handle is left to the garbage collector. */
+const left: Persistence[] = [];
+afterEach(async () => {
+  for (const p of left.splice(0)) await p.close().catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+});
 
 const noError = (err: Error) => {
   throw err;
@@ -59,6 +64,7 @@ function observable(state: SandboxState) {
 /** Opened and started, with the state's changes going to the journal, as startSandbox wires it. */
 async function started(...args: Parameters<typeof Persistence.open>): Promise<Persistence> {
   const p = await Persistence.open(...args);
+  left.push(p);
   await p.start();
   p.current.onChange = (change) => p.record(change);
   return p;
