@@ -79,3 +79,21 @@ export async function sandboxCall(
   const kind = res.statusCode === 401 || res.statusCode === 403 ? 'authentication' : res.statusCode >= 500 ? 'server' : 'rejected';
   throw new MailroomError(kind, `the sandbox answered ${res.statusCode}${detail}`);
 }
+
+/**
+ * Whether a mailroom sandbox answers at `root` and takes `apiKey`: its inspection route exists and
+ * the key passes `GET /v1/api-keys/check` (so a port now held by anything else, or by a sandbox
+ * with another key, is never taken for it). Short time limit: it is a probe.
+ */
+export async function sandboxTakesKey(root: string, apiKey: string, signal: AbortSignal): Promise<boolean> {
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await request(`${root}${path}`, { method: 'GET', headers, signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]) });
+    await res.body.dump();
+    return res.statusCode;
+  };
+  try {
+    return (await get('/_sandbox/emails?limit=1')) === 200 && (await get('/v1/api-keys/check', { authorization: `Bearer ${apiKey}` })) === 200;
+  } catch {
+    return false;
+  }
+}

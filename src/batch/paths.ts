@@ -1,6 +1,6 @@
 import { chmodSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { stateDir } from '../config/paths.js';
 import { usageError } from '../errors.js';
 import { fsReason, makeDirectory } from '../files.js';
 
@@ -14,11 +14,6 @@ export function batchJournalDir(env: Env): string {
   return join(stateDir(env), 'batches');
 }
 
-function stateDir(env: Env): string {
-  if (env.MAILROOM_STATE_DIR) return env.MAILROOM_STATE_DIR;
-  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(base, 'mailroom');
-}
 
 /**
  * batchJournalDir, created if missing: a journal holds addresses and error messages, so the

@@ -20,3 +20,13 @@ export const CONFIG_NAME = 'config';
 export function configFile(env: Env): string {
   return join(configDir(env), `${CONFIG_NAME}.json`);
 }
+
+/**
+ * Where mailroom keeps state worth keeping (batch journals, the running sandbox's address):
+ * `MAILROOM_STATE_DIR`, else the XDG state directory (`~/.local/state/mailroom`).
+ */
+export function stateDir(env: Env): string {
+  if (env.MAILROOM_STATE_DIR) return env.MAILROOM_STATE_DIR;
+  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(base, 'mailroom');
+}

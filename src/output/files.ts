@@ -6,7 +6,7 @@ import { redactText } from '../secrets.js';
  * The only writers of the files mailroom produces (batch journal, --report, --failed, the listener's
  * journal): every line passes the secret guard of secrets.ts first, as stdout and stderr do. A
  * lint rule (eslint.config.js) keeps node:fs's writing functions out of every other module, except
- * the config store and the sandbox's state, which hold keys by design.
+ * the config store, the sandbox's state and its recorded address, which hold keys by design.
  */
 export function writeTextSync(fd: number, text: string): number {
   const bytes = Buffer.from(redactText(text));

@@ -16,7 +16,7 @@ export interface ResolvedConfig {
   monthlyLimit: number | undefined;
   rateLimit: number | undefined;
   retain: number;
-  faults: Required<FaultConfig>;
+  faults: Required<Omit<FaultConfig, 'seed'>> & { seed: number | undefined };
   deliveries: Required<DeliveryConfig>;
   webhooks: WebhookConfig[];
 }
@@ -45,6 +45,7 @@ export const sandboxConfigSchema = z.strictObject({
       lostRate: share.optional(),
       latencyMs: z.number().int().nonnegative().max(60_000).optional(),
       latencyBeforeMs: z.number().int().nonnegative().max(60_000).optional(),
+      seed: z.number().int().nonnegative().max(2 ** 32 - 1).optional(),
     })
     .optional(),
   deliveries: z
@@ -106,6 +107,7 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
       lostRate: checked.faults?.lostRate ?? 0,
       latencyMs: checked.faults?.latencyMs ?? 0,
       latencyBeforeMs: checked.faults?.latencyBeforeMs ?? 0,
+      seed: checked.faults?.seed,
     },
     deliveries: {
       retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FaultConfig } from './config.js';
+import type { ResolvedConfig } from './config.js';
 import { HttpError } from './errors.js';
 
 export function isApiPath(url: string): boolean {
@@ -13,9 +13,14 @@ export function isApiPath(url: string): boolean {
  * and a delay of the answer after the work is done (latencyMs: the client that times out while it
  * waits has had its email accepted, and must not send it twice).
  */
-export function installFaults(app: FastifyInstance, faults: Required<FaultConfig>, random: () => number = Math.random): void {
-  const { errorRate, dropRate, lostRate, latencyMs, latencyBeforeMs } = faults;
-  if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0 && latencyBeforeMs === 0) return;
+export function installFaults(app: FastifyInstance, faults: ResolvedConfig['faults']): { restart(): void } {
+  const { errorRate, dropRate, lostRate, latencyMs, latencyBeforeMs, seed } = faults;
+  let random = seed === undefined ? Math.random : seededRandom(seed);
+  // A reset starts the seeded sequence again: each test of a shared sandbox meets the same faults.
+  const restart = () => {
+    if (seed !== undefined) random = seededRandom(seed);
+  };
+  if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0 && latencyBeforeMs === 0) return { restart };
   const lost = new WeakSet<FastifyRequest>();
   // Delays cut short when the sandbox closes, so that no timer keeps a test runner's process alive.
   const sleeping = new Map<NodeJS.Timeout, () => void>();
@@ -56,4 +61,21 @@ export function installFaults(app: FastifyInstance, faults: Required<FaultConfig
     if (latencyMs > 0 && isApiPath(request.url)) await sleep(latencyMs);
     return payload;
   });
+  return { restart };
+}
+
+/**
+ * The seeded draws (mulberry32): uniform in [0, 1), the same sequence for the same seed. The
+ * sandbox draws, per /v1 request and in this order, one for errorRate, dropRate and lostRate each
+ * that is above 0, stopping at the first fault met; a test can replay the sequence to know them.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

@@ -21,6 +21,8 @@ export interface SandboxOptions {
   host?: string;
   /** The secret of the ready key; generated when absent. */
   apiKey?: string;
+  /** The workspace id of a new state (`wrk_...`); generated when absent. A state from `dataFile` keeps its own. */
+  workspaceId?: string;
   /** `--data`: state persisted here, loaded at start. */
   dataFile?: string;
   config?: SandboxConfig;
@@ -83,7 +85,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new SandboxConfigError('the API key must be 8 to 256 characters without spaces (it travels as "Bearer <key>")');
   }
   const log = options.log ?? (() => undefined);
-  const fresh = () => SandboxState.fresh(options.apiKey, config.retain);
+  if (options.workspaceId !== undefined && !/^wrk_[A-Za-z0-9]{1,64}$/.test(options.workspaceId)) {
+    throw new SandboxConfigError('the workspace id must be wrk_ and 1 to 64 letters or digits');
+  }
+  const fresh = () => SandboxState.fresh(options.apiKey, config.retain, options.workspaceId);
   const dataFile = options.dataFile;
   const persistence = dataFile ? await Persistence.open(dataFile, fresh, (err) => log(`sandbox: cannot write ${dataFile}: ${err.message}`), undefined, config.retain) : undefined;
   const state = persistence?.current ?? fresh();

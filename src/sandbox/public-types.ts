@@ -35,6 +35,11 @@ export interface FaultConfig {
   latencyMs?: number;
   /** Delay before each /v1 request is read, before any work (a client that gives up has sent nothing). */
   latencyBeforeMs?: number;
+  /**
+   * Makes the faults repeatable: an integer from 0 to 2^32 - 1 seeds the draws, so the n-th /v1
+   * request meets the same fault on every run (and again after a reset). Without it, Math.random.
+   */
+  seed?: number;
 }
 
 export interface DeliveryConfig {

@@ -88,7 +88,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  installFaults(app, config.faults);
+  const faults = installFaults(app, config.faults);
 
   const limiter = config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit);
   app.addHook('onRequest', async (request, reply) => {
@@ -233,6 +233,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     parts.state.reset();
     limiter?.reset();
     parts.reset();
+    faults.restart();
     return { reset: true };
   });
   app.post('/_sandbox/workspaces', inspect, async (request) => {

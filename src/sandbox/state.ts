@@ -248,8 +248,8 @@ export class SandboxState {
     this.primaryKeyId = primaryKeyId;
   }
 
-  static fresh(secretKey: string | undefined, retain = DEFAULT_RETAIN): SandboxState {
-    const state = new SandboxState({ id: newId('workspace'), name: 'Sandbox workspace' }, '', retain);
+  static fresh(secretKey: string | undefined, retain = DEFAULT_RETAIN, workspaceId?: string): SandboxState {
+    const state = new SandboxState({ id: workspaceId ?? newId('workspace'), name: 'Sandbox workspace' }, '', retain);
     state.primaryKeyId = state.addKey('Sandbox key', 'API_USER', secretKey ?? newSecret()).id;
     return state;
   }

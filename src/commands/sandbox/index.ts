@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { verb } from '../verb.js';
 import type { SandboxTriggerOptions } from './trigger.run.js';
+import type { SandboxEnvOptions } from './env.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 import { register as registerInspect } from './inspect.js';
 import { SANDBOX_DEFAULT_PORT, SANDBOX_DEFAULT_URL } from '../../config/sandbox-default.js';
@@ -41,6 +42,7 @@ export function register(parent: Command, ctx: Context): void {
     .addOption(new Option('--lost-rate <share>', 'share of /v1 requests done but never answered').argParser(parseShare('--lost-rate')))
     .addOption(new Option('--latency <ms>', 'delay each /v1 answer after the work is done (a client that times out may still have sent)').argParser(parseIntegerOption('--latency', 0, 60_000)))
     .addOption(new Option('--latency-before <ms>', 'delay each /v1 request before any work is done').argParser(parseIntegerOption('--latency-before', 0, 60_000)))
+    .addOption(new Option('--fault-seed <n>', 'make the injected faults repeatable: the same seed, the same faults for the n-th /v1 request').argParser(parseIntegerOption('--fault-seed', 0, 2 ** 32 - 1)))
     .option('--allow-remote-webhooks', 'deliver webhooks to any URL; by default only to this machine (loopback, localhost, *.test), others are recorded as not delivered')
     .option('--json', 'print one line {"baseUrl","apiKey","workspaceId"} on stdout when ready')
     .addHelpText(
@@ -70,6 +72,24 @@ Examples:
   $ mailroom sandbox trigger WORKSPACE_TEAM_MEMBER_JOINED --base-url http://127.0.0.1:5025`,
     )
     .action(verb(ctx, () => import('./trigger.run.js'), (flags: { email?: string }, [event]): SandboxTriggerOptions => ({ event: event as string, email: flags.email })));
+
+  sandbox
+    .command('env')
+    .description('print the line that points a shell at the running sandbox: eval "$(mailroom sandbox env)"')
+    .addHelpText(
+      'after',
+      `
+A sandbox started on a fixed port (not --port 0) records its address and key in the state directory
+($MAILROOM_STATE_DIR, else ~/.local/state/mailroom, under sandboxes/). This prints
+"export MAILROOM_BASE_URL=... MAILROOM_API_KEY=... MAILROOM_WORKSPACE=..." for the one that is
+running and answers with that key; nothing when none is (exit 6). Several running: pick one with
+--base-url. Nothing is changed until you eval it, and only in that shell.
+
+Examples:
+  $ eval "$(mailroom sandbox env)"
+  $ eval "$(mailroom sandbox env --base-url URL)"`,
+    )
+    .action(verb(ctx, () => import('./env.run.js'), (): SandboxEnvOptions => ({})));
 
   registerInspect(sandbox, ctx);
 }

@@ -6,6 +6,8 @@ import { untilStopped } from '../../until-stopped.js';
 import { startSandbox, loadConfigFile, SandboxConfigError } from '../../sandbox/index.js';
 import { checkOutputs } from '../../output/targets.js';
 import { reveal } from '../../secrets.js';
+import { recordedSandbox, recordSandbox, sandboxAddressDir, type SandboxAddress } from '../../config/sandbox-address.js';
+import { fsReason } from '../../files.js';
 import { sandboxBanner } from '../shared/sandbox-banner.js';
 
 export interface SandboxServeOptions {
@@ -21,6 +23,7 @@ export interface SandboxServeOptions {
   lostRate?: number;
   latency?: number;
   latencyBefore?: number;
+  faultSeed?: number;
   allowRemoteWebhooks?: boolean;
 }
 
@@ -46,6 +49,7 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
     if (opts.lostRate !== undefined) faults.lostRate = opts.lostRate;
     if (opts.latency !== undefined) faults.latencyMs = opts.latency;
     if (opts.latencyBefore !== undefined) faults.latencyBeforeMs = opts.latencyBefore;
+    if (opts.faultSeed !== undefined) faults.seed = opts.faultSeed;
     config.faults = faults;
     if (opts.allowRemoteWebhooks) config.deliveries = { ...config.deliveries, allowRemote: true };
 
@@ -53,13 +57,31 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
     const exposed = exposedHostWarning(host, 'this sandbox and its API key');
     if (exposed) say(exposed);
     const port = opts.port ?? SANDBOX_DEFAULT_PORT;
-    const sandbox = await startSandbox({ port, host, apiKey: opts.apiKey, dataFile: opts.data, config, log: opts.quiet ? undefined : (line) => ctx.io.err.write(`${line}\n`) });
+    // On a fixed port, a restart without --api-key or --data takes the key and workspace of the
+    // sandbox last run there: terminals that exported them keep working (docs/sandbox-guide.md).
+    const remembered = port !== 0 && opts.apiKey === undefined && opts.data === undefined ? recordedSandbox(ctx.env, port) : undefined;
+    const sandbox = await startSandbox({
+      port,
+      host,
+      apiKey: opts.apiKey ?? remembered?.apiKey,
+      ...(remembered ? { workspaceId: remembered.workspaceId } : {}),
+      dataFile: opts.data,
+      config,
+      log: opts.quiet ? undefined : (line) => ctx.io.err.write(`${line}\n`),
+    });
     const stopped = untilStopped(ctx);
+    const recorded = port !== 0 && record(ctx, { port, baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId, pid: process.pid, startedAt: new Date().toISOString() });
 
     // The sandbox's key is shown at start, like a newly created key: that is how one uses it.
     reveal(sandbox.apiKey);
+    const banner = {
+      ...sandbox,
+      data: opts.data,
+      anyTerminal: recorded ? `eval "$(mailroom sandbox env${port === SANDBOX_DEFAULT_PORT ? '' : ` --base-url ${sandbox.baseUrl}`})"` : undefined,
+      kept: remembered && remembered.apiKey === sandbox.apiKey ? `(the key and workspace of the sandbox last run on port ${port}: terminals pointed at it keep working)` : undefined,
+    };
     // As wide as the terminal it is read on, at most (the key whole: it is copied from here).
-    for (const line of sandboxBanner({ ...sandbox, data: opts.data }, ctx.io.isStderrTTY ? ctx.io.errColumns : undefined)) say(line);
+    for (const line of sandboxBanner(banner, ctx.io.isStderrTTY ? ctx.io.errColumns : undefined)) say(line);
     // Last, so a script that waits for this line finds the sandbox ready and its banner written.
     if (opts.json) ctx.io.out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, workspaceId: sandbox.workspaceId })}\n`);
 
@@ -77,3 +99,13 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
   }
 }
 
+/** Leaves the sandbox's address in the state directory for `sandbox env`; a failure is said, not fatal. */
+function record(ctx: CommandContext, address: SandboxAddress): boolean {
+  try {
+    recordSandbox(ctx.env, address);
+    return true;
+  } catch (err) {
+    if (!ctx.globals.quiet) ctx.io.err.write(`mailroom: note: cannot record the sandbox's address for \`sandbox env\` in ${sandboxAddressDir(ctx.env)}: ${fsReason(err, 'write')}\n`);
+    return false;
+  }
+}

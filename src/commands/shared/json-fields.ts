@@ -66,6 +66,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'sandbox deliveries resend': ['resent', 'webhookId', 'event'],
   'sandbox trigger': ['event', 'createdAt', 'data'],
   'sandbox open': null,
+  'sandbox env': ['baseUrl', 'apiKey', 'workspaceId'],
   // `login --migrate` prints { moved, configFile }.
   login: ['profile', 'displayName', 'role', 'key', 'baseUrl', 'workspace', 'keyIn', 'configFile', 'moved'],
   logout: ['profile', 'removed', 'from'],

@@ -6,6 +6,10 @@ export interface BannerFacts {
   workspaceId: string;
   apiKey: string;
   data?: string | undefined;
+  /** The one line that points any other terminal at it (`eval "$(mailroom sandbox env)"`), when recorded. */
+  anyTerminal?: string | undefined;
+  /** Said when the key and workspace are those of the sandbox last run on this port. */
+  kept?: string | undefined;
 }
 
 const SEE = 'mailroom sandbox emails, sandbox open --browser';
@@ -36,6 +40,8 @@ export function sandboxBanner(f: BannerFacts, width: number | undefined): string
     '',
     'Point mailroom (or any script) at it:',
     `  export ${vars.map(([name, value]) => `${name}=${value}`).join(' ')}`,
+    ...(f.anyTerminal ? [`or, in any terminal: ${f.anyTerminal}`] : []),
+    ...(f.kept ? [f.kept] : []),
     'Press Ctrl-C to stop.',
   ];
   if (width === undefined || wide.every((line) => line.length <= width)) return wide;
@@ -51,6 +57,8 @@ export function sandboxBanner(f: BannerFacts, width: number | undefined): string
     const line = `export ${name}=${value}`;
     fitted.push(...(line.length <= width ? [line] : [`export ${name}=\\`, ...continued(value, width)]));
   }
+  if (f.anyTerminal) fitted.push(...prose(`or, in any terminal: ${f.anyTerminal}`));
+  if (f.kept) fitted.push(...prose(f.kept));
   fitted.push(...prose('Press Ctrl-C to stop.'));
   return fitted;
 }
