@@ -4,6 +4,7 @@ import { clearTextProblem } from './config/url.js';
 import { terminalPrompter } from './input/prompter.js';
 import type { Transport } from './transport/index.js';
 import type { TransportOverrides } from './transport/create.js';
+import { sandboxAdminOver, sandboxRoot, type SandboxAdmin } from './transport/sandbox-admin.js';
 
 /**
  * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
@@ -21,6 +22,11 @@ export interface CommandContext extends Context {
    * another host if given (login checks a key on the host it saves it with).
    */
   api(as?: { apiKey: string; origin: string; baseUrl?: string }): Promise<Transport>;
+  /**
+   * A running sandbox's own endpoints (src/transport/sandbox-admin.ts) at the settings' base URL (the
+   * local sandbox's by default), over a transport of the same kind, keyless, made on first call.
+   */
+  sandboxAdmin(): Promise<SandboxAdmin>;
   readonly prompter: Prompter;
 }
 
@@ -31,6 +37,7 @@ export interface CommandContext extends Context {
 export function commandContext(ctx: Context, globals: Globals, overrides: TransportOverrides = {}): CommandContext {
   let settings: Settings | undefined;
   let transport: Promise<Transport> | undefined;
+  let admin: Promise<SandboxAdmin> | undefined;
   let saidSettings = false;
   const warnedClearText = new Set<string>();
   // Once per host and command, however many requests follow (docs/configuration.md, "Plain http").
@@ -66,6 +73,16 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
       // A profile named on purpose that is not stored is a typo: no request with credentials nobody chose.
       requireNamedProfile(current);
       return (transport ??= open(current));
+    },
+    sandboxAdmin() {
+      admin ??= (async () => {
+        const current = self.settings();
+        const root = sandboxRoot(current);
+        const created = import('./transport/create.js').then(({ createSandboxTransport }) => createSandboxTransport(ctx, current, root, overrides));
+        ctx.cleanups?.push(async () => (await created.catch(() => undefined))?.close());
+        return sandboxAdminOver(await created, root, ctx.signal);
+      })();
+      return admin;
     },
   };
   return self;

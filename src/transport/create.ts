@@ -34,3 +34,22 @@ export async function createTransport(ctx: Pick<Context, 'env' | 'io'>, settings
     ...(settings.verbose ? { log: (line: string) => void ctx.io.err.write(`${line}\n`) } : {}),
   });
 }
+
+/**
+ * The transport to a sandbox's own endpoints at `root` (its inspection and control, which take no
+ * key): the same HTTP path as the API's, without a key, retries or pacing; 10 s unless --timeout
+ * or the profile says otherwise.
+ */
+export async function createSandboxTransport(ctx: Pick<Context, 'env' | 'io'>, settings: Settings, root: string, overrides: TransportOverrides = {}): Promise<Transport> {
+  const dispatcher = overrides.dispatcher ?? (await createDispatcher(root, ctx.env));
+  return createHttpTransport({
+    baseUrl: root,
+    dispatcher,
+    ownsDispatcher: overrides.dispatcher === undefined,
+    userAgent: `mailroom/${VERSION}`,
+    timeoutMs: settings.timeoutMs.source === 'default' ? 10_000 : settings.timeoutMs.value,
+    maxRetries: 0,
+    pacing: false,
+    ...(settings.verbose ? { log: (line: string) => void ctx.io.err.write(`${line}\n`) } : {}),
+  });
+}

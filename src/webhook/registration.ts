@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { sandboxCall } from '../api/sandbox-admin.js';
 import { createWebhook, deleteWebhook } from '../api/webhooks.js';
 import type { CommandContext } from '../client.js';
 import { MailroomError, usageError } from '../errors.js';
@@ -27,13 +26,15 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
   if (flags.webhook !== undefined) throw usageError('--register creates its own webhook: drop --webhook (or drop --register to listen for that webhook)');
   // Not MAILROOM_WEBHOOK_TOKEN: a token left in the environment would be reused without a word.
   const given = flags.token !== undefined || flags.tokenFile !== undefined ? tokenFrom(flags.token, {}, flags.tokenFile, ctx.cwd) : undefined;
-  const root = ctx.settings().baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const settings = ctx.settings();
+  const notOne = (root: string) => usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);
+  // The API's own default host is no sandbox; the sandbox commands' default (a local one) is not where this command sends.
+  if (settings.baseUrl.source === 'default') throw notOne(settings.baseUrl.value.replace(/\/+$/, '').replace(/\/v1$/, ''));
+  const admin = await ctx.sandboxAdmin();
   try {
-    await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
+    await admin.call('GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })));
   } catch (err) {
-    if (err instanceof MailroomError && err.kind === 'rejected') {
-      throw usageError(`--register works with a mailroom sandbox only, and ${root} is not one`, ['elsewhere, create the webhook (mailroom webhooks create) and pass --webhook <wh_id>']);
-    }
+    if (err instanceof MailroomError && err.kind === 'rejected') throw notOne(admin.root);
     throw err;
   }
   if (given !== undefined) return { token: given, created: false };

@@ -44,6 +44,23 @@ describe('--profile beats the environment', () => {
     expect(r.stderr).toBe(WARNING.replaceAll('prod', 'ci'));
   });
 
+  it('sandbox emails --profile prod lists the sandbox the profile names, not the environment\'s', async () => {
+    store({ prod: { apiKey: prod.apiKey, baseUrl: prod.baseUrl, workspace: prod.workspaceId } });
+    expect((await runInProcess(SEND, { configDir: dir, env: { ...envOf(prod), MAILROOM_WORKSPACE: prod.workspaceId } })).code).toBe(0);
+    const r = await runInProcess(['sandbox', 'emails', '--profile', 'prod', '--json'], { configDir: dir, env: envOf(ambient) });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const listed = JSON.parse(r.stdout) as { items: Array<{ to: string }> };
+    expect(listed.items.map((e) => e.to)).toEqual(['ada@example.com']);
+  });
+
+  it('sandbox commands keep off the host and workspace login saved in the default profile (the API\'s, not a sandbox\'s)', async () => {
+    store({ default: { apiKey: prod.apiKey, baseUrl: prod.baseUrl, workspace: prod.workspaceId } });
+    expect((await runInProcess(SEND, { configDir: dir })).code).toBe(0);
+    const r = await runInProcess(['sandbox', 'emails', '--json'], { configDir: dir, env: { MAILROOM_BASE_URL: ambient.baseUrl } });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect((JSON.parse(r.stdout) as { items: unknown[] }).items).toEqual([]);
+  });
+
   it('no warning when the environment holds the same key and URL, or none', async () => {
     store({ prod: { apiKey: prod.apiKey, baseUrl: prod.baseUrl } });
     const same = await runInProcess(['check', '--profile', 'prod', '-q'], { configDir: dir, env: envOf(prod) });

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
+import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
 import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { relativeTime } from '../../output/relative-time.js';
@@ -30,9 +30,10 @@ export interface SandboxDeliveriesOptions {
 
 export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
-  const root = sandboxRoot(ctx);
-  const workspace = sandboxWorkspace(ctx);
-  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxDeliveries(workspace), ctx);
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
+  const workspace = sandboxWorkspace(ctx.settings());
+  const { status, body } = await admin.call('GET', paths.sandboxDeliveries(workspace));
   if (status === 404) throw unknownWorkspace(root, workspace);
   const all = (body as { items: DeliveryRow[] }).items;
   const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });

@@ -1,9 +1,9 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { terminalText } from '../../output/one-line.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
+import type { SandboxAdmin } from '../../transport/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
 import type { LintReport } from '../../lint/formats.js';
 import { lintFailed, printLintReport } from '../shared/lint-report.js';
@@ -22,9 +22,10 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
   const picked = [flags.html && '--html', flags.text && '--text', flags.checks && '--checks', globals.json && !flags.checks && '--json'].filter(Boolean);
   if (picked.length > 1) throw usageError(`${picked.join(' and ')} cannot be used together: pick one`);
   if (flags.failOn !== undefined && !flags.checks) throw usageError('--fail-on needs --checks');
-  const root = sandboxRoot(ctx);
-  if (flags.checks) return checks(root, id, flags.failOn ?? 'error', ctx);
-  const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
+  if (flags.checks) return checks(admin, id, flags.failOn ?? 'error', ctx);
+  const res = await admin.call('GET', paths.sandboxEmail(id));
   if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
   const email = (res.body as { email: SandboxEmail }).email;
   if (globals.quiet) return;
@@ -51,8 +52,9 @@ export async function run(flags: SandboxEmailOptions, ctx: CommandContext): Prom
 }
 
 /** The same report as `mailroom lint`, computed by the sandbox on the email as it was caught (the inbox's Checks tab shows it too). */
-async function checks(root: string, id: string, failOn: string, ctx: CommandContext): Promise<void> {
-  const res = await sandboxCall(root, 'GET', paths.sandboxEmailChecks(id, failOn), ctx);
+async function checks(admin: SandboxAdmin, id: string, failOn: string, ctx: CommandContext): Promise<void> {
+  const root = admin.root;
+  const res = await admin.call('GET', paths.sandboxEmailChecks(id, failOn));
   if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox emails'] });
   const report = res.body as LintReport;
   if (!ctx.globals.quiet) await printLintReport(report, undefined, ctx);

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
-import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
+import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';
 import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { paths } from '../../api/paths.js';
@@ -15,16 +15,17 @@ export interface SandboxEmailsOptions {
 
 export async function run(flags: SandboxEmailsOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
-  const root = sandboxRoot(ctx);
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
   const query = new URLSearchParams();
-  const workspace = sandboxWorkspace(ctx);
+  const workspace = sandboxWorkspace(ctx.settings());
   if (workspace !== undefined) query.set('workspace', workspace);
   if (flags.to !== undefined) query.set('to', flags.to);
   if (flags.search !== undefined) query.set('q', flags.search);
   if (flags.status !== undefined) query.set('status', flags.status);
   const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
   if (limit !== undefined) query.set('limit', String(limit));
-  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxEmails(query), ctx);
+  const { status, body } = await admin.call('GET', paths.sandboxEmails(query));
   if (status === 404) throw unknownWorkspace(root, workspace);
   const { items, total } = body as { items: SandboxEmail[]; total: number };
   const table = await printRows(

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../client.js';
 import { recordedSandboxes, sandboxAddressDir } from '../../config/sandbox-address.js';
 import { MailroomError, usageError } from '../../errors.js';
-import { sandboxTakesKey } from '../../api/sandbox-admin.js';
+import { sandboxTakesKey } from '../../transport/sandbox-admin.js';
 import { reveal } from '../../secrets.js';
 
 export type SandboxEnvOptions = Record<string, never>;
@@ -15,7 +15,10 @@ export async function run(_opts: SandboxEnvOptions, ctx: CommandContext): Promis
   const wanted = ctx.globals.baseUrl?.replace(/\/+$/, '');
   const recorded = recordedSandboxes(ctx.env).filter((a) => wanted === undefined || a.baseUrl === wanted);
   const live = [];
-  for (const address of recorded) if (await sandboxTakesKey(address.baseUrl, address.apiKey, ctx.signal)) live.push(address);
+  for (const address of recorded) {
+    const probe = await ctx.api({ apiKey: address.apiKey, origin: `the sandbox recorded at ${address.baseUrl}`, baseUrl: address.baseUrl });
+    if (await sandboxTakesKey(probe, ctx.signal)) live.push(address);
+  }
   const where = sandboxAddressDir(ctx.env);
   if (live.length === 0) {
     const what = wanted === undefined ? 'no running sandbox' : `no running sandbox at ${wanted}`;

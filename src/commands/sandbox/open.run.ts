@@ -1,5 +1,4 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { MailroomError } from '../../errors.js';
 import { openInBrowser } from '../shared/open-browser.js';
 import { paths } from '../../api/paths.js';
@@ -12,12 +11,13 @@ export interface SandboxOpenOptions {
 export async function run(flags: SandboxOpenOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   const { id } = flags;
-  const root = sandboxRoot(ctx);
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
   // Only a URL that answers is printed: a wrong port fails here, not in the browser.
-  await sandboxCall(root, 'GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })), ctx);
+  await admin.call('GET', paths.sandboxEmails(new URLSearchParams({ limit: '0' })));
   let url = `${root}/`;
   if (id !== undefined) {
-    const res = await sandboxCall(root, 'GET', paths.sandboxEmail(id), ctx);
+    const res = await admin.call('GET', paths.sandboxEmail(id));
     if (res.status === 404) throw new MailroomError('rejected', `no email ${id} in the sandbox at ${root}`);
     url = `${root}${paths.sandboxInbox(id)}`;
   }

@@ -1,5 +1,4 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { printJson } from '../../output/print.js';
@@ -12,8 +11,9 @@ export interface SandboxResendOptions {
 export async function run(opts: SandboxResendOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   if (!/^dlv_[A-Za-z0-9_-]+$/.test(opts.id)) throw usageError(`"${opts.id}" is not a delivery id (dlv_…, as sandbox deliveries lists it)`);
-  const root = sandboxRoot(ctx);
-  const res = await sandboxCall(root, 'POST', paths.sandboxResend(opts.id), ctx, {});
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
+  const res = await admin.call('POST', paths.sandboxResend(opts.id), {});
   if (res.status === 404) throw new MailroomError('rejected', `no delivery ${opts.id} in the sandbox at ${root}`, { hints: ['list them with: mailroom sandbox deliveries'] });
   const answer = res.body as { resent: string; webhookId: string; event: string };
   if (globals.quiet) return;

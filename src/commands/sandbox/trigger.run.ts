@@ -1,4 +1,3 @@
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import type { CommandContext } from '../../client.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
@@ -17,8 +16,9 @@ export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Pro
   if (opts.event.includes(',')) throw usageError(`one event at a time: ${opts.event}`);
   const [event] = parseEvents([opts.event]);
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
-  const base = sandboxRoot(ctx);
-  const res = await sandboxCall(base, 'POST', paths.sandboxEvents(), ctx, opts.email === undefined ? { event } : { event, email: opts.email });
+  const admin = await ctx.sandboxAdmin();
+  const base = admin.root;
+  const res = await admin.call('POST', paths.sandboxEvents(), opts.email === undefined ? { event } : { event, email: opts.email });
   if (res.status === 404) throw new MailroomError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
   const envelope = (res.body as { event?: unknown } | undefined)?.event;
   if (typeof envelope !== 'object' || envelope === null) throw new MailroomError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);

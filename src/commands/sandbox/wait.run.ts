@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../client.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
-import { sandboxCall, sandboxRoot, sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
+import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { printRows } from '../../output/index.js';
 import { paths } from '../../api/paths.js';
@@ -21,16 +21,17 @@ const ANSWER_GRACE_MS = 10_000;
 /** Waits on the running sandbox's long poll (GET /_sandbox/emails/wait) and prints the emails, or exits 11 at --timeout. */
 export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
-  const root = sandboxRoot(ctx);
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
   const count = flags.count ?? 1;
   const timeoutMs = globals.timeout ?? DEFAULT_WAIT_MS;
   if (timeoutMs > MAX_WAIT_MS) throw usageError(`--timeout must be at most ${MAX_WAIT_MS / 60_000}m for sandbox wait`);
   const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
   if (flags.to !== undefined) query.set('to', flags.to);
   if (flags.subject !== undefined) query.set('subject', flags.subject);
-  const workspace = sandboxWorkspace(ctx);
+  const workspace = sandboxWorkspace(ctx.settings());
   if (workspace !== undefined) query.set('workspace', workspace);
-  const { status, body } = await sandboxCall(root, 'GET', paths.sandboxWait(query), { ...ctx, globals: { ...globals, timeout: timeoutMs + ANSWER_GRACE_MS } });
+  const { status, body } = await admin.call('GET', paths.sandboxWait(query), undefined, { timeoutMs: timeoutMs + ANSWER_GRACE_MS });
   if (status === 404) throw unknownWorkspace(root, workspace);
   const { items, timedOut } = body as { items: SandboxEmail[]; timedOut: boolean };
   if (timedOut) {

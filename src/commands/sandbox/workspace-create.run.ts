@@ -1,5 +1,4 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
 import { reveal } from '../../secrets.js';
@@ -13,8 +12,9 @@ export interface SandboxWorkspaceCreateOptions {
 export async function run(opts: SandboxWorkspaceCreateOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
   refuseDiscardingSecret({ quiet: globals.quiet, jsonFields: ctx.jsonFields }, 'secret', 'apiKey', { quiet: 'drop -q, or use --json apiKey,workspaceId' });
-  const root = sandboxRoot(ctx);
-  const { body } = await sandboxCall(root, 'POST', paths.sandboxWorkspaces(), ctx, opts.name === undefined ? {} : { name: opts.name });
+  const admin = await ctx.sandboxAdmin();
+  const root = admin.root;
+  const { body } = await admin.call('POST', paths.sandboxWorkspaces(), opts.name === undefined ? {} : { name: opts.name });
   const made = body as { workspaceId: string; name: string; apiKey: string };
   reveal(made.apiKey);
   const shown = { workspaceId: made.workspaceId, name: made.name, apiKey: made.apiKey, baseUrl: root };

@@ -1,11 +1,10 @@
 import type { CommandContext } from '../../client.js';
-import { sandboxCall, sandboxRoot } from '../../api/sandbox-admin.js';
 import { paths } from '../../api/paths.js';
 import { printRows } from '../../output/index.js';
 
 /** Lists a running sandbox's workspaces (GET /_sandbox/workspaces), the first first. */
 export async function run(_opts: Record<string, never>, ctx: CommandContext): Promise<void> {
-  const { body } = await sandboxCall(sandboxRoot(ctx), 'GET', paths.sandboxWorkspaces(), ctx);
+  const { body } = await (await ctx.sandboxAdmin()).call('GET', paths.sandboxWorkspaces());
   const { items } = body as { items: { id: string; name: string; emails: number }[] };
   await printRows(ctx, ctx.globals, items, [
     { header: 'ID', value: (w) => w.id },
