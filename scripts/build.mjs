@@ -82,6 +82,10 @@ if (!docsOnly) {
 // The bundled packages' licenses travel with their code (they are not installed next to it).
   await writeAtomically(resolve('dist/THIRD-PARTY-LICENSES.txt'), await thirdPartyLicenses(result.metafile));
 
+  // jq for --jq (src/output/jq.ts): its WebAssembly as the binary file it is, beside the bundle
+  // (0.9 MB; jq-wasm's inline build carries it as base64 text, 1.4 MB).
+  await writeAtomically(resolve('dist/jq.wasm'), await readFile(resolve('node_modules/jq-wasm/dist/build/jq.wasm')));
+
   if (process.argv.includes('--analyze')) {
     const { analyzeMetafile } = await import('esbuild');
     console.log(await analyzeMetafile(result.metafile));

@@ -1,5 +1,17 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { JqFilter } from '../context.js';
 import { usageError } from '../errors.js';
+
+/**
+ * jq's WebAssembly: dist/jq.wasm, which the build copies beside the bundle (this module is then a
+ * chunk in dist/chunks/), or, run from the sources (tests), the jq-wasm package's own.
+ */
+function wasmFile(): string {
+  const built = fileURLToPath(new URL('../jq.wasm', import.meta.url));
+  return existsSync(built) ? built : createRequire(import.meta.url).resolve('jq-wasm/jq.wasm');
+}
 
 /** The last line jq prints for mailroom: what comes before it is the expression's output, whole. */
 const END = '\u0000mailroom-jq-end\u0000';
@@ -16,8 +28,8 @@ const COMPILE_ERROR = 3;
  * jq's message about the user's own text (it does not run: it did not compile).
  */
 export async function compileJq(expression: string): Promise<JqFilter> {
-  const { loadJq } = await import('jq-wasm/inline');
-  const jq = await loadJq();
+  const { loadJq } = await import('jq-wasm');
+  const jq = await loadJq({ wasmBinary: readFileSync(wasmFile()) });
   const check = jq.raw(null, `if false then (\n${expression}\n) else empty end`, ['-n']);
   if (check.exitCode === COMPILE_ERROR) {
     const alone = jq.raw(null, expression, ['-n']);
