@@ -17,6 +17,8 @@ function knownClients(): string[] {
 
 /** `gmail,outlook.windows` → the globs the data matches: a family stands for every client of it. */
 export function clientGlobs(list: string[]): string[] {
+  // `--clients ''` or `--clients ,` leaves no name; the data would take none as an error of its own.
+  if (list.length === 0) throw usageError('--clients: name at least one email client, such as gmail,outlook (or all)');
   const known = knownClients();
   return list.map((raw) => {
     const name = raw.trim().toLowerCase();

@@ -264,6 +264,15 @@ describe('mailroom lint --clients (the caniemail data)', () => {
     expect(bad.stderr.split('\n')[0]).toBe('mailroom: --clients: unknown email client "gmial" (did you mean gmail?)');
     expect(bad.stderr).toContain('known: apple-mail, gmail, orange, outlook, yahoo,');
   });
+
+  it('an empty --clients (\'\' or \',\') is exit 2 naming the option, not an unexpected error', async () => {
+    for (const empty of ['', ',', ' , ']) {
+      const r = await lint(['compat.html', '--clients', empty], { cwd: fixtures });
+      expect(r.code).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe('mailroom: --clients: name at least one email client, such as gmail,outlook (or all)');
+      expect(r.stdout).toBe('');
+    }
+  });
 });
 
 describe('mailroom lint --check-links (loopback servers only)', () => {
