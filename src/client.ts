@@ -4,7 +4,7 @@ import { clearTextProblem } from './config/url.js';
 import { terminalPrompter } from './input/prompter.js';
 import type { Transport } from './transport/index.js';
 import type { TransportOverrides } from './transport/create.js';
-import { sandboxAdminOver, sandboxRoot, type SandboxAdmin } from './transport/sandbox-admin.js';
+import type { SandboxAdmin } from './transport/sandbox-admin.js';
 
 /**
  * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
@@ -77,6 +77,8 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
     sandboxAdmin() {
       admin ??= (async () => {
         const current = self.settings();
+        // Loaded here, not at start-up: only the sandbox commands use it.
+        const { sandboxAdminOver, sandboxRoot } = await import('./transport/sandbox-admin.js');
         const root = sandboxRoot(current);
         const created = import('./transport/create.js').then(({ createSandboxTransport }) => createSandboxTransport(ctx, current, root, overrides));
         ctx.cleanups?.push(async () => (await created.catch(() => undefined))?.close());
