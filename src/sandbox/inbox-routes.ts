@@ -8,6 +8,8 @@ export interface InboxDeps {
   state: SandboxState;
   /** Every workspace's store, the first being `state`: the inbox shows one at a time (`?workspace=`). */
   workspaces?: () => SandboxState[];
+  /** The deliverer of the workspace holding a delivery (resend); absent, `deliverer`. */
+  delivererOf?: (deliveryId: string) => { state: SandboxState; deliverer: Deliverer } | undefined;
   deliverer: Deliverer;
   live: LiveFeed;
 }
@@ -124,10 +126,11 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
 
   app.post('/_sandbox/deliveries/:id/resend', inspect, async (request) => {
     const id = (request.params as Params).id!;
-    const original = state.deliveries.find((d) => d.id === id);
-    if (!original) throw new HttpError(404, `Delivery ${id} not found`);
-    if (!state.webhooks.has(original.webhookId)) throw new HttpError(409, `Webhook ${original.webhookId} was deleted: delivery ${id} cannot be resent`);
-    if (!deliverer.resend(id)) throw new HttpError(409, `Delivery ${id} was recorded without its body and cannot be resent`);
+    const owner = deps.delivererOf ? deps.delivererOf(id) : { state, deliverer };
+    const original = owner?.state.deliveries.find((d) => d.id === id);
+    if (!owner || !original) throw new HttpError(404, `Delivery ${id} not found`);
+    if (!owner.state.webhooks.has(original.webhookId)) throw new HttpError(409, `Webhook ${original.webhookId} was deleted: delivery ${id} cannot be resent`);
+    if (!owner.deliverer.resend(id)) throw new HttpError(409, `Delivery ${id} was recorded without its body and cannot be resent`);
     return { resent: id, webhookId: original.webhookId, event: original.event };
   });
 }

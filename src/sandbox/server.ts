@@ -245,7 +245,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     items: workspaces.all().map(({ state: s }) => ({ id: s.workspace.id, name: s.workspace.name, emails: s.emailTotal })),
   }));
 
-  registerInbox(app, { state, deliverer, workspaces: () => workspaces.all().map((w) => w.state), live: deps.live ?? new LiveFeed(() => ({ emails: state.emailTotal, scheduled: 0, deliveries: state.deliveryTotal })) });
+  registerInbox(app, {
+    state,
+    deliverer,
+    workspaces: () => workspaces.all().map((w) => w.state),
+    delivererOf: (id) => workspaces.all().find((w) => w.state.deliveries.some((d) => d.id === id)),
+    live: deps.live ?? new LiveFeed(() => ({ emails: state.emailTotal, scheduled: 0, deliveries: state.deliveryTotal })),
+  });
 
   return app;
 }

@@ -106,6 +106,9 @@ describe('mailroom sandbox workspace create', () => {
     expect(waited.code).toBe(11);
     const deliveries = await runInProcess(['sandbox', 'deliveries', '--workspace', ws.workspaceId, '--json'], { env });
     expect(JSON.parse(deliveries.stdout)).toMatchObject({ items: [], total: 0 });
+    const fired = await runInProcess(['sandbox', 'trigger', 'CONTACT_CREATED', '--email', 'new@customer.test', '--workspace', ws.workspaceId, '--json'], { env });
+    expect(fired.code, fired.stderr).toBe(0);
+    expect((JSON.parse(fired.stdout) as { data: { contact: { workspaceId: string } } }).data.contact.workspaceId).toBe(ws.workspaceId);
     const listed = await runInProcess(['sandbox', 'workspace', '--json'], { env });
     expect((JSON.parse(listed.stdout) as { items: unknown[] }).items).toContainEqual({ id: ws.workspaceId, name: 'worker 7', emails: 1 });
     const unknown = await runInProcess(['sandbox', 'emails', '--workspace', 'wrk_unknown'], { env });

@@ -93,6 +93,32 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     expect(await sb.deliveries()).toEqual([]);
   });
 
+  test("trigger() fires to the workspace's own webhooks; a workspace's delivery can be resent", async () => {
+    const got: string[] = [];
+    let arrived: () => void = () => undefined;
+    const server = createServer((req, res) => {
+      got.push(req.url!);
+      req.resume();
+      res.end();
+      if (got.length === 2) arrived();
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const a = await sb.workspace();
+    await api(a.apiKey, 'POST', '/v1/webhooks', { url: `${url}/a`, events: ['CONTACT_DELETED'] });
+    const both = new Promise<void>((r) => (arrived = r));
+    const envelope = await a.trigger('CONTACT_DELETED', { email: 'gone@customer.test' });
+    expect(envelope.data).toMatchObject({ contact: { email: 'gone@customer.test', workspaceId: a.workspaceId } });
+    await expect.poll(async () => (await a.deliveries()).length).toBe(1);
+    const [first] = await a.deliveries();
+    const resent = await fetch(`${sb.baseUrl}/_sandbox/deliveries/${first!.id}/resend`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(resent.status, await resent.clone().text()).toBe(200);
+    await both;
+    expect(got).toEqual(['/a', '/a']);
+    expect(await sb.deliveries()).toEqual([]);
+  });
+
   test("a workspace's key manages its own workspace's keys only", async () => {
     const a = await sb.workspace();
     const own = await api(a.apiKey, 'GET', `/v1/workspaces/${a.workspaceId}/api-keys`);

@@ -65,6 +65,7 @@ Examples:
       'after',
       `
 The sandbox is found at --base-url, else MAILROOM_BASE_URL, else ${SANDBOX_DEFAULT_URL}.
+--workspace <wrk_id> (else MAILROOM_WORKSPACE) fires to the webhooks of a workspace \`sandbox workspace create\` made.
 
 Examples:
   $ mailroom sandbox trigger CONTACT_CREATED --email ada@example.com

@@ -1,3 +1,4 @@
+import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import type { CommandContext } from '../../client.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
@@ -18,7 +19,10 @@ export async function run(opts: SandboxTriggerOptions, ctx: CommandContext): Pro
   if (opts.email !== undefined && !isEmailAddress(opts.email)) throw usageError(`--email ${opts.email} is not an email address`);
   const admin = await ctx.sandboxAdmin();
   const base = admin.root;
-  const res = await admin.call('POST', paths.sandboxEvents(), opts.email === undefined ? { event } : { event, email: opts.email });
+  const workspace = sandboxWorkspace(ctx.settings());
+  const body = { event, ...(opts.email === undefined ? {} : { email: opts.email }), ...(workspace === undefined ? {} : { workspace }) };
+  const res = await admin.call('POST', paths.sandboxEvents(), body);
+  if (res.status === 404 && workspace !== undefined) throw unknownWorkspace(base, workspace);
   if (res.status === 404) throw new MailroomError('rejected', `${base} is not a mailroom sandbox (no /_sandbox/events)`);
   const envelope = (res.body as { event?: unknown } | undefined)?.event;
   if (typeof envelope !== 'object' || envelope === null) throw new MailroomError('rejected', `${base} answered 200 without the event it fired: not a mailroom sandbox?`);
