@@ -167,6 +167,10 @@ function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>)
     if (!Number.isInteger(count) || count < 1) throw new TypeError(`mailroom sandbox: waitForEmails wants a whole number of emails of at least 1, not ${String(count)}`);
     const timeoutMs = filter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
+    // The long poll reads an empty filter as none: an unset variable must not match any email.
+    for (const [name, value, what] of [['to', filter.to, 'address'], ['subject', filter.subject, 'text']] as const) {
+      if (typeof value === 'string' && value.trim() === '') throw new TypeError(`mailroom sandbox: ${name} is empty: give the ${what} to wait for, or leave it out`);
+    }
     const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
     if (filter.to !== undefined) query.set('to', filter.to);
     if (filter.subject !== undefined) query.set('subject', filter.subject);

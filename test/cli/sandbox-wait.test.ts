@@ -74,6 +74,16 @@ describe('mailroom sandbox wait', () => {
     expect(r.stderr.split('\n')[0]).toBe(line);
   });
 
+  test.each([['--to'], ['--subject']])('an empty or blank %s (an unset shell variable) is exit 2, not a wait for any email', async (flag) => {
+    await send('ada@customer.test', 'Welcome');
+    for (const blank of ['', '  ']) {
+      const r = await runInProcess(['sandbox', 'wait', flag, blank, '--timeout', '0.2s'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`mailroom: ${flag} is empty: give the ${flag === '--to' ? 'address' : 'text'} to wait for, or leave the option out\n`);
+    }
+  });
+
   test('no sandbox there: exit 6', async () => {
     const r = await runInProcess(['sandbox', 'wait', '--base-url', 'http://127.0.0.1:9'], { env });
     expect(r.code).toBe(6);

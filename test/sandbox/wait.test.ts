@@ -77,6 +77,9 @@ describe('waitForEmail and waitForEmails', () => {
     );
     await expect(sb.waitForEmails(0)).rejects.toThrow('waitForEmails wants a whole number of emails of at least 1, not 0');
     await expect(sb.waitForEmail({ timeoutMs: -1 })).rejects.toThrow('timeoutMs must be a whole number of milliseconds, not -1');
+    // An empty filter (an unset variable) would match any email: refused, not taken as no filter.
+    await expect(sb.waitForEmail({ to: '', timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: to is empty: give the address to wait for, or leave it out');
+    await expect(sb.waitForEmail({ subject: ' ', timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: subject is empty: give the text to wait for, or leave it out');
   });
 
   test('after reset() the emails caught before it no longer count', async () => {

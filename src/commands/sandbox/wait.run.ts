@@ -21,6 +21,10 @@ const ANSWER_GRACE_MS = 10_000;
 /** Waits on the running sandbox's long poll (GET /_sandbox/emails/wait) and prints the emails, or exits 11 at --timeout. */
 export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
+  // The sandbox reads an empty filter as none: `--to "$ADDR"` with ADDR unset would pass on any email.
+  for (const [flag, value, what] of [['--to', flags.to, 'address'], ['--subject', flags.subject, 'text']] as const) {
+    if (value !== undefined && value.trim() === '') throw usageError(`${flag} is empty: give the ${what} to wait for, or leave the option out`);
+  }
   const admin = await ctx.sandboxAdmin();
   const root = admin.root;
   const count = flags.count ?? 1;
