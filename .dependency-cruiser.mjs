@@ -52,7 +52,7 @@ export default {
     rule('transport-over-config-only', 'transport/ reads settings from config/; printing and input are the callers\'', { path: '^src/transport/' }, { path: '^src/(output|input|render)/' }),
 
     // The library runs in other people's programs: no CLI context, profile store, prompts or printers.
-    rule('library-not-the-cli', 'the library takes its settings as options, not from the CLI\'s context, profiles, prompts or printers', { path: LIBRARY }, { path: '^src/(client\\.ts$|config/(?!url\\.ts$)|input/prompter\\.ts$|output/)' }),
+    rule('library-not-the-cli', 'the library takes its settings as options, not from the CLI\'s context, profiles, prompts or printers', { path: LIBRARY }, { path: '^src/(client\\.ts$|config/(?!(url|environment)\\.ts$)|input/prompter\\.ts$|output/)' }),
     // Commands reach the library through one module, which builds the client over the command's transport.
     rule('commands-through-api-client', 'commands use the library through src/commands/shared/api-client.ts', { path: COMMANDS, pathNot: '^src/commands/shared/api-client\\.ts$' }, { path: LIBRARY }),
   ],

@@ -1,4 +1,5 @@
 import type { Context, Globals } from '../context.js';
+import { fromEnvironment, SETTING_VARIABLES } from './environment.js';
 import { isMailroomError, MailroomError, usageError } from '../errors.js';
 import { readStoredConfig, SECURE_STORAGE, storedProfile, type SecureStorage, type StoredProfile } from './file.js';
 import { readKey } from './keychain.js';
@@ -73,22 +74,19 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox' | 'keychain
   // the environment's, which is not even consulted for them (as the AWS CLI's --profile beats
   // environment credentials). MAILROOM_PROFILE and the default profile come after the environment.
   const chosen = profile.source === 'flag';
-  const pick = (flag: string | undefined, flagName: string, envNames: string[], storedValue: string | undefined, credential = false): Setting<string> | undefined => {
+  const pick = (flag: string | undefined, flagName: string, setting: keyof typeof SETTING_VARIABLES, storedValue: string | undefined, credential = false): Setting<string> | undefined => {
     if (flag !== undefined && flag !== '') return { value: flag, source: 'flag', origin: flagName };
     const fromProfile = storedValue ? { value: storedValue, source: 'profile' as const, origin: inProfile } : undefined;
     if (chosen && (credential || fromProfile)) return fromProfile;
-    for (const name of envNames) {
-      const v = fromEnv(env, name);
-      if (v !== undefined) return { value: v, source: 'env', origin: name };
-    }
-    return fromProfile;
+    const variable = fromEnvironment(env, setting);
+    return variable ? { value: variable.value, source: 'env', origin: variable.name } : fromProfile;
   };
 
   if (globals.apiKey !== undefined && globals.apiKeyFile !== undefined) throw usageError('use --api-key or --api-key-file, not both');
   let apiKey =
     globals.apiKeyFile !== undefined
       ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file', ctx.cwd ?? process.cwd()), source: 'flag' as const, origin: '--api-key-file' }
-      : pick(globals.apiKey, '--api-key', KEY_VARIABLES, stored?.apiKey ?? (stored?.keychain ? IN_KEYCHAIN : undefined), true);
+      : pick(globals.apiKey, '--api-key', 'apiKey', stored?.apiKey ?? (stored?.keychain ? IN_KEYCHAIN : undefined), true);
   let apiKeyRefused: Settings['apiKeyRefused'];
   const apiKeyIn = apiKey?.source === 'profile' ? (stored?.keychain && stored.apiKey === undefined ? 'keychain' : 'file') : undefined;
   if (apiKey?.source === 'profile' && store.keysRefused) {
@@ -104,11 +102,11 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox' | 'keychain
     }
   }
   if (apiKeyRefused) apiKey = undefined;
-  const rawBase = pick(globals.baseUrl, '--base-url', ['MAILROOM_BASE_URL'], stored?.baseUrl, true);
+  const rawBase = pick(globals.baseUrl, '--base-url', 'baseUrl', stored?.baseUrl, true);
   let baseUrl: Setting<string> = rawBase
     ? { ...rawBase, value: normalizeBaseUrl(rawBase.value, rawBase.origin) }
     : { value: DEFAULT_BASE_URL, source: 'default', origin: 'default' };
-  let workspace = pick(globals.workspace, '--workspace', ['MAILROOM_WORKSPACE'], stored?.workspace);
+  let workspace = pick(globals.workspace, '--workspace', 'workspace', stored?.workspace);
 
   // `--sandbox` means "this one command talks to a throw-away local API": it wins over everything.
   const sandbox = globals.sandbox ? ctx.sandbox : undefined;
@@ -172,7 +170,7 @@ export function secureStorageValue(raw: string, name: string): SecureStorage {
 }
 
 /** The variables that hold an API key, the first set one wins. */
-export const KEY_VARIABLES = ['MAILROOM_API_KEY', 'SMASHSEND_API_KEY'];
+export const KEY_VARIABLES: readonly string[] = SETTING_VARIABLES.apiKey;
 
 /** The set key variable, if any. */
 export const keyVariable = (env: Env): string | undefined => KEY_VARIABLES.find((name) => fromEnv(env, name) !== undefined);

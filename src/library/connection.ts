@@ -1,3 +1,4 @@
+import { fromEnvironment } from '../config/environment.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
 import type { Transport } from '../transport/index.js';
 import { ValidationError } from './errors.js';
@@ -81,6 +82,20 @@ export function refuseUnknown(options: object, known: readonly string[], label: 
   }
 }
 
+/**
+ * What `new Mailroom()` takes from its environment (its `env` option, else process.env), here only:
+ * the defaults of apiKey, baseUrl and workspaceId, by the variables the CLI reads
+ * (src/config/environment.ts). The same `env` also gives the proxies (HTTPS_PROXY, NO_PROXY:
+ * src/transport/agent.ts) and emails.batch's journal directory (MAILROOM_STATE_DIR:
+ * src/batch/paths.ts), as for the CLI; docs/library.md lists them all.
+ */
+function defaultsFrom(env: Readonly<Record<string, string | undefined>>): { apiKey?: string; baseUrl?: string; workspaceId?: string } {
+  const apiKey = fromEnvironment(env, 'apiKey')?.value;
+  const baseUrl = fromEnvironment(env, 'baseUrl')?.value;
+  const workspaceId = fromEnvironment(env, 'workspace')?.value;
+  return { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(workspaceId ? { workspaceId } : {}) };
+}
+
 export function connectionFrom(options: MailroomOptions): { connection: Connection; close: () => Promise<void> } {
   refuseUnknown(options, OPTIONS, 'new Mailroom()');
   for (const name of ['apiKey', 'baseUrl', 'workspaceId'] as const) {
@@ -89,17 +104,18 @@ export function connectionFrom(options: MailroomOptions): { connection: Connecti
   }
   if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) throw new ValidationError('new Mailroom(): env must be an object of variable names to values (process.env by default)');
   const env = options.env ?? process.env;
-  const apiKey = options.apiKey ?? (env.MAILROOM_API_KEY || env.SMASHSEND_API_KEY);
+  const fromEnv = defaultsFrom(env);
+  const apiKey = options.apiKey ?? fromEnv.apiKey;
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');
   checkLimits(options, 'new Mailroom()');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.MAILROOM_BASE_URL || DEFAULT_BASE_URL), 'baseUrl');
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? fromEnv.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl');
   let opened: Promise<{ transport: Transport }> | undefined;
   const connection: Connection = {
     baseUrl,
     apiKey,
-    workspaceId: options.workspaceId ?? (env.MAILROOM_WORKSPACE || undefined),
+    workspaceId: options.workspaceId ?? fromEnv.workspaceId,
     maxRetries,
     env,
     transport: async () => (await (opened ??= openTransport(connection, timeoutMs))).transport,

@@ -219,6 +219,8 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/commands/webhooks/update.ts',
         'src/commands/webhooks/verify.ts',
         'src/commands/whoami.ts',
+        // The environment variables of the key, base URL and workspace, one table for the CLI and the library.
+        'src/config/environment.ts',
         'src/config/file.ts',
         // Reads a profile's key from the keychain when that key is the one used; the native module
         // itself is required only then (the keychain test below).
