@@ -99,8 +99,18 @@ function argSpec(a: Argument, known: KnownValues): ArgSpec {
     description: a.description,
     required: a.required,
     variadic: a.variadic,
-    value: valueSpec(a.name(), a.argChoices, known, undefined, a.description),
+    value: operandSpec(a, known),
   };
+}
+
+/**
+ * An operand: `lint`'s `[inputs...]` are files; `api`'s `<path>` is an API path (/v1/webhooks), where
+ * local file names would only mislead.
+ */
+function operandSpec(a: Argument, known: KnownValues): ValueSpec {
+  if (a.name() === 'inputs') return { kind: 'files' };
+  if (a.name() === 'path') return { kind: 'text' };
+  return valueSpec(a.name(), a.argChoices, known, undefined, a.description);
 }
 
 const FILE_PLACEHOLDER = /^(path|file|journal)(\b|\.|$)/;

@@ -89,6 +89,8 @@ const CASES: Array<[what: string, line: string, expected: string[]]> = [
   ['the words of batch journals', 'mailroom batch journals ', ['list', 'show', 'prune']],
   ['a flag of batch journals prune', 'mailroom batch journals prune --o', ['--older-than']],
   ['files after --html-file', 'mailroom send --html-file ', ['emails.ndjson', 'body.html', 'templates']],
+  ['files for the emails lint checks', 'mailroom lint ', ['emails.ndjson', 'body.html', 'templates']],
+  ['no local file names for the API path of api', 'mailroom api GET ', []],
   ['files after --report, by prefix', 'mailroom batch emails.ndjson --report em', ['emails.ndjson']],
   ['profile names from the config store', 'mailroom --profile ', ['ci-bot', 'default', 'staging']],
   ['a profile name after a command', 'mailroom send --profile st', ['staging']],
