@@ -126,8 +126,8 @@ export const INBOX_JS = `(function () {
     });
   }
 
-  function post(url) {
-    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', credentials: 'same-origin' })
+  function post(url, body) {
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}), credentials: 'same-origin' })
       .then(function (res) { if (!res.ok) throw new Error('the sandbox answered ' + res.status); return res.json(); });
   }
 
@@ -172,8 +172,10 @@ export const INBOX_JS = `(function () {
       var next = document.querySelector('.crumbs a[rel=next]') || document.querySelector('.crumbs a[rel=prev]');
       done = post('/_sandbox/emails/' + encodeURIComponent(id) + '/delete').then(function () { location.href = next ? next.href : '/'; });
     } else if (action === 'clear') {
-      if (!confirm('Delete every email in this sandbox?')) { button.disabled = false; return; }
-      done = post('/_sandbox/emails/clear').then(function () { location.href = '/'; });
+      // The workspace shown, when it is not the first: its emails go, no other's.
+      var workspace = button.getAttribute('data-workspace');
+      if (!confirm(workspace ? 'Delete every email of this workspace?' : 'Delete every email in this sandbox?')) { button.disabled = false; return; }
+      done = post('/_sandbox/emails/clear', workspace ? { workspace: workspace } : {}).then(function () { location.href = workspace ? '/?workspace=' + encodeURIComponent(workspace) : '/'; });
     } else if (action === 'resend') {
       done = post('/_sandbox/deliveries/' + encodeURIComponent(id) + '/resend').then(function () { button.textContent = 'Resent'; });
     }

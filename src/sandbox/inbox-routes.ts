@@ -120,8 +120,13 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
     return { deleted: id };
   });
 
-  app.post('/_sandbox/emails/clear', inspect, async () => {
-    return { deleted: state.clearEmails() };
+  // `{ workspace }`: that workspace's emails only (the inbox page of a workspace sends it).
+  app.post('/_sandbox/emails/clear', inspect, async (request) => {
+    const wanted = (request.body as { workspace?: unknown } | undefined)?.workspace;
+    if (wanted !== undefined && typeof wanted !== 'string') throw new HttpError(400, 'Invalid request: workspace must be a workspace id (wrk_…)');
+    const target = wanted === undefined ? state : (deps.workspaces?.() ?? [state]).find((s) => s.workspace.id === wanted);
+    if (!target) throw new HttpError(404, `Workspace ${wanted} not found in this sandbox`);
+    return { deleted: target.clearEmails() };
   });
 
   app.post('/_sandbox/deliveries/:id/resend', inspect, async (request) => {

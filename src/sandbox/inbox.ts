@@ -140,7 +140,7 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
   const summary = `<div class="summary"><span><b data-count="emails">${counts.total}</b> emails</span>
 <a href="/?status=SENT">${counts.sent} sent</a><a href="/?status=SCHEDULED">${counts.scheduled} scheduled</a>
 <a href="/?kind=raw">${counts.raw} raw</a><a href="/?kind=template">${counts.templated} template</a><span class="unread-count" id="unread"></span>
-${counts.total > 0 ? '<button type="button" class="danger" data-action="clear">Delete all</button>' : ''}</div>`;
+${counts.total > 0 ? `<button type="button" class="danger" data-action="clear"${workspaces.length > 0 && workspaces[0]!.id !== current ? ` data-workspace="${h(current)}"` : ''}>Delete all</button>` : ''}</div>`;
 
   let list: string;
   if (counts.total === 0) list = '<p class="empty">No email caught yet. Point a client at this sandbox and send one; it appears here at once.</p>';

@@ -162,6 +162,13 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     const [email] = await a.emails();
     expect((await page(`inbox/${email!.id}`)).text).toContain('only in A');
     expect((await page('?workspace=wrk_nope')).status).toBe(404);
+    // "Delete all" on a workspace's page deletes that workspace's emails, no other's.
+    expect(first.text).toContain('data-action="clear">Delete all');
+    expect(ofA.text).toContain(`data-action="clear" data-workspace="${a.workspaceId}">Delete all`);
+    const clear = await fetch(`${sb.baseUrl}/_sandbox/emails/clear`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workspace: a.workspaceId }) });
+    expect(await clear.json()).toEqual({ deleted: 1 });
+    expect(await a.emails()).toEqual([]);
+    expect((await sb.emails()).map((e) => e.subject)).toEqual(['only in the first']);
     await sb.reset();
   });
 
