@@ -122,9 +122,12 @@ describe('the packed tarball, installed into a project of its own', () => {
     project = join(dir, 'app');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    // No registry: the tarball has no dependencies (its optional peers are not needed here).
+    // No registry: the tarball's one dependency, the keychain binding (@napi-rs/keyring and this
+    // platform's binary), comes from the npm cache the checkout's install filled; its optional peers
+    // are not needed here.
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=peer', join(dir, packed!.filename)], { cwd: project, encoding: 'utf8' });
-    expect(readdirSync(join(project, 'node_modules'))).toEqual(['.bin', '.package-lock.json', 'mailroom-cli']);
+    expect(readdirSync(join(project, 'node_modules'))).toEqual(['.bin', '.package-lock.json', '@napi-rs', 'mailroom-cli']);
+    expect(readdirSync(join(project, 'node_modules', '@napi-rs'))[0]).toBe('keyring');
     writeFileSync(join(project, 'main.ts'), PROGRAM);
     const types = join(ROOT, 'node_modules', '@types');
     // Both resolutions in one `tsc -b` process: the second program reuses the files the first parsed
