@@ -11,6 +11,8 @@ export interface LinkStatus {
   error?: string;
   /** HEAD, or GET when HEAD was refused or failed. */
   method: 'HEAD' | 'GET';
+  /** The answer's Content-Length, when it gave one (an image's weight). */
+  bytes?: number;
   redirects: number;
   ms: number;
 }
@@ -78,6 +80,7 @@ async function follow(start: string, method: 'HEAD' | 'GET', signal: AbortSignal
       if (!/^https?:/.test(url)) return { method, redirects, status: res.statusCode };
       continue;
     }
-    return { method, redirects, status: res.statusCode };
+    const length = Number(res.headers['content-length']);
+    return { method, redirects, status: res.statusCode, ...(Number.isSafeInteger(length) && length >= 0 && res.headers['content-length'] !== undefined ? { bytes: length } : {}) };
   }
 }

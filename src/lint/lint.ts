@@ -26,6 +26,9 @@ export interface LintRunOptions {
   skipped?: string[];
 }
 
+/** An image heavier than this is worth a warning: every reader on a phone downloads it. */
+const IMAGE_BYTES = 1024 * 1024;
+
 export type LintOutcome = LintReport & { links?: LinkStatus[] };
 
 /**
@@ -80,6 +83,11 @@ export async function lint(targets: AsyncIterable<LintTarget> | Iterable<LintTar
     links = await fetchLinks(picked, { timeoutMs: opts.links.timeoutMs, concurrency: opts.links.concurrency ?? 8, signal: opts.links.signal });
     const broken = new Map<LintResult, Array<Finding>>();
     for (const s of links) {
+      if (s.bytes !== undefined && s.bytes > IMAGE_BYTES) {
+        for (const use of uses.get(s.url) ?? []) {
+          if (use.what === 'image') broken.set(use.result, [...(broken.get(use.result) ?? []), finding('size-image', `image ${s.url} is ${(s.bytes / 1024 / 1024).toFixed(1)} MB`, use)]);
+        }
+      }
       if (s.error === undefined && s.status !== undefined && s.status < 400) continue;
       const why = s.status !== undefined && s.error === undefined ? `answered ${s.status}` : s.status !== undefined ? `answered ${s.status}: ${s.error}` : (s.error ?? 'failed');
       for (const use of uses.get(s.url) ?? []) broken.set(use.result, [...(broken.get(use.result) ?? []), finding('link-broken', `${use.what} ${s.url} ${why} (${s.method})`, use)]);

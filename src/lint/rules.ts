@@ -20,6 +20,7 @@ export const RULES = {
   'size-clipped': rule('size-clipped', 'error', 'HTML over 102 KB, where Gmail clips the message', 'Gmail shows "[Message clipped]" past 102 KB and hides the rest (and the open pixel): drop comments and unused CSS, or shorten the email'),
   'size-near-clip': rule('size-near-clip', 'warning', 'HTML over 90 KB, close to where Gmail clips', 'leave room under 102 KB: tracking links and template values make the sent HTML longer than this file'),
   'size-data-uri': rule('size-data-uri', 'warning', 'inline data: URI (image or font)', 'Gmail and Outlook do not show data: images and they count toward the 102 KB clip: host the image over https and link it'),
+  'size-image': rule('size-image', 'warning', 'remote image over 1 MB (--check-links)', 'compress or resize it: mobile readers download every image, and some clients stop loading heavy ones'),
   'link-unsafe-scheme': rule('link-unsafe-scheme', 'error', 'javascript:, vbscript: or data: link', 'email clients strip or block these links: link to an https:// page instead'),
   'link-http': rule('link-http', 'warning', 'link over plain http://', 'use https://: clients and browsers warn on plain HTTP, and link scanners mark it'),
   'link-empty': rule('link-empty', 'warning', 'link with an empty or "#" href', 'there is no page for "#" to scroll in an inbox: give the link its real URL, or make it text'),

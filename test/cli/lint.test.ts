@@ -288,6 +288,8 @@ describe('mailroom lint --check-links (loopback servers only)', () => {
       if (req.url === '/moved') return res.writeHead(301, { location: '/ok' }).end();
       if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (req.url === '/slow') return; // never answers: only the link timeout ends it
+      if (req.url === '/big.png') return res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(3 * 1024 * 1024) }).end(req.method === 'HEAD' ? undefined : Buffer.alloc(3 * 1024 * 1024));
+      if (req.url === '/small.png') return res.writeHead(200, { 'content-type': 'image/png', 'content-length': '1000' }).end(req.method === 'HEAD' ? undefined : Buffer.alloc(1000));
       res.writeHead(500).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -321,6 +323,17 @@ describe('mailroom lint --check-links (loopback servers only)', () => {
       '9: image /gone answered 404 (GET)',
     ]);
     expect(seen.filter((s) => s === 'HEAD /ok' || s === 'GET /ok').length).toBe(2); // /ok once, and once more after /moved
+  });
+
+  it('an image over 1 MB is a warning, by the Content-Length its HEAD answered (the body is never read)', async () => {
+    seen.length = 0;
+    writeFileSync(join(dir, 'images.html'), `<title>t</title><div style="display:none">p</div>\n<img src="${base}/big.png" alt="" width="1" height="1">\n<img src="${base}/small.png" alt="" width="1" height="1">\n<a href="${base}/big.png">a link to it is not an image</a>`);
+    const r = await lint(['images.html', '--check-links', '--json']);
+    expect(r.code).toBe(0);
+    const report = json(r.stdout);
+    const sized = report.results[0]?.findings.filter((f) => f.check.startsWith('size-'));
+    expect(sized?.map((f) => `${f.severity} ${f.check} ${f.line}: ${f.message.replace(base, '')}`)).toEqual(['warning size-image 2: image /big.png is 3.0 MB']);
+    expect(seen).toEqual(['HEAD /big.png', 'HEAD /small.png']);
   });
 
   it('--max-links bounds the count; the rest is reported as not fetched, never silently', async () => {
