@@ -17,6 +17,8 @@ export interface EarlierRun {
   modifiedAt: Date;
   /** `<journal>.lock` exists: a run may be sending it right now. */
   locked: boolean;
+  /** The journal ends with its run's end record: nothing of the input was left unsent. */
+  finished: boolean;
 }
 
 /** Bytes read of each journal to find its header line: a header is well under this. */
@@ -71,7 +73,7 @@ export async function earlierRunsOf(dir: string, fingerprint: string, api: ApiId
     }
     // No checkpoint and no record: no request was ever sent under this journal's keys.
     if (loaded.checkpoints.size === 0 && sent === 0 && refused === 0) continue;
-    return { newest: { ...match, sent, refused, locked: existsSync(`${match.path}.lock`) }, older: matches.length - i - 1 };
+    return { newest: { ...match, sent, refused, locked: existsSync(`${match.path}.lock`), finished: loaded.finished !== undefined }, older: matches.length - i - 1 };
   }
   return undefined;
 }
@@ -138,10 +140,12 @@ export function rerunRefusal(runs: EarlierRuns, input: string, wording: BatchWor
   const what = [`${run.sent.toLocaleString('en-US')} ${run.sent === 1 ? 'email' : 'emails'} sent`];
   if (run.refused > 0) what.push(`${run.refused.toLocaleString('en-US')} refused by the API`);
   if (run.sent === 0 && run.refused === 0) what.splice(0, 1, 'requests sent whose answers it never recorded (the API may have accepted them)');
-  const when = `run ${run.header.runId} of ${run.header.createdAt}, last written ${run.modifiedAt.toISOString()}`;
+  const when = `run ${run.header.runId} of ${run.header.createdAt}, ${run.finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
   const others = runs.older > 0 ? ` (and ${runs.older} older ${runs.older === 1 ? 'journal' : 'journals'} of it)` : '';
   const hints = [
-    `to finish that run, sending only what it did not: ${wording.finishRun(run.header, run.path, input)}`,
+    run.finished
+      ? `that run finished: resuming it sends nothing more (${wording.finishRun(run.header, run.path, input)})`
+      : `to finish that run, sending only what it did not: ${wording.finishRun(run.header, run.path, input)}`,
     `to send every entry again on purpose: add ${wording.name('newRun')}`,
   ];
   if (run.locked) hints.unshift(`a run may be sending that journal right now (${run.path}.lock exists)`);

@@ -60,7 +60,7 @@ describe('a new run of an input an earlier run sent', () => {
     expect(again.stdout).toBe('');
     const lines = again.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      new RegExp(`^mailroom: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was already sent to ${proxy.baseUrl} with this API key: the journal ${journal} records ${sentBefore} emails sent \\(run \\w+ of .+\\); a new run would send them again, so nothing was sent$`),
+      new RegExp(`^mailroom: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was already sent to ${proxy.baseUrl} with this API key: the journal ${journal} records ${sentBefore} emails sent \\(run \\w+ of .+, stopped before the end, last written .+\\); a new run would send them again, so nothing was sent$`),
     );
     expect(again.stderr).toContain(`to finish that run, sending only what it did not: mailroom batch ${input} --resume ${journal} --from ops@example.com --subject Hi`);
     expect(again.stderr).toContain('to send every entry again on purpose: add --new-run');
@@ -78,6 +78,8 @@ describe('a new run of an input an earlier run sent', () => {
     const third = await runInProcess(args(input), { env });
     expect(third.code).toBe(2);
     expect(third.stderr).toContain(`records ${N} emails sent`);
+    expect(third.stderr).toMatch(/, finished, last written /);
+    expect(third.stderr).toContain(`that run finished: resuming it sends nothing more (mailroom batch ${input} --resume ${journal} `);
     const onPurpose = await runInProcess([...args(input), '--new-run', '--json'], { env });
     expect(onPurpose.code).toBe(0);
     expect(JSON.parse(onPurpose.stdout)).toMatchObject({ total: N, sent: N });
