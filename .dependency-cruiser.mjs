@@ -3,12 +3,16 @@
  * static, type-only (tsPreCompilationDeps) and dynamic import() alike, and no module imports
  * itself back through a circle.
  *
- *   commands (src/commands, program, run, main, exit, exit-codes, help, completion, report)
+ *   commands (src/commands with the command context, program, run, main, exit, exit-codes, help, completion, report)
  *     → library (src/library: the typed client the package exports)
- *     → features: batch, webhook, api, and the sandbox through its launch modules
- *       → transport (src/transport, src/client.ts)
+ *     → features: batch, webhook, api, lint, and the sandbox through its launch modules
+ *       → transport (src/transport)
  *         → config | output | input | render
  *           → base: schema | errors | context | count | files | secrets | types | version | until-stopped
+ *
+ * Across the layers, the line between the core and the CLI: the core (api, batch, webhook, sandbox,
+ * lint, transport, schema, library) runs the same under the command and in other people's
+ * programs, so it imports nothing of the CLI (commands and their context, printers, prompts).
  *
  * src/build/ (the help catalogue and the generated reference) runs at build time only, above
  * everything; nothing at run time imports it.
@@ -17,9 +21,12 @@ const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$
 const BUILD = '^src/build/';
 const LIBRARY = '^src/library/';
 const FEATURES = '^src/(batch|webhook|api|sandbox|lint)/';
-const TRANSPORT = '^src/(transport/|client\\.ts$)';
+const TRANSPORT = '^src/transport/';
 const MIDDLE = '^src/(config|output|input|render)/';
 const BASE = '^src/(schema/|count\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
+// The core/CLI line (docs/internals.md, "The core and the CLI").
+const CORE = '^src/(api|batch|webhook|sandbox|lint|transport|schema|library)/';
+const CLI = `${COMMANDS}|^src/(output/(print|resources|document|mode|color|jq|fields|progress|index)\\.ts$|input/(prompter|confirm)\\.ts$)`;
 const LAYERED = [COMMANDS, BUILD, LIBRARY, FEATURES, TRANSPORT, MIDDLE, BASE].join('|');
 
 const rule = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
@@ -51,8 +58,11 @@ export default {
     // The transport needs the settings (config) and nothing else of its row: it prints nothing itself.
     rule('transport-over-config-only', 'transport/ reads settings from config/; printing and input are the callers\'', { path: '^src/transport/' }, { path: '^src/(output|input|render)/' }),
 
-    // The library runs in other people's programs: no CLI context, profile store, prompts or printers.
-    rule('library-not-the-cli', 'the library takes its settings as options, not from the CLI\'s context, profiles, prompts or printers', { path: LIBRARY }, { path: '^src/(client\\.ts$|config/(?!(url|environment)\\.ts$)|input/prompter\\.ts$|output/)' }),
+    // The core runs under the command and in other people's programs alike: what it says and asks
+    // goes through its callers (errors, a warn function, options), never the CLI's own modules.
+    rule('core-not-cli', 'core modules (api, batch, webhook, sandbox, lint, transport, schema, library) import no CLI module: commands and the command context, printers, prompts', { path: CORE }, { path: CLI }),
+    // The library runs in other people's programs: no profile store or output of any kind either.
+    rule('library-not-the-cli', 'the library takes its settings as options, not from the CLI\'s profiles, prompts or printers', { path: LIBRARY }, { path: '^src/(config/(?!(url|environment)\\.ts$)|input/prompter\\.ts$|output/)' }),
     // Commands reach the library through one module, which builds the client over the command's transport.
     rule('commands-through-api-client', 'commands use the library through src/commands/shared/api-client.ts', { path: COMMANDS, pathNot: '^src/commands/shared/api-client\\.ts$' }, { path: LIBRARY }),
   ],

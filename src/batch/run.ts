@@ -10,7 +10,7 @@ import type { EmailResult } from '../schema/index.js';
 import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
 import { JournalLock } from '../output/lock.js';
 import { oneLine } from '../output/one-line.js';
-import type { BatchProgress } from '../output/progress.js';
+import type { BatchProgress as PublicBatchProgress } from '../types.js';
 import { earlierRunsOf, rememberJournal, rerunRefusal } from './earlier-runs.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
@@ -31,6 +31,17 @@ export interface BatchEnv {
   warn: (message: string) => void;
   /** The sender's clock (tests step it); the real one by default. */
   clock?: Clock;
+}
+
+/**
+ * A run's live counts, as `onProgress` gets them: the library's public BatchProgress plus what a
+ * progress bar needs to estimate the total (`bytesTotal`, a file's size) and the rate.
+ */
+export interface BatchProgress extends PublicBatchProgress {
+  bytesRead: number;
+  /** Input size in bytes, when it is a file. */
+  bytesTotal: number | undefined;
+  startedAt: number;
 }
 
 export interface BatchRunOptions {

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { STATUS_CODES } from 'node:http';
 import { isMailroomError, MailroomError, usageError } from '../errors.js';
 import { splitField, setField, typedValue, type ApiField } from '../input/api-fields.js';

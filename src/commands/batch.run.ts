@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import type { Globals } from '../context.js';
 import { MailroomError, QuietExit, usageError } from '../errors.js';
 import { count } from '../count.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { describeSource } from '../config/settings.js';
 import { clearTextProblem, loopbackFor } from '../config/url.js';
 import { usageError } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { bashScript } from '../completion/bash.js';
 import { fishScript } from '../completion/fish.js';
 import { completionTree } from '../completion/tree.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { MAX_RETRIES_RANGE, storedProfile, TIMEOUT_RANGE } from '../config/file.js';
 import { removeKey, saveKey } from '../config/credentials.js';
 import { configFile } from '../config/paths.js';

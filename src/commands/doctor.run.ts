@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { QuietExit } from '../errors.js';
 import { outputMode, palette, printJson } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';

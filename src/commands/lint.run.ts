@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { usageError } from '../errors.js';
 import { stdinFor } from '../input/stdin.js';
 import { lintTargets } from '../lint/inputs.js';

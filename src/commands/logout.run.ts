@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { storedProfile } from '../config/file.js';
 import { keyLocation, removeKey } from '../config/credentials.js';
 import { keyVariable } from '../config/settings.js';

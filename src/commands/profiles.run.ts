@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { readStoredConfig } from '../config/file.js';
 import * as output from '../output/index.js';
 

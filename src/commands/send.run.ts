@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { isMailroomError } from '../errors.js';
 import type { SendFlags } from '../input/send-flags.js';
 import { IdempotencyConflictError } from '../api/errors.js';

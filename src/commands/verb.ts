@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import type { Context, Globals } from '../context.js';
 import { checkJsonFields, commandPath } from './shared/json-fields.js';
 
@@ -11,7 +11,7 @@ export interface VerbModule<O> {
 /**
  * The action of every verb (docs/internals.md, "The verb shape"): builds the verb's options
  * from argv in one place (`options` gets Commander's flags, the positional operands and the command), loads the
- * verb's run module, and calls `run(opts, ctx)` with the command context (src/client.ts), built
+ * verb's run module, and calls `run(opts, ctx)` with the command context (src/commands/context.ts), built
  * here from the parsed global options so that its type guarantees `globals`, `settings()`,
  * `api()` and `prompter` to every run. A `--json` field list is checked here, before anything is sent.
  */
@@ -22,7 +22,7 @@ export function verb<O, F = O>(ctx: Context, load: () => Promise<VerbModule<O>>,
     checkJsonFields(commandPath(cmd), ctx.jsonFields, ctx.jq !== undefined);
     const operands = args.slice(0, -2).flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? (a as string[]) : [a as string]));
     const opts = options(flags, operands, cmd);
-    const [{ run }, { commandContext }] = await Promise.all([load(), import('../client.js')]);
+    const [{ run }, { commandContext }] = await Promise.all([load(), import('./context.js')]);
     await run(opts, commandContext(ctx, cmd.optsWithGlobals<Globals>()));
   };
 }

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../client.js';
+import type { CommandContext } from './context.js';
 import { describeSource } from '../config/settings.js';
 import { QuietExit } from '../errors.js';
 import { mask, outputMode, printJson, printKeyValues } from '../output/index.js';

@@ -2,9 +2,9 @@ import type { Clock, IO } from '../context.js';
 import type { BatchProgress as PublicBatchProgress } from '../types.js';
 
 /**
- * A batch run's live counts (src/batch/run.ts reports them, the bar shows them): the library's
- * public BatchProgress plus what the bar needs to estimate the total (`bytesTotal`, a file's size)
- * and the rate.
+ * What the bar shows of a batch run's live counts: the library's public BatchProgress plus what it
+ * needs to estimate the total (`bytesTotal`, a file's size) and the rate. The engine
+ * (src/batch/run.ts) reports them in a type of its own, of the same shape: it imports no printer.
  */
 export interface BatchProgress extends PublicBatchProgress {
   bytesRead: number;

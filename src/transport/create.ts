@@ -12,7 +12,7 @@ export interface TransportOverrides {
 }
 
 /**
- * The one authenticated transport for `settings`. Only the command context (src/client.ts) calls
+ * The one authenticated transport for `settings`. Only the command context (src/commands/context.ts) calls
  * it, lazily, so undici loads only when a command really talks to the API; everything it needs is
  * imported statically here so that it arrives in one chunk (every extra ES module file costs
  * start-up time).

@@ -1,6 +1,6 @@
 /**
  * The contract between the API layer and HTTP (team brief, "Transport"). This module holds only
- * types and error classes, so importing it never loads undici; `createTransport` (transport/create.ts), reached through the command context (src/client.ts),
+ * types and error classes, so importing it never loads undici; `createTransport` (transport/create.ts), reached through the command context (src/commands/context.ts),
  * builds the real one (transport/http.ts) on first use.
  */
 export interface RequestOptions {

@@ -6,7 +6,7 @@ import type { Transport } from './index.js';
 
 /**
  * A running sandbox's own endpoints (inspection and control): where it is, and one call to it over
- * the command's transport to it (src/client.ts, `sandboxAdmin()`).
+ * the command's transport to it (src/commands/context.ts, `sandboxAdmin()`).
  */
 export interface SandboxAdmin {
   root: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandContext, type CommandContext } from '../../src/client.js';
+import { commandContext, type CommandContext } from '../../src/commands/context.js';
 import type { Context, Globals } from '../../src/context.js';
 import { diagnose as diagnoseIn } from '../../src/commands/shared/diagnose.js';
 import { runDoctor as doctorIn } from '../../src/commands/doctor.run.js';

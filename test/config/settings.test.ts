@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authHint, requireApiKey, resolveSettings } from '../../src/config/settings.js';
-import { commandContext } from '../../src/client.js';
+import { commandContext } from '../../src/commands/context.js';
 import { openStore } from '../../src/config/store.js';
 import { normalizeBaseUrl } from '../../src/config/url.js';
 import { isMailroomError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { listJournals, type JournalFacts } from '../../batch/journals.js';
 import { batchJournalDir } from '../../batch/paths.js';
 import { printRows, type Column } from '../../output/print.js';

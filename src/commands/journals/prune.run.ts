@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { pruneJournals, type JournalFacts } from '../../batch/journals.js';
 import { batchJournalDir } from '../../batch/paths.js';
 import { printJson } from '../../output/print.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { findJournal, journalFacts, type RefusedEntry } from '../../batch/journals.js';
 import { batchJournalDir } from '../../batch/paths.js';
 import { printJson, printKeyValues, printTable } from '../../output/print.js';

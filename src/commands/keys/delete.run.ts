@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError } from '../../errors.js';
 import type { ApiKey } from '../../schema/api-key.js';
 import { apiClient } from '../shared/api-client.js';

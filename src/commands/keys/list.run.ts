@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import type { ApiKey } from '../../types.js';
 import { apiClient } from '../shared/api-client.js';
 import { printKeys } from '../../output/resources.js';

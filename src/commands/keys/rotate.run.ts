@@ -1,5 +1,5 @@
 import { checkKey } from '../../api/apiKeys.js';
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { confirmOrRefuse, refuseWithoutTerminal } from '../../input/confirm.js';
 import { printKey } from '../../output/resources.js';
 import { checkProfileName, ONCE_WARNING, refuseLosingTheSecret, saveToProfile } from '../shared/new-key.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { terminalText } from '../../output/one-line.js';
 import { MailroomError, usageError } from '../../errors.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import type { SandboxEmail } from '../../sandbox/public-types.js';
 import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { printRows } from '../../output/index.js';

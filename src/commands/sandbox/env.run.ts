@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { recordedSandboxes, sandboxAddressDir } from '../../config/sandbox-address.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { sandboxTakesKey } from '../../transport/sandbox-admin.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError } from '../../errors.js';
 import { openInBrowser } from '../shared/open-browser.js';
 import { paths } from '../../api/paths.js';

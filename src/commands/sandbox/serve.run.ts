@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { SANDBOX_DEFAULT_PORT } from '../../config/sandbox-default.js';
 import { exposedHostWarning } from '../../config/url.js';
 import { QuietExit, usageError } from '../../errors.js';

@@ -1,5 +1,5 @@
 import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';
 import { isEmailAddress } from '../../schema/index.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { paths } from '../../api/paths.js';
 import { outputMode, printJson, printKeyValues } from '../../output/index.js';
 import { reveal } from '../../secrets.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { clientOver, type Mailroom } from '../../library/mailroom.js';
 
 /**

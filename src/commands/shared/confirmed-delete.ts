@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { requireApiKey, requireNamedProfile } from '../../config/settings.js';
 import { confirmOrRefuse, refuseWithoutTerminal } from '../../input/confirm.js';
 import { printDeletedWithoutAnswer } from '../../output/resources.js';

@@ -1,6 +1,6 @@
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { batchJournalDir } from '../../batch/paths.js';
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { readStoredConfig, type StoredConfig } from '../../config/file.js';
 import { keyLocation } from '../../config/credentials.js';
 import { KEYCHAIN_SERVICE, keychainOf, KeychainUnavailable } from '../../config/keychain.js';
@@ -179,7 +179,7 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
   const from = (s: { source: Parameters<typeof describeSource>[0]['source']; origin: string }) => describeSource(s);
   if (!identityOnly) add(keysCheck(ctx, stored, settings));
   const key = settings.apiKey;
-  // A profile named on purpose that is not stored: every API command refuses it (client.ts), so doctor says so.
+  // A profile named on purpose that is not stored: every API command refuses it (commands/context.ts), so doctor says so.
   let unknownProfile: MailroomError | undefined;
   try {
     requireNamedProfile(settings);

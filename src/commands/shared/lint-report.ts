@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { QuietExit } from '../../errors.js';
 import { EXIT } from '../../exit-codes.js';
 import { toJunit, toSarif, type LintReport } from '../../lint/formats.js';

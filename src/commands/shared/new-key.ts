@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { storedProfile } from '../../config/file.js';
 import { saveKey } from '../../config/credentials.js';
 import { storageMode } from '../../config/settings.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { apiClient } from '../shared/api-client.js';
 import { usageError } from '../../errors.js';
 import { parseEvents } from '../../input/events.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { EVENTS } from '../../schema/events.js';
 import * as out from '../../output/index.js';
 

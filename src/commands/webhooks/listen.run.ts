@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError, QuietExit, usageError } from '../../errors.js';
 import { untilStopped } from '../../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
@@ -9,8 +9,8 @@ import { parseEvents } from '../../input/events.js';
 import { checkForwardUrl, forwardsToItself, forward, forwardableHeaders } from '../../webhook/forward.js';
 import { checkOutputs } from '../../output/targets.js';
 import { parseMaxAge } from '../../webhook/max-age.js';
-import { resolveSigningToken } from '../../webhook/signing-token.js';
-import { registerWebhook, registrationToken } from '../../webhook/registration.js';
+import { resolveSigningToken } from '../shared/webhook-signing-token.js';
+import { registerWebhook, registrationToken } from '../shared/webhook-registration.js';
 import { startListener } from '../../webhook/listener.js';
 import { JournalWriter, journalHeaders, journalBody, REFUSED_TOTAL_LIMIT } from '../../webhook/journal.js';
 import { deliveryLine, deliveryRecord } from '../../webhook/report.js';

@@ -1,11 +1,11 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError, interruptedError } from '../../errors.js';
 import { count, noun } from '../../count.js';
 import { formatLines, linesFor, parseLines, parseSince, selectEntries, replayRequest } from '../../webhook/replay.js';
 import { normalizeEnvelope } from '../../schema/index.js';
 import { parseEvents } from '../../input/events.js';
 import { checkForwardUrl, forward } from '../../webhook/forward.js';
-import { resolveSigningToken } from '../../webhook/signing-token.js';
+import { resolveSigningToken } from '../shared/webhook-signing-token.js';
 import { readJournal } from '../../webhook/journal.js';
 import { deliveryLine, deliveryRecord } from '../../webhook/report.js';
 import { outputMode, palette } from '../../output/index.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { usageError } from '../../errors.js';
 import { isEmailAddress } from '../../schema/index.js';
 import { parseEvents } from '../../input/events.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../client.js';
+import type { CommandContext } from '../context.js';
 import { MailroomError, usageError } from '../../errors.js';
 import type { CapturedRequest } from '../../webhook/http-request.js';
 import { readBytes } from '../../webhook/bytes.js';

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createWebhook, deleteWebhook } from '../api/webhooks.js';
-import type { CommandContext } from '../client.js';
-import { MailroomError, usageError } from '../errors.js';
-import { oneLine } from '../output/one-line.js';
-import { EVENT_NAMES, type EventName } from '../schema/events.js';
-import { paths } from '../api/paths.js';
-import { holdSecret } from '../secrets.js';
-import { tokenFrom } from './token.js';
+import { createWebhook, deleteWebhook } from '../../api/webhooks.js';
+import type { CommandContext } from '../context.js';
+import { MailroomError, usageError } from '../../errors.js';
+import { oneLine } from '../../output/one-line.js';
+import { EVENT_NAMES, type EventName } from '../../schema/events.js';
+import { paths } from '../../api/paths.js';
+import { holdSecret } from '../../secrets.js';
+import { tokenFrom } from '../../webhook/token.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {

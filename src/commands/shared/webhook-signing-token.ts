@@ -1,9 +1,9 @@
-import { getWebhook } from '../api/webhooks.js';
-import type { CommandContext } from '../client.js';
-import { MailroomError, usageError } from '../errors.js';
-import { hasPrefix } from '../schema/ids.js';
-import { holdSecret, isMasked } from '../secrets.js';
-import { tokenFrom, TOKEN_ENV } from './token.js';
+import { getWebhook } from '../../api/webhooks.js';
+import type { CommandContext } from '../context.js';
+import { MailroomError, usageError } from '../../errors.js';
+import { hasPrefix } from '../../schema/ids.js';
+import { holdSecret, isMasked } from '../../secrets.js';
+import { tokenFrom, TOKEN_ENV } from '../../webhook/token.js';
 
 export interface SigningToken {
   token: string;

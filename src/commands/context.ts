@@ -1,10 +1,10 @@
-import type { Context, Globals, Prompter } from './context.js';
-import { requireNamedProfile, resolveSettings, settingsLine, type Settings } from './config/settings.js';
-import { clearTextProblem } from './config/url.js';
-import { terminalPrompter } from './input/prompter.js';
-import type { Transport } from './transport/index.js';
-import type { TransportOverrides } from './transport/create.js';
-import type { SandboxAdmin } from './transport/sandbox-admin.js';
+import type { Context, Globals, Prompter } from '../context.js';
+import { requireNamedProfile, resolveSettings, settingsLine, type Settings } from '../config/settings.js';
+import { clearTextProblem } from '../config/url.js';
+import { terminalPrompter } from '../input/prompter.js';
+import type { Transport } from '../transport/index.js';
+import type { TransportOverrides } from '../transport/create.js';
+import type { SandboxAdmin } from '../transport/sandbox-admin.js';
 
 /**
  * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
@@ -48,7 +48,7 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
     ctx.io.err.write(`mailroom: warning: ${problem}: use https://, or --allow-http to send it knowingly\n`);
   };
   const open = (chosen: Settings): Promise<Transport> => {
-    const created = import('./transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
+    const created = import('../transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
     // A transport that was never made (no key) has nothing to close.
     ctx.cleanups?.push(async () => (await created.catch(() => undefined))?.close());
     return created;
@@ -78,9 +78,9 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
       admin ??= (async () => {
         const current = self.settings();
         // Loaded here, not at start-up: only the sandbox commands use it.
-        const { sandboxAdminOver, sandboxRoot } = await import('./transport/sandbox-admin.js');
+        const { sandboxAdminOver, sandboxRoot } = await import('../transport/sandbox-admin.js');
         const root = sandboxRoot(current);
-        const created = import('./transport/create.js').then(({ createSandboxTransport }) => createSandboxTransport(ctx, current, root, overrides));
+        const created = import('../transport/create.js').then(({ createSandboxTransport }) => createSandboxTransport(ctx, current, root, overrides));
         ctx.cleanups?.push(async () => (await created.catch(() => undefined))?.close());
         return sandboxAdminOver(await created, root, ctx.signal);
       })();
