@@ -72,6 +72,8 @@ function streamIdentity(stream: unknown): Identity | undefined {
  * Returns where each output goes.
  */
 export function checkOutputs(c: OutputCheck): OutputTargets {
+  // An unset shell variable: '' would resolve to the current directory, or read as "no file".
+  for (const { flag, path } of [...c.inputs, ...c.outputs]) if (path === '') throw usageError(`${flag}: the file name is empty`);
   const targets: OutputTargets = new Map();
   const stdout = c.io ? streamIdentity(c.io.out) : undefined;
   const seen: Array<{ flag: string; path: string; id: Identity; input: boolean }> = [];

@@ -74,4 +74,17 @@ describe('siblings: other commands that write a path', () => {
     expect(readFileSync(config, 'utf8')).toBe(text);
   });
 
+  // An unset shell variable (`--data "$STATE"`): an empty name is refused in words, never taken as
+  // "no file" (the sandbox ran and kept nothing) nor as the current directory.
+  it.each([
+    ['sandbox --data', ['sandbox', '--port', '0', '--data', ''], '--data'],
+    ['webhooks listen --journal', ['webhooks', 'listen', '--port', '0', '--token', 'wht_emptypathtest1234', '--journal', ''], '--journal'],
+    ['batch --report', ['batch', 'in.ndjson', '--from', 'ops@example.com', '--subject', 'Hi', '--report', ''], '--report'],
+    ['batch --failed', ['batch', 'in.ndjson', '--from', 'ops@example.com', '--subject', 'Hi', '--failed', ''], '--failed'],
+  ])('%s \'\': exit 2, one line naming the option, nothing sent', async (_name, args, flag) => {
+    const r = await runInProcess(args, { env, cwd: dir });
+    expect(r.stderr).toBe(`mailroom: ${flag}: the file name is empty\n`);
+    expect(r.code).toBe(2);
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
 });
