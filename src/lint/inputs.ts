@@ -62,7 +62,8 @@ export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick
       yield { input: spec, email: { html: rendered.html, text: rendered.text }, findings: [], skipped: [] };
       continue;
     }
-    const html = await readSource(spec, spec === '-' ? 'stdin' : spec, cwd, stdin('the HTML to check'));
+    // Named as `lint <file>` in errors: "lint: cannot read x.html: no such file".
+    const html = await readSource(spec, spec === '-' ? 'stdin' : 'lint', cwd, stdin('the HTML to check'));
     const text = spec === '-' ? undefined : await beside(spec, cwd);
     yield { input: spec === '-' ? 'stdin' : spec, ...(spec === '-' ? {} : { file: spec }), email: { html, ...(text === undefined ? {} : { text }) }, findings: [], skipped: [] };
   }

@@ -65,7 +65,11 @@ describe('mailroom lint: exit codes and --fail-on', () => {
   it('bad input is exit 2 with one line: a missing file, a bad --fail-on, --json with --format sarif, a terminal stdin', async () => {
     const missing = await lint(['nope.html']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe('mailroom: nope.html: cannot read nope.html: no such file\n');
+    expect(missing.stderr).toBe('mailroom: lint: cannot read nope.html: no such file\n');
+    mkdirSync(join(dir, 'folder'), { recursive: true });
+    expect((await lint(['folder'])).stderr).toBe('mailroom: lint: cannot read folder: is a directory\n');
+    writeFileSync(join(dir, 'latin1.html'), Buffer.from([0xe9, 0x3c, 0x70, 0x3e]));
+    expect((await lint(['latin1.html'])).stderr).toBe('mailroom: lint latin1.html: not UTF-8 text: invalid byte 0xe9 at byte offset 0\n');
     const bad = await lint(['clean.html', '--fail-on', 'fatal']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--fail-on must be one of error, warning, info');
@@ -141,6 +145,14 @@ describe('mailroom lint: inputs', () => {
     ]);
     expect(results[1]?.line).toBe(3);
     expect(results[4]?.skipped).toEqual(['template "welcome" is stored with the service: give --templates <dir> with its source as <name>.html to check it']);
+  });
+
+  it('text from the input shown on stderr has its control characters escaped (a template name with ESC)', async () => {
+    writeFileSync(join(dir, 'esc.ndjson'), `${JSON.stringify({ template: 'we\u001b[2Jlcome', to: 'a@example.com' })}\n`);
+    const r = await lint(['--batch', 'esc.ndjson'], { tty: true, color: false });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr).toContain('skipped: esc.ndjson entry 1: template "we\\u001b[2Jlcome" is stored with the service');
   });
 
   it('--templates: a templated entry is checked with its variables filled; a variable it lacks is found', async () => {

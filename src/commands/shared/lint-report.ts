@@ -3,6 +3,7 @@ import { QuietExit } from '../../errors.js';
 import { EXIT } from '../../exit-codes.js';
 import { toJunit, toSarif, type LintReport } from '../../lint/formats.js';
 import { outputMode, palette, printJson, printTable } from '../../output/index.js';
+import { oneLine } from '../../output/one-line.js';
 
 export type LintFormat = 'table' | 'json' | 'sarif' | 'junit';
 
@@ -35,7 +36,8 @@ export async function printLintReport(outcome: LintReport, asked: LintFormat | u
   const hints = new Map(rows.map((f) => [f.check, f.hint]));
   if (hints.size > 0) ctx.io.out.write(`\n${[...hints].map(([check, hint]) => `${c.bold(check)}: ${hint}`).join('\n')}\n`);
   const skipped = [...outcome.skipped, ...outcome.results.flatMap((r) => r.skipped.map((s) => `${r.input}: ${s}`))];
-  for (const s of skipped) ctx.io.err.write(`skipped: ${s}\n`);
+  // Template names and file names come from the input: their control characters are escaped.
+  for (const s of skipped) ctx.io.err.write(`skipped: ${oneLine(s)}\n`);
   ctx.io.err.write(`${countsLine(outcome.counts)} in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
 }
 
