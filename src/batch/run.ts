@@ -255,6 +255,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   let done = new DoneSet();
   let checkpoints = new Map<number, string>();
   let journal: Journal | undefined;
+  let newJournalLock: JournalLock | undefined;
   let closeInput: (() => Promise<void>) | undefined;
   try {
     if (resuming) {
@@ -273,6 +274,9 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     } else if (header) {
       journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header);
       if (resumePath !== undefined) rememberJournal(o.journalDir, resumePath, runId);
+      // A new run's journal is held as a resumed one's is (runBatch): `batch journals prune --force`
+      // must not delete it while it is being sent.
+      else newJournalLock = JournalLock.acquire(journal.path, { subject: journal.path, holder: 'a mailroom batch', createDir: false });
     }
     summary.journal = journal?.path ?? null;
 
@@ -378,6 +382,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
         summary.fatal ??= isMailroomError(err) ? err : new MailroomError('unexpected', `closing ${file?.path}: ${String(err)}`, { cause: err });
       }
     }
+    newJournalLock?.release();
   }
   summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates;
   summary.durationMs = clock.now() - startedAt;

@@ -240,6 +240,25 @@ describe('batch journals prune', () => {
     expect(existsSync(`${done}.lock`)).toBe(false);
   });
 
+  it('the journal of a run sending now (a new run, no --resume) is kept by --all --force, and stays resumable', async () => {
+    const input = join(dir, 'live.ndjson');
+    ndjsonInput(input, 500);
+    const cmd = startInProcess(send(input), { env });
+    await proxy.batches(3);
+    const [name] = readdirSync(batches).filter((f) => f.endsWith('.journal'));
+    const journal = join(batches, name!);
+    const r = await runInProcess(['batch', 'journals', 'prune', '--all', '--force', '--json'], { env, cwd: dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ removed: [], kept: [{ journal, kept: 'running', running: true }] });
+    expect(existsSync(journal)).toBe(true);
+    const stopped = await cmd.stop();
+    expect(stopped.code).toBe(130);
+    expect(journalOf(stopped.stderr)).toBe(journal);
+    expect(existsSync(journal)).toBe(true);
+    // Its lock went with the run: the journal can be resumed, and pruned with --force.
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+  });
+
   it('a journal kept elsewhere (--resume <file>) loses only its link in the state directory', async () => {
     const input = join(dir, 'mine.ndjson');
     ndjsonInput(input, 3);
