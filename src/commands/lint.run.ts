@@ -1,4 +1,7 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CommandContext } from './context.js';
+import { fsReason } from '../files.js';
 import { usageError } from '../errors.js';
 import { stdinFor } from '../input/stdin.js';
 import { lintTargets } from '../lint/inputs.js';
@@ -28,6 +31,7 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
   if (globals.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} cannot be used together`);
   // Checked before any input is read; the caniemail data loads only here, only with --clients.
   const clients = opts.clients ? (await import('../lint/clients.js')).clientGlobs(opts.clients) : undefined;
+  if (opts.templates !== undefined) checkTemplatesDir(opts.templates, ctx.cwd);
   const targets = await lintTargets({ operands: opts.inputs, file: opts.file, batch: opts.batch, templates: opts.templates, props: opts.props }, ctx.cwd, ctx.io, (what) => stdinFor(ctx, what));
   const outcome = await lint(targets, {
     failOn: opts.failOn,
@@ -38,4 +42,17 @@ export async function run(opts: LintOptions, ctx: CommandContext): Promise<void>
   if (!globals.quiet) await printLintReport(outcome, opts.format, ctx);
   // The findings are the result; the JSON document also says why the exit code is not 0.
   if (!outcome.ok) throw lintFailed(outcome);
+}
+
+/** A --templates that cannot be read would leave every templated entry skipped, and the run green. */
+function checkTemplatesDir(dir: string, cwd: string): void {
+  if (dir === '') throw usageError('--templates: the directory name is empty');
+  const path = resolve(cwd, dir);
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (err) {
+    throw usageError(`--templates: cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : fsReason(err)}`);
+  }
+  if (!isDirectory) throw usageError(`--templates: ${path} is not a directory`);
 }

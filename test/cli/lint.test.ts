@@ -155,6 +155,21 @@ describe('mailroom lint: inputs', () => {
     expect(r.stderr).toContain('skipped: esc.ndjson entry 1: template "we\\u001b[2Jlcome" is stored with the service');
   });
 
+  it('--templates that is missing, a file or empty (a typo): exit 2 before any input is read, not every template skipped and exit 0', async () => {
+    writeFileSync(join(dir, 'one-templated.ndjson'), `${JSON.stringify({ template: 'welcome', to: 'a@example.com' })}\n`);
+    writeFileSync(join(dir, 'not-a-dir.html'), '<p>x</p>');
+    for (const [templates, line] of [
+      ['templtes', `mailroom: --templates: cannot read ${join(dir, 'templtes')}: no such directory`],
+      ['not-a-dir.html', `mailroom: --templates: ${join(dir, 'not-a-dir.html')} is not a directory`],
+      ['', 'mailroom: --templates: the directory name is empty'],
+    ] as const) {
+      const r = await lint(['--batch', 'one-templated.ndjson', '--templates', templates]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`${line}\n`);
+    }
+  });
+
   it('--templates: a templated entry is checked with its variables filled; a variable it lacks is found', async () => {
     mkdirSync(join(dir, 'templates'), { recursive: true });
     writeFileSync(join(dir, 'templates', 'welcome.html'), '<title>Welcome</title><div style="display:none">Hi</div><p>Hello {{name}}, your plan is {{plan}}.</p>');
