@@ -124,6 +124,7 @@ export async function listJournals(dir: string): Promise<{ journals: JournalFact
  * (`<runId>.journal` in the state directory, or its link), as `batch journals` lists them.
  */
 export function findJournal(dir: string, cwd: string, name: string): string {
+  if (name === '') throw usageError('batch journals show: the journal is empty: give its path, or the run id that `mailroom batch journals` lists');
   const path = resolve(cwd, name);
   if (exists(path)) return path;
   if (/^[0-9a-f]{12}$/.test(name) && exists(join(dir, `${name}.journal`))) return realpathSync(join(dir, `${name}.journal`));

@@ -180,6 +180,9 @@ describe('batch journals show', () => {
     writeFileSync(join(dir, 'not.journal'), '{"a":1}\n');
     const bad = await runInProcess(['batch', 'journals', 'show', 'not.journal'], { env, cwd: dir });
     expect(bad).toMatchObject({ code: 2, stdout: '', stderr: `mailroom: ${join(dir, 'not.journal')}: not a mailroom batch journal\n` });
+    // An empty name (an unset variable) is not the current directory.
+    const empty = await runInProcess(['batch', 'journals', 'show', ''], { env, cwd: dir });
+    expect(empty).toMatchObject({ code: 2, stdout: '', stderr: 'mailroom: batch journals show: the journal is empty: give its path, or the run id that `mailroom batch journals` lists\n' });
   });
 });
 
