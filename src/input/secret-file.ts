@@ -27,6 +27,7 @@ export function readSecretFile(path: string, flag: string, cwd: string): string 
 /** The whole text of a secret file (not stdin), read with the same cap and messages, for callers that parse it. */
 export function readSecretFileText(path: string, flag: string, cwd: string): string {
   const label = path === '-' ? 'stdin' : path;
+  if (path === '') throw usageError(`${flag}: the file name is empty`);
   try {
     return readCappedSync(path === '-' ? 0 : resolve(cwd, path), SECRET_FILE_LIMIT);
   } catch (err) {

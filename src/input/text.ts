@@ -34,6 +34,8 @@ export async function readCapped(spec: string, flag: string, cwd: string, stdin:
     }
     return Buffer.concat(chunks);
   }
+  // An unset shell variable: '' would open the current directory.
+  if (spec === '') throw usageError(`${flag}: the file name is empty`);
   const cannot = (err: unknown) => usageError(`${flag}: cannot read ${spec}: ${fsReason(err, 'read')}`);
   let handle;
   try {

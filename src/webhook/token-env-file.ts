@@ -14,6 +14,7 @@ const LINE = new RegExp(`^[ \\t]*(?:export[ \\t]+)?${TOKEN_ENV}=.*$`, 'm');
  * the token there is what was asked.
  */
 export async function writeTokenEnv(path: string, token: string, cwd: string): Promise<void> {
+  if (path === '') throw usageError('--write-env: the file name is empty');
   const file = resolve(cwd, path);
   let text = '';
   try {

@@ -97,6 +97,13 @@ const cases: Case[] = [
   { name: 'keys delete without --yes and no terminal', args: ['keys', 'delete', 'aki_abc'], stderr: /^mailroom: refusing to delete aki_abc without --yes \(no terminal to confirm on\)$/ },
   { name: 'webhooks delete without --yes and no terminal', args: ['webhooks', 'delete', 'wh_abc'], stderr: /^mailroom: refusing to delete wh_abc without --yes \(no terminal to confirm on\)$/ },
   { name: 'keys create -q would lose the secret', args: ['keys', 'create', '--name', 'x', '-q'], stderr: /^mailroom: -q would discard the new secret \(it is shown only once\): add --save-as <profile> or drop -q$/ },
+  // an empty file name (an unset shell variable) is named as such, not read as the current directory
+  { name: 'send --html-file with an empty name', args: ['send', '--from', 'ops@example.com', '--to', 'a@example.com', '--subject', 'S', '--html-file', ''], stderr: /^mailroom: --html-file: the file name is empty$/ },
+  { name: 'api --input with an empty name', args: ['api', 'POST', '/v1/webhooks', '--input', ''], stderr: /^mailroom: --input: the file name is empty$/ },
+  { name: 'api --data @ with no file name', args: ['api', 'POST', '/v1/webhooks', '--data', '@'], stderr: /^mailroom: --data: the file name is empty$/ },
+  { name: 'lint with an empty file name', args: ['lint', ''], stderr: /^mailroom: lint: the file name is empty$/ },
+  { name: '--api-key-file with an empty name', args: ['keys', 'list', '--api-key-file', ''], stderr: /^mailroom: --api-key-file: the file name is empty$/ },
+  { name: 'webhooks listen --write-env with an empty name', args: ['webhooks', 'listen', '--port', '0', '--token', 'wht_emptynametest12345', '--write-env', ''], stderr: /^mailroom: --write-env: the file name is empty$/ },
 ];
 
 describe('bad input: exit 2, one line on stderr, nothing on stdout, zero requests', () => {
