@@ -34,6 +34,8 @@ type Method = (typeof METHODS)[number];
  * key outside /v1. Encoded slashes and dots, absolute URLs and control characters are refused too.
  */
 export function apiPath(path: string): string {
+  // '' would be `/v1/` itself: a request to no endpoint (an unset shell variable).
+  if (path.trim() === '') throw usageError('path is empty: give one such as /v1/webhooks');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(path)) throw usageError(`path "${path}" contains control characters`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {

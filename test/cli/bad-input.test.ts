@@ -101,6 +101,7 @@ const cases: Case[] = [
   { name: 'send --html-file with an empty name', args: ['send', '--from', 'ops@example.com', '--to', 'a@example.com', '--subject', 'S', '--html-file', ''], stderr: /^mailroom: --html-file: the file name is empty$/ },
   { name: 'api --input with an empty name', args: ['api', 'POST', '/v1/webhooks', '--input', ''], stderr: /^mailroom: --input: the file name is empty$/ },
   { name: 'api --data @ with no file name', args: ['api', 'POST', '/v1/webhooks', '--data', '@'], stderr: /^mailroom: --data: the file name is empty$/ },
+  { name: 'api with an empty path', args: ['api', 'DELETE', ''], stderr: /^mailroom: path is empty: give one such as \/v1\/webhooks$/ },
   { name: 'lint with an empty file name', args: ['lint', ''], stderr: /^mailroom: lint: the file name is empty$/ },
   { name: '--api-key-file with an empty name', args: ['keys', 'list', '--api-key-file', ''], stderr: /^mailroom: --api-key-file: the file name is empty$/ },
   { name: 'webhooks listen --write-env with an empty name', args: ['webhooks', 'listen', '--port', '0', '--token', 'wht_emptynametest12345', '--write-env', ''], stderr: /^mailroom: --write-env: the file name is empty$/ },
