@@ -49,6 +49,10 @@ type Stdin = (what: string) => AsyncIterable<Buffer | string>;
  * personalised bodies is checked as it is read, never held whole.
  */
 export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, stdin: Stdin): AsyncGenerator<LintTarget> {
+  // An unset shell variable ("$EMAIL") is an empty name: refused in words, never read as the current directory.
+  for (const [flag, v] of [...opts.operands.map((o) => ['lint', o] as const), ['--file', opts.file], ['--batch', opts.batch], ['--templates', opts.templates]] as const) {
+    if (v === '') throw usageError(`${flag}: the file name is empty`);
+  }
   const usesStdin = [...opts.operands.filter((o) => o === '-'), ...[opts.file, opts.batch].filter((v) => v === '-')];
   if (usesStdin.length > 1) throw usageError('only one input can read stdin (-)');
   const operands = opts.operands.length === 0 && opts.file === undefined && opts.batch === undefined ? ['-'] : opts.operands;
