@@ -24,3 +24,17 @@ describe('src/commands holds verbs; what verbs share lives in src/commands/share
     expect(unloaded).toEqual([]);
   });
 });
+
+describe('commands reach the API through the library client (docs/internals.md, "The context")', () => {
+  // The transport itself, only where a command's job is below the typed calls: raw requests (api),
+  // the batch engine's prebuilt bodies, the key check read by hand to keep `check` lean at start-up
+  // (check, doctor, login with a key not stored yet), rotate's check of the new key between its
+  // prompts, and sandbox env's probe of a recorded sandbox with its own key.
+  const TRANSPORT_USERS = ['api.run.ts', 'batch.run.ts', 'check.run.ts', 'keys/rotate.run.ts', 'login.run.ts', 'sandbox/env.run.ts', 'shared/api-client.ts', 'shared/diagnose.ts'];
+
+  it('ctx.api() appears nowhere else: every other command calls apiClient(ctx)', () => {
+    const all = files(root).map((f) => relative(root, f));
+    const direct = all.filter((f) => /\bctx\.api\(/.test(readFileSync(join(root, f), 'utf8')));
+    expect(direct.sort()).toEqual([...TRANSPORT_USERS].sort());
+  });
+});

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createWebhook, deleteWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../context.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { oneLine } from '../../output/one-line.js';
@@ -7,6 +6,7 @@ import { EVENT_NAMES, type EventName } from '../../schema/events.js';
 import { paths } from '../../api/paths.js';
 import { holdSecret } from '../../secrets.js';
 import { tokenFrom } from '../../webhook/token.js';
+import { apiClient } from './api-client.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -46,10 +46,10 @@ export async function registrationToken(flags: { token?: string; tokenFile?: str
 /** Creates the webhook: `url` (the listener), `token`, the given events or all of them. */
 export async function registerWebhook(url: string, token: string, events: readonly EventName[] | undefined, ctx: CommandContext): Promise<Registration> {
   const { globals } = ctx;
-  const api = await ctx.api();
-  const hook = await createWebhook(api, { url, events: events && events.length > 0 ? [...events] : EVENT_NAMES, token }, { signal: ctx.signal });
+  const mailroom = await apiClient(ctx);
+  const hook = await mailroom.webhooks.create({ url, events: events && events.length > 0 ? [...events] : [...EVENT_NAMES], token }, { signal: ctx.signal });
   if (hook.token !== token) {
-    await deleteWebhook(api, hook.id).catch(() => undefined);
+    await mailroom.webhooks.delete(hook.id).catch(() => undefined);
     throw new MailroomError('unexpected', `the sandbox did not keep the signing token given for webhook ${hook.id}; pass --webhook ${hook.id} instead`);
   }
   return {
@@ -57,7 +57,7 @@ export async function registerWebhook(url: string, token: string, events: readon
     async remove() {
       try {
         // Not ctx.signal: it is already aborted by the Ctrl-C that stops the listener.
-        await deleteWebhook(api, hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
+        await mailroom.webhooks.delete(hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
         if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
       } catch (err) {
         ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);

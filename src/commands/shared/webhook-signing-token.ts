@@ -1,9 +1,9 @@
-import { getWebhook } from '../../api/webhooks.js';
 import type { CommandContext } from '../context.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { hasPrefix } from '../../schema/ids.js';
 import { holdSecret, isMasked } from '../../secrets.js';
 import { tokenFrom, TOKEN_ENV } from '../../webhook/token.js';
+import { apiClient } from './api-client.js';
 
 export interface SigningToken {
   token: string;
@@ -24,7 +24,7 @@ export async function resolveSigningToken(flags: { token?: string; tokenFile?: s
   }
   const id = flags.webhook;
   if (!hasPrefix('webhook', id)) throw usageError(`--webhook: "${id}" is not a webhook id (wh_…)`);
-  const webhook = await getWebhook(await ctx.api(), id, { signal: ctx.signal });
+  const webhook = await (await apiClient(ctx)).webhooks.get(id, { signal: ctx.signal });
   if (!webhook.token || isMasked(webhook.token)) throw new MailroomError('unexpected', `the API returned webhook ${id} without its full token; pass --token instead`);
   holdSecret(webhook.token);
   return { token: webhook.token, webhook: { id, url: webhook.url } };
