@@ -2,6 +2,7 @@ import { type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
@@ -15,10 +16,10 @@ interface Running {
 
 const API_KEY = 'sk_live_crash_test_key';
 
-function start(dataFile: string): Promise<Running> {
+function start(dataFile: string, env: Record<string, string> = {}): Promise<Running> {
   const child = spawnCli(['sandbox', '--port', '0', '--json', '--quiet', '--data', dataFile, '--api-key', API_KEY], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...env },
   });
   const exited = new Promise<void>((done) => child.on('exit', () => done()));
   let out = '';
@@ -140,4 +141,38 @@ describe('sandbox --data under SIGKILL', () => {
       await sb.exited;
     }
   }, 120_000);
+
+  test('an answer leaves only after the fsync that covers it: on a disk that keeps a write only once synced, a SIGKILL right after the answers loses none of them', async () => {
+    const dataFile = join(dir, 'slow-fsync.json');
+    const disk = fileURLToPath(new URL('../fixtures/fsync-only-disk.mjs', import.meta.url));
+    // Each flush takes 300 ms: requests arriving meanwhile share the next one (group commit).
+    const sb = await start(dataFile, { NODE_OPTIONS: `--import ${disk}`, MAILROOM_TEST_FSYNC_MS: '300' });
+    const agent = new Agent({ connections: 6 });
+    const acked = new Map<string, string>();
+    try {
+      // Six batches at once, then three more one after another: the last answer is followed at once by the kill.
+      const batches = Array.from({ length: 9 }, (_, b) => Array.from({ length: 50 }, (_, i) => `fsync-${b}-${i}`));
+      const record = (keys: string[], answer: { successful: { id: string }[]; failed: unknown[] }) => {
+        expect(answer.failed).toEqual([]);
+        answer.successful.forEach((r, i) => acked.set(keys[i]!, r.id));
+      };
+      await Promise.all(batches.slice(0, 6).map(async (keys) => record(keys, await postBatch(agent, sb, keys))));
+      for (const keys of batches.slice(6)) record(keys, await postBatch(agent, sb, keys));
+    } finally {
+      sb.child.kill('SIGKILL');
+      await sb.exited;
+      await agent.close();
+    }
+    expect(acked.size).toBe(450);
+
+    const again = await start(dataFile);
+    try {
+      const byKey = new Map((await inbox(again)).map((e) => [e.idempotencyKey!, e.id]));
+      const lost = [...acked].filter(([key, id]) => byKey.get(key) !== id);
+      expect(lost.length, `acknowledged but lost: ${lost.slice(0, 5).join(' ')}`).toBe(0);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  }, 60_000);
 });
