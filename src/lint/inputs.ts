@@ -50,7 +50,7 @@ type Stdin = (what: string) => AsyncIterable<Buffer | string>;
  */
 export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick<IO, 'in' | 'isStdinTTY'>, stdin: Stdin): AsyncGenerator<LintTarget> {
   // An unset shell variable ("$EMAIL") is an empty name: refused in words, never read as the current directory.
-  for (const [flag, v] of [...opts.operands.map((o) => ['lint', o] as const), ['--file', opts.file], ['--batch', opts.batch], ['--templates', opts.templates]] as const) {
+  for (const [flag, v] of [...opts.operands.map((o) => ['lint', o] as const), ['--file', opts.file], ['--batch', opts.batch]] as const) {
     if (v === '') throw usageError(`${flag}: the file name is empty`);
   }
   const usesStdin = [...opts.operands.filter((o) => o === '-'), ...[opts.file, opts.batch].filter((v) => v === '-')];
