@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { setOwn } from '../schema/own-field.js';
 
 /** One `-f key=value` (raw: always a string) or `-F key=value` (typed) of `mailroom api`, in argv order. */
 export interface ApiField {
@@ -14,7 +15,9 @@ export function typedValue(raw: string): unknown {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
+  // An integer past 2^53 would be sent as another number (99999999999999999999 as 100000000000000000000): it stays text.
+  if (/^-?(0|[1-9]\d*)$/.test(raw)) return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
+  if (/^-?(0|[1-9]\d*)\.\d+$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
   return raw;
 }
 
@@ -34,19 +37,20 @@ export function setField(target: Record<string, unknown>, key: string, path: rea
   let node = target;
   for (const [i, name] of path.entries()) {
     const last = i === path.length - 1;
-    const here = node[name];
+    // Own entries only: `constructor`, `toString` or `__proto__` are field names here, not Object's.
+    const here = Object.hasOwn(node, name) ? node[name] : undefined;
     if (last && append) {
-      if (here === undefined) node[name] = [value];
+      if (here === undefined) setOwn(node, name, [value]);
       else if (Array.isArray(here)) here.push(value);
       else throw usageError(`${key}: ${path.slice(0, i + 1).join('.')} was given as a single value, now as a list`);
       return;
     }
     if (last) {
       if (here !== undefined) throw usageError(`${key}: ${path.join('.')} is given twice (use ${path[0]}[] to make a list)`);
-      node[name] = value;
+      setOwn(node, name, value);
       return;
     }
-    if (here === undefined) node[name] = {};
+    if (here === undefined) setOwn(node, name, {});
     else if (typeof here !== 'object' || here === null || Array.isArray(here)) throw usageError(`${key}: ${path.slice(0, i + 1).join('.')} is a value, not an object`);
     node = node[name] as Record<string, unknown>;
   }

@@ -59,6 +59,18 @@ describe('api -f / -F', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ email: { status: 'SENT', to: 'a@example.com' } });
   });
 
+  it('a key named like an Object method (__proto__, constructor, toString) is a field like any other, sent as given; an integer JSON cannot hold exactly stays text', async () => {
+    const r = await mailroom([
+      'api', 'POST', '/v1/emails',
+      '-f', 'template=welcome', '-f', 'to=a@example.com',
+      '-f', 'variables[__proto__][x]=1', '-f', 'variables[constructor]=c', '-f', 'variables[toString]=t',
+      '-F', 'variables[big]=99999999999999999999', '-F', 'variables[safe]=9007199254740991',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(proxy.seen[0]!.body).toBe('{"template":"welcome","to":"a@example.com","variables":{"__proto__":{"x":"1"},"constructor":"c","toString":"t","big":"99999999999999999999","safe":9007199254740991}}');
+  });
+
   it('a[] makes a list (webhooks create events[])', async () => {
     const r = await mailroom(['api', 'POST', '/v1/webhooks', '-f', 'url=https://hooks.example.com/in?a=b=c', '-f', 'events[]=CONTACT_CREATED', '-f', 'events[]=CONTACT_DELETED', '--jq', '.webhook.events | join(",")']);
     expect(r).toMatchObject({ code: 0, stdout: 'CONTACT_CREATED,CONTACT_DELETED\n', stderr: '' });
