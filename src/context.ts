@@ -101,6 +101,8 @@ export interface JqFilter {
 export interface JsonDocumentState {
   result?: { value: unknown };
   error?: Record<string, unknown>;
+  /** stdout carries a file the user asked for there (batch --report -): no error document after it. */
+  stdoutIsData?: boolean;
 }
 
 /** A running local API: where it listens and the key and workspace it made. */

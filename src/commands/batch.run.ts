@@ -103,6 +103,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   const repeat = resumeArgs(flags, { ...globals, ...(timeout === undefined ? {} : { timeout: Number(timeout) }) }, sending?.settings, defaults.sendAt);
   // With --report - (or --failed -) stdout carries that file: the summary goes to stderr only.
   const stdoutTaken = summary.report === '-' || summary.failedFile === '-';
+  if (stdoutTaken && ctx.document) ctx.document.stdoutIsData = true;
   if (mode.format === 'json' && !mode.quiet) {
     // On stdout the summary is the command's one JSON document: the error it ends with goes inside it.
     if (!stdoutTaken) printJson(ctx, summaryJson(summary, file, repeat));

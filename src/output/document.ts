@@ -43,7 +43,9 @@ export function writeDocument(ctx: Pick<Context, 'io' | 'document' | 'jq'>, json
     return writeResult(ctx, embeds ? { ...(value as Record<string, unknown>), error } : value);
   }
   // Under --jq the error alone is not filtered: its line on stderr and the exit code say it (as gh).
-  if (error && json && !ctx.jq) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
+  // A stdout that carries a file (batch --report -) gets no line that is not of that file: the error
+  // is on stderr (its line, and the run's JSON summary there) and in the exit code.
+  if (error && json && !ctx.jq && !doc.stdoutIsData) ctx.io.out.write(`${JSON.stringify({ error })}\n`);
   return true;
 }
 

@@ -63,6 +63,24 @@ describe('mailroom batch: output paths are checked before anything is opened for
   });
 });
 
+describe('--report - / --failed - with --json when entries fail (exit 7): stdout is that file and nothing else', () => {
+  it.each([['--report'], ['--failed']])('%s -', async (flag) => {
+    const mixed = join(dir, 'mixed.ndjson');
+    writeFileSync(join(dir, 'body.html'), '<p>Hi</p>');
+    writeFileSync(mixed, [{ to: 'a@example.com' }, { to: 'not-an-address' }, { to: 'c@example.com' }].map((e) => JSON.stringify(e)).join('\n'));
+    const r = await runInProcess(['batch', 'mixed.ndjson', '--new-run', '--from', 'ops@example.com', '--subject', 'Hi', '--html-file', 'body.html', flag, '-', '--json'], { env, cwd: dir });
+    expect(r.code).toBe(7);
+    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    if (flag === '--report') {
+      expect(lines).toHaveLength(3);
+      expect(lines.every((l) => typeof l.index === 'number')).toBe(true);
+    } else {
+      expect(lines).toEqual([{ to: 'not-an-address' }]);
+    }
+    expect(r.stderr).toContain('mailroom: 1 of 3 emails failed');
+  });
+});
+
 describe('siblings: other commands that write a path', () => {
   it('sandbox --data that is its --config file: exit 2, the config untouched', async () => {
     const config = join(dir, 'sandbox.json');
