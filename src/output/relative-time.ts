@@ -8,16 +8,28 @@ const UNITS: readonly (readonly [name: string, seconds: number])[] = [
   ['minute', 60],
 ];
 
+/**
+ * The span in the largest unit it reaches, rounded to the nearest whole one (59 min 40 s is 1 hour):
+ * a time set `+2h` from now and shown a second later is still "in 2 hours", not "in 1 hour".
+ */
+function inUnits(span: number): { n: number; unit: string } | undefined {
+  const i = UNITS.findIndex(([, size]) => span >= size);
+  if (i < 0) return undefined;
+  const [name, size] = UNITS[i]!;
+  const n = Math.round(span / size);
+  const above = UNITS[i - 1];
+  if (above && n * size >= above[1]) return { n: Math.round(span / above[1]), unit: above[0] };
+  return { n, unit: name };
+}
+
 /** `2 hours ago`, `in 3 days`, `just now`: a time for people at a terminal (JSON keeps the exact one). */
 export function relativeTime(iso: string, now = Date.now()): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return iso;
   const seconds = Math.round((now - at) / 1000);
-  const span = Math.abs(seconds);
-  const unit = UNITS.find(([, size]) => span >= size);
-  if (!unit) return seconds >= 0 ? 'just now' : 'in a moment';
-  const n = Math.floor(span / unit[1]);
-  const text = count(n, unit[0]);
+  const rounded = inUnits(Math.abs(seconds));
+  if (!rounded) return seconds >= 0 ? 'just now' : 'in a moment';
+  const text = count(rounded.n, rounded.unit);
   return seconds >= 0 ? `${text} ago` : `in ${text}`;
 }
 
@@ -28,9 +40,8 @@ export function shortRelativeTime(iso: string, now = Date.now()): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return iso;
   const seconds = Math.round((now - at) / 1000);
-  const span = Math.abs(seconds);
-  const unit = UNITS.find(([, size]) => span >= size);
-  if (!unit) return 'now';
-  const text = `${Math.floor(span / unit[1])}${SHORT[unit[0]]}`;
+  const rounded = inUnits(Math.abs(seconds));
+  if (!rounded) return 'now';
+  const text = `${rounded.n}${SHORT[rounded.unit]}`;
   return seconds >= 0 ? `${text} ago` : `in ${text}`;
 }

@@ -89,9 +89,15 @@ describe('relativeTime', () => {
     ['2026-11-23T11:15:00Z', '45 minutes ago'],
     ['2026-11-23T10:00:00Z', '2 hours ago'],
     ['2026-11-22T12:00:00Z', '1 day ago'],
-    ['2026-10-01T12:00:00Z', '1 month ago'],
+    ['2026-10-20T12:00:00Z', '1 month ago'],
+    ['2026-10-01T12:00:00Z', '2 months ago'],
     ['2024-11-23T12:00:00Z', '2 years ago'],
     ['2026-11-23T14:00:00Z', 'in 2 hours'],
+    // `send --send-at +2h` shown a second or two later: still the 2 hours the user asked for.
+    ['2026-11-23T13:59:58.500Z', 'in 2 hours'],
+    ['2026-11-23T10:31:00Z', '1 hour ago'],
+    ['2026-11-23T10:29:00Z', '2 hours ago'],
+    ['2026-11-23T11:00:20Z', '1 hour ago'],
     ['not a date', 'not a date'],
   ])('%s → %s', (iso, shown) => {
     expect(relativeTime(iso, now)).toBe(shown);
