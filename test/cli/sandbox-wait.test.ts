@@ -126,6 +126,15 @@ describe('mailroom sandbox workspace create', () => {
     expect(unknown.stderr).toBe(`mailroom: no workspace wrk_unknown in the sandbox at ${sb.baseUrl}\n  workspaces last until the sandbox stops; make one with: mailroom sandbox workspace create\n`);
   });
 
+  test.each([[''], ['   '], ['x'.repeat(201)]])('--name %j is a usage error (exit 2) checked before the sandbox is asked, nothing made', async (name) => {
+    const before = ((await (await fetch(`${sb.baseUrl}/_sandbox/workspaces`)).json()) as { items: unknown[] }).items.length;
+    const r = await runInProcess(['sandbox', 'workspace', 'create', '--name', name], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('mailroom: --name: give the workspace a name of 1 to 200 characters\n');
+    expect(((await (await fetch(`${sb.baseUrl}/_sandbox/workspaces`)).json()) as { items: unknown[] }).items).toHaveLength(before);
+  });
+
   test('-q would throw the only copy of the key away: refused, nothing made', async () => {
     const r = await runInProcess(['sandbox', 'workspace', 'create', '-q'], { env });
     expect(r.code).toBe(2);
