@@ -6,7 +6,6 @@
 // dist/main.js.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { isatty } = require('node:tty');
 
 /** Columns of help text; src/program.ts caps Commander's help at the same width. */
 const HELP_WIDTH = 80;
@@ -16,8 +15,15 @@ const processIO = {
   readCatalog: () => readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'),
   out: (text) => watchOutput(process.stdout).write(text),
   err: (text) => watchOutput(process.stderr).write(text),
-  /** The width of the terminal on fd 1 or 2; undefined when that fd is not a terminal. */
-  columns: (fd) => (isatty(fd) ? (fd === 1 ? process.stdout : process.stderr).columns : undefined),
+  /**
+   * The width of the terminal on fd 1 or 2; undefined when that fd is not a terminal. The stream is
+   * made to write the screen anyway, and is a terminal's only on one: node:tty (and node:net) load
+   * only then.
+   */
+  columns: (fd) => {
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    return stream.isTTY ? stream.columns : undefined;
+  },
 };
 
 /** Prints the help or version these arguments ask for and returns true; false when the CLI must answer. */

@@ -6,7 +6,7 @@ import { fitToWidth, helpLayout, helpWidth } from './help-layout.js';
 import { takeJq, takeJsonFields } from './output/fields.js';
 import { exitCodeLine, HELP_TOPICS } from './help-topics.js';
 import { VERSION } from './version.js';
-import { registerCommands } from './commands/index.js';
+import { loadCommands, registerCommands } from './commands/index.js';
 import { JSON_FIELD_WORDS } from './commands/shared/json-fields.js';
 import { refuseRepeatedOptions } from './commands/shared/repeatable-options.js';
 import { guardIO, holdSecretsOf } from './secrets.js';
@@ -76,7 +76,24 @@ export function commandName(args: readonly string[]): string | undefined {
 }
 
 /**
- * Builds the command tree: with `args`, only the command they name (all of them for the root help,
+ * The command buildProgram registers for `args`: its name, undefined for all of them, null for
+ * none. `completion` describes the whole tree; `--version` needs none of it.
+ */
+function commandsFor(args: readonly string[] | undefined): string | undefined | null {
+  const name = args === undefined ? undefined : commandName(args);
+  const versionOnly = name === undefined && args !== undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
+  if (versionOnly) return null;
+  return name === 'completion' ? undefined : name;
+}
+
+/** Loads the command definitions buildProgram(ctx, args) registers (all of them without `args`). */
+export async function loadProgram(args?: readonly string[]): Promise<void> {
+  const wanted = commandsFor(args);
+  if (wanted !== null) await loadCommands(wanted);
+}
+
+/**
+ * Builds the command tree (loadProgram first, with the same `args`): with `args`, only the command they name (all of them for the root help,
  * an unknown name, or no name), since command modules import their work lazily but Commander's
  * objects for every option of every command are not free.
  */
@@ -150,10 +167,8 @@ Help for a command: mailroom help <command...>, or mailroom <command...> --help.
   });
 
   if (jsonWord !== undefined) program.jsonWord = { ctx, word: jsonWord };
-  const name = args === undefined ? undefined : commandName(args);
-  const versionOnly = name === undefined && args !== undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
-  // `completion` describes the whole tree; `--version` needs none of it.
-  if (!versionOnly) registerCommands(program, ctx, name === 'completion' ? undefined : name);
+  const wanted = commandsFor(args);
+  if (wanted !== null) registerCommands(program, ctx, wanted);
   // Sub-commands inherit the error/output handling of the root.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).configureHelp(helpLayout).showSuggestionAfterError(true);
@@ -199,6 +214,7 @@ export async function runCommandLine(ctx: Context, args: readonly string[]): Pro
   if (jq !== undefined) ctx.jq = await (await import('./output/jq.js')).compileJq(jq);
   let argv = rest;
   if (argv.includes('help')) {
+    await loadProgram();
     const request = helpRequest(argv, buildProgram(ctx));
     if (request && 'topic' in request) {
       ctx.io.out.write((HELP_TOPICS[request.topic] as (width: number) => string)(helpWidth(ctx.io.outColumns)));
@@ -209,6 +225,7 @@ export async function runCommandLine(ctx: Context, args: readonly string[]): Pro
     }
     if (request) argv = [...request.path, '--help'];
   }
+  await loadProgram(argv);
   await buildProgram(ctx, argv, candidate).parseAsync(argv, { from: 'user' });
 }
 

@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from '../src/context.js';
 import { isMailroomError } from '../src/errors.js';
 import { EXIT, EXIT_MEANINGS, exitCodeOf } from '../src/exit-codes.js';
-import { buildProgram, runCommandLine } from '../src/program.js';
+import { buildProgram, loadProgram, runCommandLine } from '../src/program.js';
+
+// buildProgram registers the command definitions loaded first (they load on demand).
+await loadProgram();
 
 interface Shown {
   out: string;

@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../src/program.js';
+import { buildProgram, loadProgram } from '../src/program.js';
 import { fakeContext } from './helpers/context.js';
+
+// buildProgram registers the command definitions loaded first (they load on demand).
+await loadProgram();
 
 // `mailroom` is `node bin/mailroom.js …`, and Node 20 reads some of its own options from anywhere
 // on the command line, after the script's name too: `mailroom webhooks listen --env-file x` would

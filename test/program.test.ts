@@ -2,8 +2,11 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../src/context.js';
-import { buildProgram, commandName } from '../src/program.js';
+import { buildProgram, loadProgram, commandName } from '../src/program.js';
 import { repeatable } from '../src/commands/shared/repeatable-options.js';
+
+// buildProgram registers the command definitions loaded first (they load on demand).
+await loadProgram();
 
 const ctx: Context = {
   io: { out: new PassThrough(), err: new PassThrough(), in: new PassThrough(), isStdoutTTY: false, isStderrTTY: false, isStdinTTY: false, color: false },

@@ -2,7 +2,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { HELP_TOPICS } from '../help-topics.js';
-import { buildProgram, runCommandLine } from '../program.js';
+import { buildProgram, loadProgram, runCommandLine } from '../program.js';
 import { VERSION } from '../version.js';
 
 /** What one invocation printed: the text on each stream (the exit code is always 0). */
@@ -26,6 +26,7 @@ export interface HelpCatalog {
 
 export async function renderHelpCatalog(): Promise<HelpCatalog> {
   const screens: Record<string, HelpScreen> = {};
+  await loadProgram();
   const commands = commandPaths(buildProgram(captureContext().ctx));
   const groups = commands.filter(({ cmd }) => cmd.commands.length > 0);
   const requests = [
@@ -46,7 +47,7 @@ export interface CommandEntry {
   subcommands: string[];
 }
 
-/** The command tree the catalog renders, as plain data (the reference pages and the man page list it). */
+/** The command tree the catalog renders, as plain data (the reference pages and the man page list it); after renderHelpCatalog. */
 export function commandEntries(): CommandEntry[] {
   return commandPaths(buildProgram(captureContext().ctx)).map(({ path, cmd }) => ({
     path,

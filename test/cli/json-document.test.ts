@@ -268,7 +268,8 @@ describe('--json field names are checked before any request', () => {
   });
 
   it('every command of the tree is in JSON_FIELDS', async () => {
-    const { buildProgram } = await import('../../src/program.js');
+    const { buildProgram, loadProgram } = await import('../../src/program.js');
+    await loadProgram();
     const { fakeContext } = await import('../helpers/context.js');
     const { commandPath } = await import('../../src/commands/shared/json-fields.js');
     const paths: string[] = [];

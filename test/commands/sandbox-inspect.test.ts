@@ -3,9 +3,12 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeOf, exitNameOf } from '../../src/exit-codes.js';
-import { buildProgram } from '../../src/program.js';
+import { buildProgram, loadProgram } from '../../src/program.js';
 import { fakeContext } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+// buildProgram registers the command definitions loaded first (they load on demand).
+await loadProgram();
 
 let sb: TestSandbox;
 

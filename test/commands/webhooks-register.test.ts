@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PassThrough } from 'node:stream';
-import { buildProgram } from '../../src/program.js';
+import { buildProgram, loadProgram } from '../../src/program.js';
 import { fakeContext } from '../helpers/context.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+// buildProgram registers the command definitions loaded first (they load on demand).
+await loadProgram();
 
 let sb: TestSandbox;
 
