@@ -20,7 +20,10 @@ export async function writeTokenEnv(path: string, token: string, cwd: string): P
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw usageError(`--write-env: cannot read ${path}: ${fsReason(err, 'read')}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    // A directory is a place it cannot write; the read (to keep the file's other lines) only finds it first.
+    if (code === 'EISDIR') throw usageError(`--write-env: cannot write ${path}: ${fsReason(err, 'write')}`);
+    if (code !== 'ENOENT') throw usageError(`--write-env: cannot read ${path}: ${fsReason(err, 'read')}`);
   }
   const line = `${TOKEN_ENV}=${token}`;
   const next = LINE.test(text) ? text.replace(LINE, line) : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${line}\n`;

@@ -110,6 +110,9 @@ describe('webhooks listen --register: the signing token in hand', () => {
   it('--write-env to a place it cannot write, an empty --exec, or --exec without --forward-to: exit 2, one line, before anything is registered', async () => {
     const noDir = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--write-env', '/nonexistent-dir-for-mailroom/.env'], { env: apiEnv() });
     expect(noDir).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --write-env: cannot write /nonexistent-dir-for-mailroom/.env: no such directory\n' });
+    // A directory is a place it cannot write, whatever step finds it (the file's other lines are read first).
+    const aDir = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--write-env', tmpdir()], { env: apiEnv() });
+    expect(aDir).toEqual({ code: 2, stdout: '', stderr: `mailroom: --write-env: cannot write ${tmpdir()}: is a directory\n` });
     const empty = await runInProcess(['webhooks', 'listen', '--port', '0', '--token', 'wht_execEmptyToken001', '--forward-to', 'http://127.0.0.1:9/hook', '--exec', ' '], { env: apiEnv() });
     expect(empty).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --exec: the command to start your app is empty\n' });
     const nowhere = await runInProcess(['webhooks', 'listen', '--port', '0', '--register', '--exec', 'node app.js'], { env: apiEnv() });
