@@ -12,6 +12,17 @@ import { setOwn } from './schema/own-field.js';
  * The one exception: a key or token this run has just created, shown once on stdout (reveal()).
  */
 
+/**
+ * Why a value cannot be an API key, or undefined: blank (an unset shell variable padded with
+ * spaces), or holding a space, line break or control character (a key pasted with more than the key).
+ * Such a value would go out in the Authorization header; the CLI and the library both refuse it first.
+ */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key.trim() === '') return 'the API key is blank';
+  if (/[\s\p{Cc}]/u.test(key)) return 'the API key holds a space, a line break or a control character';
+  return undefined;
+}
+
 /** Secret shapes of the service: API keys and webhook signing tokens. */
 const SECRET_SHAPE = /\b(sk_(?:live|test)_|wht_)[A-Za-z0-9_-]{4,}/g;
 /** JSON fields whose values are secrets whatever they look like. */

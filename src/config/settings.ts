@@ -5,7 +5,7 @@ import { readStoredConfig, SECURE_STORAGE, storedProfile, type SecureStorage, ty
 import { readKey } from './keychain.js';
 import { configFile } from './paths.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from './url.js';
-import { holdSecret, mask as maskKey } from '../secrets.js';
+import { apiKeyProblem, holdSecret, mask as maskKey } from '../secrets.js';
 import { readSecretFile } from '../input/secret-file.js';
 
 export type Source = 'flag' | 'env' | 'profile' | 'sandbox' | 'default';
@@ -87,6 +87,9 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox' | 'keychain
     globals.apiKeyFile !== undefined
       ? { value: readSecretFile(globals.apiKeyFile, '--api-key-file', ctx.cwd ?? process.cwd()), source: 'flag' as const, origin: '--api-key-file' }
       : pick(globals.apiKey, '--api-key', 'apiKey', stored?.apiKey ?? (stored?.keychain ? IN_KEYCHAIN : undefined), true);
+  // A key typed on this command line that cannot be one is a mistake to name, never a request to send.
+  const keyProblem = apiKey?.source === 'flag' ? apiKeyProblem(apiKey.value) : undefined;
+  if (apiKey && keyProblem) throw usageError(`${apiKey.origin}: ${keyProblem}`);
   let apiKeyRefused: Settings['apiKeyRefused'];
   const apiKeyIn = apiKey?.source === 'profile' ? (stored?.keychain && stored.apiKey === undefined ? 'keychain' : 'file') : undefined;
   if (apiKey?.source === 'profile' && store.keysRefused) {

@@ -1,5 +1,6 @@
 import { fromEnvironment } from '../config/environment.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
+import { apiKeyProblem } from '../secrets.js';
 import type { Transport } from '../transport/index.js';
 import { ValidationError } from './errors.js';
 
@@ -107,6 +108,9 @@ export function connectionFrom(options: MailroomOptions): { connection: Connecti
   const fromEnv = defaultsFrom(env);
   const apiKey = options.apiKey ?? fromEnv.apiKey;
   if (!apiKey) throw new ValidationError('new Mailroom(): no API key: pass { apiKey }, or set MAILROOM_API_KEY');
+  const keyProblem = apiKeyProblem(apiKey);
+  if (keyProblem) throw new ValidationError(`new Mailroom(): ${options.apiKey === undefined ? (fromEnvironment(env, 'apiKey')?.name ?? 'apiKey') : 'apiKey'}: ${keyProblem}`);
+  if (options.workspaceId === '') throw new ValidationError('new Mailroom(): workspaceId must not be empty');
   checkLimits(options, 'new Mailroom()');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;

@@ -103,6 +103,9 @@ const cases: Case[] = [
   { name: 'api --data @ with no file name', args: ['api', 'POST', '/v1/webhooks', '--data', '@'], stderr: /^mailroom: --data: the file name is empty$/ },
   { name: 'api with an empty path', args: ['api', 'DELETE', ''], stderr: /^mailroom: path is empty: give one such as \/v1\/webhooks$/ },
   { name: 'lint with an empty file name', args: ['lint', ''], stderr: /^mailroom: lint: the file name is empty$/ },
+  // a key that cannot be one (a blank shell variable, a pasted line break) is refused, never sent
+  { name: '--api-key that is blank', args: ['keys', 'list', '--api-key', '   '], stderr: /^mailroom: --api-key: the API key is blank$/ },
+  { name: '--api-key holding a line break', args: ['keys', 'list', '--api-key', 'sk_live_abc\ndef'], stderr: /^mailroom: --api-key: the API key holds a space, a line break or a control character$/ },
   { name: '--api-key-file with an empty name', args: ['keys', 'list', '--api-key-file', ''], stderr: /^mailroom: --api-key-file: the file name is empty$/ },
   { name: 'webhooks listen --write-env with an empty name', args: ['webhooks', 'listen', '--port', '0', '--token', 'wht_emptynametest12345', '--write-env', ''], stderr: /^mailroom: --write-env: the file name is empty$/ },
 ];

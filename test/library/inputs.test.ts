@@ -189,3 +189,18 @@ describe('header fields refuse every line break and control character, Unicode o
     await mailroom.close();
   });
 });
+
+describe('new Mailroom(): a key or workspace that cannot be one is refused, before anything is sent', () => {
+  it.each([
+    [{ apiKey: '   ' }, 'new Mailroom(): apiKey: the API key is blank'],
+    [{ apiKey: 'sk_live_abc def' }, 'new Mailroom(): apiKey: the API key holds a space, a line break or a control character'],
+    [{ apiKey: 'sk_live_abcdefabcdefabcdef', workspaceId: '' }, 'new Mailroom(): workspaceId must not be empty'],
+  ])('%j', (options, message) => {
+    expect(() => new Mailroom({ ...options, env: {} })).toThrow(ValidationError);
+    expect(() => new Mailroom({ ...options, env: {} })).toThrow(message);
+  });
+
+  it('a blank MAILROOM_API_KEY is named as the source', () => {
+    expect(() => new Mailroom({ env: { MAILROOM_API_KEY: ' \t' } })).toThrow('new Mailroom(): MAILROOM_API_KEY: the API key is blank');
+  });
+});
