@@ -29,6 +29,7 @@ export function takeJsonFields(args: readonly string[], known: ReadonlySet<strin
     }
     out.push(arg);
     const next = args[i + 1];
+    if (arg === '--json' && next === '') throw usageError('--json: the field list is empty: give field names (--json id,displayName), or --json alone for every field');
     if (arg === '--json' && next !== undefined && FIELD_LIST.test(next)) {
       if (next.includes(',') || known.has(next)) {
         fields = next.split(',');

@@ -126,6 +126,14 @@ describe('bad input: exit 2, one line on stderr, nothing on stdout, zero request
     expect(proxy.seen.slice(before)).toEqual([]);
   });
 
+  it('--json "" (an unset shell variable): the field-list error, as one JSON document on stdout too, not "too many arguments"', async () => {
+    const before = proxy.seen.length;
+    const r = await runInProcess(['keys', 'list', '--json', ''], { env });
+    const message = '--json: the field list is empty: give field names (--json id,displayName), or --json alone for every field';
+    expect(r).toEqual({ code: 2, stdout: `${JSON.stringify({ error: { kind: 'usage', message, exitCode: 2 } })}\n`, stderr: `mailroom: ${message}\n` });
+    expect(proxy.seen.slice(before)).toEqual([]);
+  });
+
   it('the sandbox caught no email at all', async () => {
     expect(await sandbox.emails()).toEqual([]);
     expect(proxy.seen).toEqual([]);

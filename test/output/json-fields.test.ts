@@ -61,6 +61,10 @@ describe('--json <fields>', () => {
   it('`--json=` with no field is a usage error', () => {
     expect(() => takeJsonFields(['check', '--json='], JSON_FIELD_WORDS)).toThrow(MailroomError);
   });
+
+  it('`--json ""` (an unset shell variable) is the same mistake, not an operand', () => {
+    expect(() => takeJsonFields(['keys', 'list', '--json', ''], JSON_FIELD_WORDS)).toThrow('--json: the field list is empty: give field names (--json id,displayName), or --json alone for every field');
+  });
 });
 
 describe('errors under --json', () => {
