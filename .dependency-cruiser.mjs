@@ -17,13 +17,13 @@
  * src/build/ (the help catalogue and the generated reference) runs at build time only, above
  * everything; nothing at run time imports it.
  */
-const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|exit\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report\\.ts$|exit-codes\\.ts$)';
+const COMMANDS = '^src/(commands/|completion/|program\\.ts$|run\\.ts$|main\\.ts$|exit\\.ts$|complete\\.ts$|help-(layout|topics)\\.ts$|report-error\\.ts$|exit-codes\\.ts$)';
 const BUILD = '^src/build/';
 const LIBRARY = '^src/library/';
 const FEATURES = '^src/(batch|webhook|api|sandbox|lint)/';
 const TRANSPORT = '^src/transport/';
 const MIDDLE = '^src/(config|output|input|render)/';
-const BASE = '^src/(schema/|count\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
+const BASE = '^src/(schema/|plural\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
 // The core/CLI line (docs/internals.md, "The core and the CLI").
 const CORE = '^src/(api|batch|webhook|sandbox|lint|transport|schema|library)/';
 const CLI = `${COMMANDS}|^src/(output/(print|resources|document|mode|color|jq|fields|progress|index)\\.ts$|input/(prompter|confirm)\\.ts$)`;

@@ -2,7 +2,7 @@ import type { Context } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { runCommandLine } from './program.js';
 import { guardIO } from './secrets.js';
-import { report } from './report.js';
+import { report } from './report-error.js';
 import { writeDocument } from './output/document.js';
 
 /**

@@ -15,7 +15,7 @@ import { earlierRunsOf, rememberJournal, rerunRefusal } from './earlier-runs.js'
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
-import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './report.js';
+import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './entry-reports.js';
 import { BatchSender, realClock, type Clock, type SendBatch } from './sender.js';
 import { FIELD_WORDING, type BatchField, type BatchWording } from './wording.js';
 

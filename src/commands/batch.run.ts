@@ -1,10 +1,10 @@
 import type { CommandContext } from './context.js';
 import type { Globals } from '../context.js';
 import { MailroomError, QuietExit, usageError } from '../errors.js';
-import { count } from '../count.js';
+import { count } from '../plural.js';
 import { runBatch, type BatchSummary } from '../batch/run.js';
 import { batchJournalDir, privateStateDir } from '../batch/paths.js';
-import { failedEntriesNote, printSummary, summaryJson } from '../batch/summary.js';
+import { failedEntriesNote, printSummary, summaryJson } from './shared/batch-summary.js';
 import { batchOver } from '../batch/http.js';
 import { keyFingerprint } from '../batch/fingerprint.js';
 import type { SendBatch } from '../batch/sender.js';

@@ -1,4 +1,4 @@
-import { count } from '../count.js';
+import { count } from '../plural.js';
 
 const UNITS: readonly (readonly [name: string, seconds: number])[] = [
   ['year', 365 * 86_400],

@@ -1,4 +1,4 @@
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import type { SandboxState, StoredKey } from './state.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

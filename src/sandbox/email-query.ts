@@ -1,4 +1,4 @@
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import type { InboxEmail, SandboxState } from './state.js';
 
 /** What the inbox and `GET /_sandbox/emails` filter on; every field optional. */

@@ -5,7 +5,7 @@ import type { ServiceEmailParse } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
 import type { ResolvedConfig } from './config.js';
 import { recordRecipient, type ContactChange } from './contacts.js';
-import { errorBody, type ErrorBody } from './errors.js';
+import { errorBody, type ErrorBody } from './http-errors.js';
 import { renderTemplate } from './templates.js';
 import { newId, type EmailResultBody, type InboxEmail, type SandboxState } from './state.js';
 

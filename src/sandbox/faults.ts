@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ResolvedConfig } from './config.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 
 export function isApiPath(url: string): boolean {
   return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deliverer } from './deliveries.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import type { LiveFeed } from './live.js';
 import type { SandboxState } from './state.js';
 

@@ -1,5 +1,5 @@
 import { createKeyRequestSchema, KEY_LIST_DEFAULT_LIMIT, KEY_LIST_MAX_LIMIT, KEY_LIST_SORTS, updateKeyRequestSchema } from '../schema/index.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { newSecret, type SandboxState, type StoredKey } from './state.js';
 import { parseBody } from './validation.js';
 import { mask } from '../secrets.js';

@@ -1,4 +1,4 @@
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 
 interface Bucket {
   tokens: number;

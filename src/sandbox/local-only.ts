@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIP } from 'node:net';
 import { isLoopback } from '../config/url.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { isApiPath } from './faults.js';
 
 /**

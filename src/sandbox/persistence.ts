@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { JournalLock } from '../output/lock.js';
 import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';
-import { Journal, syncDirectory } from './journal.js';
+import { Journal, syncDirectory } from './durable-log.js';
 import { DEFAULT_RETAIN, SandboxState, type Change, type InboxEmail, type Snapshot } from './state.js';
 
 const str = z.string();

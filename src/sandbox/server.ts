@@ -5,7 +5,7 @@ import { authenticate, authorize, requireWorkspace, type AuthScope } from './aut
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
 import { batchEntriesError, type EmailService } from './emails.js';
-import { errorBody, HttpError } from './errors.js';
+import { errorBody, HttpError } from './http-errors.js';
 import { triggerEvent } from './events.js';
 import { installFaults } from './faults.js';
 import { installLocalOnly } from './local-only.js';

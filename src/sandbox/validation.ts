@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { describeIssues } from '../schema/index.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 
 /** Parses a request body with a shared wire schema; a mismatch is a 400 naming what is wrong. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {

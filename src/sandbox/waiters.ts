@@ -1,4 +1,4 @@
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import type { InboxEmail } from './state.js';
 
 /** What `GET /_sandbox/emails/wait` (and the library's `waitForEmail`) waits for; every field optional. */

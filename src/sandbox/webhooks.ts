@@ -1,5 +1,5 @@
 import { ID_PREFIX, serviceCreateWebhookSchema, serviceUpdateWebhookSchema } from '../schema/index.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { newId, randomToken, type SandboxState, type StoredWebhook } from './state.js';
 import { parseBody } from './validation.js';
 

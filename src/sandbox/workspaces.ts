@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from './config.js';
 import { Deliverer } from './deliveries.js';
 import { EmailService } from './emails.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './http-errors.js';
 import { contactPayload, envelope } from './events.js';
 import { Scheduler } from './scheduler.js';
 import { newSecret, SandboxState, type Change, type StoredKey } from './state.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { count } from '../count.js';
+import { count } from '../plural.js';
 
 /** Zod's type names in mailroom's words. */
 const TYPES: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { forwardableHeaders } from './forward.js';
-import { entryBody, REDACTED_HEADERS, type JournalEntry } from './journal.js';
+import { entryBody, REDACTED_HEADERS, type JournalEntry } from './delivery-journal.js';
 import { findSignatureHeader, sign, SIGNATURE_HEADER } from './signature.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { count, noun } from '../../src/count.js';
+import { count, noun } from '../../src/plural.js';
 
 describe('count: every printed count has the right plural', () => {
   it('one is singular, anything else plural, irregular nouns included', () => {

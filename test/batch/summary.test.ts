@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { printSummary, summaryJson } from '../../src/batch/summary.js';
+import { printSummary, summaryJson } from '../../src/commands/shared/batch-summary.js';
 import type { BatchSummary } from '../../src/batch/run.js';
 
 const base: BatchSummary = {

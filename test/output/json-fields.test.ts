@@ -5,7 +5,7 @@ import { MailroomError, ValidationError } from '../../src/errors.js';
 import { EXIT } from '../../src/exit-codes.js';
 import { printJson } from '../../src/output/print.js';
 import { takeJsonFields } from '../../src/output/fields.js';
-import { report } from '../../src/report.js';
+import { report } from '../../src/report-error.js';
 import { JSON_FIELD_WORDS } from '../../src/commands/shared/json-fields.js';
 import { ApiError } from '../../src/transport/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { HttpError } from '../../src/sandbox/errors.js';
+import { HttpError } from '../../src/sandbox/http-errors.js';
 import { RateLimiter } from '../../src/sandbox/limits.js';
 
 function rejection(fn: () => void): HttpError {

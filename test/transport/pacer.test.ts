@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer } from '../../src/transport/pacer.js';
 import { RateLimiter } from '../../src/sandbox/limits.js';
-import type { HttpError } from '../../src/sandbox/errors.js';
+import type { HttpError } from '../../src/sandbox/http-errors.js';
 
 /** Virtual time: `wait` registers a timer; `run()` moves the clock from timer to timer until all settle. */
 function virtualTime(opts: { late?: (n: number) => number } = {}) {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter } from '../../src/webhook/journal.js';
+import { JournalWriter } from '../../src/webhook/delivery-journal.js';
 
 describe('webhooks listen --journal: one listener per journal', () => {
   let dir: string;

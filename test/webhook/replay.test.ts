@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeBody, entryBody, journalHeaders, JournalWriter, readJournal, type JournalEntry } from '../../src/webhook/journal.js';
+import { encodeBody, entryBody, journalHeaders, JournalWriter, readJournal, type JournalEntry } from '../../src/webhook/delivery-journal.js';
 import { formatLines, linesFor, parseLines, parseSince, replayRequest, selectEntries } from '../../src/webhook/replay.js';
 import { sign } from '../../src/webhook/signature.js';
 

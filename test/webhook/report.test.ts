@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import { deliveryLine, deliveryRecord, type ShownDelivery } from '../../src/webhook/report.js';
+import { deliveryLine, deliveryRecord, type ShownDelivery } from '../../src/webhook/shown-delivery.js';
 
 const plain = new Chalk({ level: 0 });
 // The terminal line shows the local time of receivedAt.

@@ -10,7 +10,7 @@ import { isMailroomError, type MailroomError } from '../../errors.js';
 import { exitCodeOf } from '../../exit-codes.js';
 import { clearTextProblem, isLoopback } from '../../config/url.js';
 import type { Context } from '../../context.js';
-import { count } from '../../count.js';
+import { count } from '../../plural.js';
 import { mask } from '../../secrets.js';
 import { proxySettings } from '../../transport/agent.js';
 import { ApiError } from '../../transport/errors.js';

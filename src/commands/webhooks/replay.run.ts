@@ -1,13 +1,13 @@
 import type { CommandContext } from '../context.js';
 import { MailroomError, interruptedError } from '../../errors.js';
-import { count, noun } from '../../count.js';
+import { count, noun } from '../../plural.js';
 import { formatLines, linesFor, parseLines, parseSince, selectEntries, replayRequest } from '../../webhook/replay.js';
 import { normalizeEnvelope } from '../../schema/index.js';
 import { parseEvents } from '../../input/events.js';
 import { checkForwardUrl, forward } from '../../webhook/forward.js';
 import { resolveSigningToken } from '../shared/webhook-signing-token.js';
-import { readJournal } from '../../webhook/journal.js';
-import { deliveryLine, deliveryRecord } from '../../webhook/report.js';
+import { readJournal } from '../../webhook/delivery-journal.js';
+import { deliveryLine, deliveryRecord } from '../../webhook/shown-delivery.js';
 import { outputMode, palette } from '../../output/index.js';
 
 export interface WebhooksReplayOptions {
