@@ -1,146 +1,29 @@
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { MailroomError, isMailroomError, usageError } from '../errors.js';
-import { openSource, readInput, type InputFormat, type InputSource } from '../input/detect.js';
-import { prepareEntry, type EntryDefaults, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
+import { openSource, readInput, type InputSource } from '../input/detect.js';
+import { prepareEntry, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
 import { checkOutputs, type NamedPath, type OutputTargets } from '../output/targets.js';
 import { JournalLock } from '../output/lock.js';
-import { oneLine } from '../output/one-line.js';
-import type { BatchProgress as PublicBatchProgress } from '../types.js';
-import { earlierRunsOf, rememberJournal, rerunRefusal } from './earlier-runs.js';
+import { rememberJournal } from './earlier-runs.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
-import { DONE_OK, DoneSet, inputHash, Journal, loadJournal, newRunId, readJournalHeader, type ApiIdentity, type JournalHeader, type OkRecord } from './journal.js';
+import { DONE_OK, DoneSet, Journal, loadJournal, newRunId, readJournalHeader, type JournalHeader, type OkRecord } from './journal.js';
 import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './entry-reports.js';
-import { BatchSender, realClock, type Clock, type SendBatch } from './sender.js';
-import { FIELD_WORDING, type BatchField, type BatchWording } from './wording.js';
+import { BatchSender, realClock } from './sender.js';
+import { FIELD_WORDING } from './wording.js';
 
-/**
- * What the engine needs of whoever runs it: where relative paths start, when to stop, where notes
- * go. No terminal, no program: the CLI and the library each give theirs.
- */
-export interface BatchEnv {
-  cwd: string;
-  /** Stops starting requests; those in flight settle and are journaled. */
-  signal: AbortSignal;
-  /** A note that does not stop the run (the CLI prints it on stderr unless -q; the library drops it). */
-  warn: (message: string) => void;
-  /** The sender's clock (tests step it); the real one by default. */
-  clock?: Clock;
-}
+import { chunkEntries } from './chunks.js';
+import { checkNotSentBefore, checkSameApi, checkSameRun, defaultsDigest, inputDiffers } from './resume-checks.js';
+import type { BatchEnv, BatchProgress, BatchRunOptions, BatchSummary, EntryError } from './run-options.js';
 
-/**
- * A run's live counts, as `onProgress` gets them: the library's public BatchProgress plus what a
- * progress bar needs to estimate the total (`bytesTotal`, a file's size) and the rate.
- */
-export interface BatchProgress extends PublicBatchProgress {
-  bytesRead: number;
-  /** Input size in bytes, when it is a file. */
-  bytesTotal: number | undefined;
-  startedAt: number;
-}
-
-export interface BatchRunOptions {
-  /** A path, or `-` (or undefined) for `stdio.in` (unless `entries` or `stream` is given). */
-  input: string | undefined;
-  /** Entries as values, one email each (the library's emails.batch): read instead of `input`, like stdin. */
-  entries?: AsyncIterable<unknown>;
-  /** Bytes in any of the input formats (the library's emails.batch): read instead of `input`, like stdin. */
-  stream?: AsyncIterable<Buffer | string>;
-  /** How messages name `entries` or `stream`. */
-  label?: string;
-  format?: InputFormat;
-  defaults: EntryDefaults;
-  size: number;
-  concurrency: number;
-  report?: string;
-  failed?: string;
-  resume?: string;
-  /** Files read besides the input (the CLI's --html-file): never written. */
-  otherInputs?: NamedPath[];
-  /** The streams `-` names (the CLI's stdin and stdout, read only if used); without them `-` names none. */
-  stdio?: { in: Readable; out: Writable; isStdinTTY: boolean };
-  /** How messages name options and the way to finish a run; the field names by default. */
-  wording?: BatchWording;
-  dryRun: boolean;
-  /** Directory of journals when `resume` names none. */
-  journalDir: string;
-  /** Required unless dryRun. */
-  send?: SendBatch;
-  /** Where `send` sends; recorded in a new journal, checked against a resumed one. */
-  api?: ApiIdentity;
-  /** Send an input again although a journal in `journalDir` records a run of it to the same API. */
-  newRun?: boolean;
-  /** Resume a journal made against another host / with another key anyway. */
-  allowOtherHost?: boolean;
-  allowOtherKey?: boolean;
-  /** Called as entries settle; `final` once at the end. */
-  onProgress?: (progress: BatchProgress, final: boolean) => void;
-  now?: () => Date;
-  /** Retry tuning (tests shorten it). */
-  retry?: { maxAttempts?: number; backoffMs?: number };
-}
-
-export interface EntryError {
-  index: number;
-  line: number;
-  error: string;
-}
-
-export interface BatchSummary {
-  total: number;
-  /** Accepted by the API: sent now or, with a sendAt in the future, scheduled. */
-  sent: number;
-  /** Of `sent`: accepted as SCHEDULED (a sendAt in the future), not sent yet. */
-  scheduled: number;
-  failed: number;
-  /** Of `failed`: entries that failed local validation (never sent). */
-  invalid: number;
-  /** Of `failed`: entries given up on after retries; the API may have them, a resume settles them. */
-  uncertain: number;
-  /** Sent by an earlier run of the same journal. */
-  skipped: number;
-  /** Entries repeating an earlier entry's own idempotencyKey with identical content: not sent again. */
-  duplicates: number;
-  /** Read but not sent because the run stopped (Ctrl-C or a fatal error). */
-  unsent: number;
-  durationMs: number;
-  emailsPerSecond: number;
-  runId: string;
-  journal: string | null;
-  report?: string;
-  failedFile?: string;
-  dryRun: boolean;
-  interrupted: boolean;
-  /** The first few entry errors, for the summary. */
-  errors: EntryError[];
-  /** Set when the run stopped early: what stopped it (its exit code wins). */
-  fatal?: MailroomError;
-  /** True when a journal was resumed. */
-  resumed: boolean;
-}
 
 const FIRST_ERRORS = 10;
 
 export const idempotencyKeyFor = (runId: string, index: number): string => `mr-${runId}-${index}`;
-
-/** What the journal pins besides the input: flags that change the emails sent under each key. */
-function defaultsDigest(d: EntryDefaults): Record<string, string | undefined> {
-  return {
-    from: d.from,
-    subject: d.subject,
-    template: d.template,
-    html: d.html === undefined ? undefined : createHash('sha256').update(d.html).digest('hex').slice(0, 16),
-    groupBy: d.groupBy,
-    sendAt: d.sendAt,
-  };
-}
-
-const DEFAULT_FIELDS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendAt'] as const satisfies readonly BatchField[];
 
 /**
  * One `mailroom batch` run: reads the input as a stream, validates each entry, sends the valid
@@ -427,174 +310,6 @@ function withRaw(entry: PreparedEntry | Promise<PreparedEntry>, raw: string | un
 async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<InputItem> {
   let line = 0;
   for await (const value of entries) yield { value, line: ++line };
-}
-
-/**
- * A new run of an input that an earlier run (its journal in the state directory) sent to the same
- * host with the same key would send it all again: refused unless `newRun`, which only notes it.
- */
-async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<void> {
-  const runs = await earlierRunsOf(o.journalDir, fingerprint, api);
-  if (runs === undefined) return;
-  if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-', wording);
-  ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})`);
-}
-
-/** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */
-async function checkSameRun(ctx: BatchEnv, { name }: BatchWording, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
-  if (header.fingerprint && path) {
-    const now = await fingerprintFile(path);
-    if (now !== header.fingerprint) {
-      throw usageError(`${name('journal')} ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
-        `a journal resumes only the input it was made from; if the file changed since, what that run sent is in the journal (and its ${name('report')}): send only the entries it did not, as a file of their own`,
-      ]);
-    }
-  } else if (header.fingerprint) {
-    // A journal made from a file, resumed from stdin: checked as it is read (checkpoints), not up front.
-    ctx.warn(`the journal was made from ${oneLine(header.input)}; piped input is checked against it as it is read`);
-  }
-  const was = header.defaults ?? {};
-  for (const field of DEFAULT_FIELDS) {
-    if (was[field] === digest[field]) continue;
-    const flag = name(field);
-    const shown = (v: string | undefined) => (v === undefined ? 'not given' : field === 'html' ? `sha256 ${v}` : JSON.stringify(v));
-    throw usageError(`${name('journal')} ${journalPath}: ${flag} differs from the run being resumed (it was ${shown(was[field])}, now ${shown(digest[field])})`, [
-      was[field] === undefined || field === 'html' ? 'give the same defaults as the interrupted run' : `give ${flag} ${was[field]} as the interrupted run did`,
-    ]);
-  }
-}
-
-/** Refuses to resume against another host or key: the keys already used live on the journal's API. */
-function checkSameApi({ name }: BatchWording, header: JournalHeader, o: BatchRunOptions, journalPath: string): void {
-  const was = header.api;
-  const now = o.api;
-  if (!was || !now) return;
-  if (was.baseUrl !== now.baseUrl && !o.allowOtherHost) {
-    throw usageError(`${name('journal')} ${journalPath}: the run of this journal was sent to ${was.baseUrl}, but this run would send to ${now.baseUrl}`, [
-      `add ${name('baseUrl')} ${was.baseUrl} to finish it there; ${name('allowOtherHost')} resumes against ${now.baseUrl} (its idempotency keys are new there: what was sent before could be sent again)`,
-    ]);
-  }
-  if (was.key !== now.key && !o.allowOtherKey) {
-    throw usageError(`${name('journal')} ${journalPath}: another API key than the journal's run used (key ${now.key}, the run's ${was.key}, profile ${was.profile})`, [
-      `use the run's key (${name('profile')} ${was.profile}); if this is a new key of the same account (rotated), add ${name('allowOtherKey')}`,
-    ]);
-  }
-}
-
-interface ChunkOptions {
-  /** The refusal of a resume whose input is not its run's. */
-  inputDiffers: (detail: string) => MailroomError;
-  size: number;
-  summary: BatchSummary;
-  done: DoneSet;
-  hashing: boolean;
-  /** The resumed journal's input hashes by index; empty for a new run. */
-  checkpoints: Map<number, string>;
-  /** Where to record a checkpoint before each chunk is sent (none in --dry-run). */
-  journal: Journal | undefined;
-  onDone: (state: number) => void;
-  onDuplicate: (index: number, line: number, of: number) => void;
-  onInvalid: (e: InvalidEntry) => void;
-  prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
-  keepHeap: () => void;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
-
-const inputDiffers = (journal: string, detail: string) =>
-  usageError(`${journal}: the input differs from the run being resumed (${detail})`, [
-    'resume with the same input, in the same order (a changed stretch would pair used keys with other emails); nothing more was sent',
-  ]);
-
-/**
- * Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass.
- * On a resume, the input must be the one the journal's run read: a running hash of every entry is
- * compared with the journal's checkpoints, and no entry is sent before the checkpoint covering it
- * matched, so a changed, inserted or missing entry stops the run before any key is reused for it.
- */
-async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): AsyncGenerator<ValidEntry[]> {
-  let ready: ValidEntry[] = [];
-  const running = c.journal || c.checkpoints.size > 0 ? createHash('sha256') : undefined;
-  let lastCheckpoint = -1;
-  for (const upTo of c.checkpoints.keys()) lastCheckpoint = Math.max(lastCheckpoint, upTo);
-  let verifiedUpTo = -1;
-  let index = -1;
-  /** Entries' own idempotency keys: the first entry with each, and a digest of its content. */
-  const ownKeys = new Map<string, { index: number; digest: string }>();
-  /** Entries up to this index may be sent: verified, or past everything the journal's run read. */
-  const sendable = () => (index >= lastCheckpoint ? Infinity : verifiedUpTo);
-  // The entries' text goes to the running hash a chunk at a time (hashing pieces one after another
-  // is hashing them joined): one native call per chunk instead of two per entry.
-  let unhashed = '';
-  const checkpoint = () => {
-    running!.update(unhashed);
-    unhashed = '';
-    return running!.copy().digest('hex').slice(0, 32);
-  };
-  const take = (n: number) => {
-    const chunk = ready.slice(0, n);
-    ready = ready.slice(n);
-    if (running && c.journal) c.journal.append({ upTo: index, sha: checkpoint() });
-    return chunk;
-  };
-  for await (const item of items) {
-    index = c.summary.total;
-    c.summary.total += 1;
-    if ((index & 63) === 0) c.keepHeap();
-    const text = c.hashing || running ? (JSON.stringify(item.value ?? item.error) ?? '') : undefined;
-    const hash = c.hashing ? inputHash(text!) : undefined;
-    if (running) {
-      unhashed += `${text!}\n`;
-      // Bounded, for the entries a resume skips without a chunk in between.
-      if (unhashed.length > 65_536) {
-        running.update(unhashed);
-        unhashed = '';
-      }
-      const recorded = c.checkpoints.get(index);
-      if (recorded !== undefined) {
-        if (checkpoint() !== recorded) throw c.inputDiffers(`at or before entry ${index}, line ${item.line}`);
-        verifiedUpTo = index;
-      }
-    }
-    const state = c.done.get(index);
-    const key = ownKey(item.value);
-    const first = key === undefined ? undefined : ownKeys.get(key);
-    const digest = key === undefined ? undefined : createHash('sha256').update(text ?? JSON.stringify(item.value)).digest('base64');
-    if (key !== undefined && first === undefined) ownKeys.set(key, { index, digest: digest! });
-    if (state !== 0) {
-      const recorded = c.done.hash(index);
-      if (hash !== undefined && recorded !== undefined && recorded !== hash) throw c.inputDiffers(`entry ${index}, line ${item.line}, is not the entry the journal recorded there`);
-      c.onDone(state);
-      continue;
-    }
-    if (first !== undefined) {
-      // The API answers a repeated key with the first email's result: a repeat would never be sent.
-      if (first.digest === digest) c.onDuplicate(index, item.line, first.index);
-      else {
-        c.onInvalid({
-          ok: false,
-          index,
-          line: item.line,
-          error: `idempotencyKey "${key}" is also entry ${first.index}'s, with other content: the API would answer with that email and send nothing`,
-          ...(isRecord(item.value) ? { entry: item.value } : {}),
-        });
-      }
-      continue;
-    }
-    const prepared = c.prepare(item, index);
-    const entry = prepared instanceof Promise ? await prepared : prepared;
-    if (!entry.ok) {
-      c.onInvalid(entry);
-      continue;
-    }
-    if (hash !== undefined) entry.inputHash = hash;
-    ready.push(entry);
-    const limit = sendable();
-    while (ready.length >= c.size && ready[c.size - 1]!.index <= limit) yield take(c.size);
-  }
-  if (index < lastCheckpoint) throw c.inputDiffers(`it ends at entry ${index}; the run being resumed read up to entry ${lastCheckpoint}`);
-  while (ready.length > 0) yield take(c.size);
 }
 
 interface Sinks {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBatch, type BatchEnv, type BatchRunOptions } from '../../src/batch/run.js';
+import type { BatchEnv, BatchRunOptions } from '../../src/batch/run-options.js';
+import { runBatch } from '../../src/batch/run.js';
 import { fakeApi } from './fake-api.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 

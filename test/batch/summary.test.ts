@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { printSummary, summaryJson } from '../../src/commands/shared/batch-summary.js';
-import type { BatchSummary } from '../../src/batch/run.js';
+import type { BatchSummary } from '../../src/batch/run-options.js';
 
 const base: BatchSummary = {
   total: 0, sent: 0, scheduled: 0, failed: 0, invalid: 0, uncertain: 0, skipped: 0, duplicates: 0, unsent: 0,

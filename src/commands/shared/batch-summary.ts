@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { count, noun } from '../../plural.js';
 import { oneLine } from '../../output/one-line.js';
-import type { BatchSummary } from '../../batch/run.js';
+import type { BatchSummary } from '../../batch/run-options.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
