@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { MailroomError } from '../errors.js';
 import type { InvalidEntry, PreparedEntry, ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
-import { inputHash, type DoneSet, type Journal } from './journal.js';
+import { inputHash, type DoneSet } from './done-set.js';
+import type { Journal } from './journal.js';
 import type { BatchSummary } from './run-options.js';
 
 export interface ChunkOptions {

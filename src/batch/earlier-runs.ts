@@ -2,7 +2,8 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, s
 import { join } from 'node:path';
 import { makeDirectory } from '../files.js';
 import { usageError, type MailroomError } from '../errors.js';
-import { loadJournal, type ApiIdentity, type JournalHeader } from './journal.js';
+import type { ApiIdentity, JournalHeader } from './journal.js';
+import { loadJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
 
 /** What an earlier run of the same input, to the same API, left in its journal. */

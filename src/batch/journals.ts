@@ -4,7 +4,8 @@ import { usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { JournalLock, lockHeld } from '../output/lock.js';
 import { headerOf, resumeCommand } from './earlier-runs.js';
-import { loadJournal, type FailRecord } from './journal.js';
+import type { FailRecord } from './journal.js';
+import { loadJournal } from './journal-read.js';
 
 /** What `batch journals` says of one journal: never its key (the header holds only a hash of it). */
 export interface JournalFacts {

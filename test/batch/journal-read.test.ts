@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadJournal, readJournalHeader } from '../../src/batch/journal.js';
+import { loadJournal, readJournalHeader } from '../../src/batch/journal-read.js';
 
 describe('a journal that cannot be read says why in words', () => {
   let dir: string;
