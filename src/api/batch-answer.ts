@@ -1,7 +1,7 @@
 import type { EmailResult } from '../schema/index.js';
 import type { ApiResponse } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
-import { UnexpectedResponseError } from './errors.js';
+import { UnexpectedResponseError } from './call-errors.js';
 
 // Apart from emails.ts, whose answer schemas load zod: the batch engine reads every answer here,
 // and a run whose entries pass the quick check (schema/email-quick.ts) never loads zod.

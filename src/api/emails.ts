@@ -3,7 +3,7 @@ import { batchResponseSchema, sendEmailResponseSchema } from '../schema/index.js
 import type { Transport } from '../transport/index.js';
 import type { BatchFailure } from '../types.js';
 import { isMailroomError, mayHaveBeenSent, withKeys } from '../errors.js';
-import { IdempotencyConflictError, UnexpectedResponseError } from './errors.js';
+import { IdempotencyConflictError, UnexpectedResponseError } from './call-errors.js';
 import { paths } from './paths.js';
 import { callOptions, parseBody, type CallOptions } from './request.js';
 import { readBatchAnswer } from './batch-answer.js';
@@ -13,7 +13,7 @@ export { readBatchAnswer };
 
 export { otherEmail } from './same-email.js';
 
-export { IdempotencyConflictError } from './errors.js';
+export { IdempotencyConflictError } from './call-errors.js';
 
 export type { CallOptions } from './request.js';
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { describeIssues } from '../schema/index.js';
-import { ApiError } from '../transport/errors.js';
-import { UnexpectedResponseError } from './errors.js';
+import { ApiError } from '../transport/http-errors.js';
+import { UnexpectedResponseError } from './call-errors.js';
 
-export { UnexpectedResponseError } from './errors.js';
+export { UnexpectedResponseError } from './call-errors.js';
 import type { ApiResponse, RequestOptions, Transport } from '../transport/index.js';
 
 /** Per-call knobs every endpoint passes through to the transport. */

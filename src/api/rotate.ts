@@ -4,9 +4,9 @@ import { idProblem } from '../schema/ids.js';
 import { isMasked } from '../secrets.js';
 import type { Transport } from '../transport/index.js';
 import * as api from './apiKeys.js';
-import { RotateIncompleteError } from './errors.js';
+import { RotateIncompleteError } from './call-errors.js';
 
-export { RotateIncompleteError } from './errors.js';
+export { RotateIncompleteError } from './call-errors.js';
 
 export interface RotateDeps {
   /** Authenticated with the caller's current key. */

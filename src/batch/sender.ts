@@ -3,9 +3,9 @@ import type { BatchFailure } from '../types.js';
 import { MailroomError, isMailroomError } from '../errors.js';
 import type { ValidEntry } from '../input/entries.js';
 import type { EmailRequest, EmailResult } from '../schema/index.js';
-import { AbortedError, ApiError, ConnectionError, failedBeforeSending } from '../transport/errors.js';
+import { AbortedError, ApiError, ConnectionError, failedBeforeSending } from '../transport/http-errors.js';
 import { BASE_DELAY_MS, backoffMs, MAX_RETRY_AFTER_MS } from '../transport/retry.js';
-import { IdempotencyConflictError } from '../api/errors.js';
+import { IdempotencyConflictError } from '../api/call-errors.js';
 import { matchBatch } from './match.js';
 import { ConcurrencyWindow } from './window.js';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from './context.js';
 import { isMailroomError } from '../errors.js';
 import type { SendFlags } from '../input/send-flags.js';
-import { IdempotencyConflictError } from '../api/errors.js';
+import { IdempotencyConflictError } from '../api/call-errors.js';
 import { apiClient } from './shared/api-client.js';
 import { UnexpectedResponseError } from '../api/request.js';
 import { checkFlagConflicts, loadSources, buildEmailPayload, validateEmail } from '../input/send-flags.js';

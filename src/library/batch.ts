@@ -7,7 +7,7 @@ import { runBatch } from '../batch/run.js';
 import type { EntryDefaults } from '../input/entries.js';
 import { parseSendAt } from '../input/time.js';
 import type { BatchOptions, BatchSource, BatchSummary } from '../types.js';
-import { BatchError, ValidationError } from './errors.js';
+import { BatchError, ValidationError } from './public-errors.js';
 import type { Connection } from './connection.js';
 
 /** What the library names as the API profile in a journal: resumes compare host and key, not this. */

@@ -2,7 +2,7 @@ import { fromEnvironment } from '../config/environment.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../config/url.js';
 import { apiKeyProblem } from '../secrets.js';
 import type { Transport } from '../transport/index.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from './public-errors.js';
 
 export interface MailroomOptions {
   /** The API key. Default: MAILROOM_API_KEY, else SMASHSEND_API_KEY. */

@@ -1,7 +1,7 @@
 import { contactEventDataSchema, normalizeEnvelope, teamMemberJoinedDataSchema } from '../schema/events.js';
 import type { WebhookEvent } from '../types.js';
 import { ageProblem } from '../webhook/max-age.js';
-import { WebhookSignatureError } from './errors.js';
+import { WebhookSignatureError } from './public-errors.js';
 
 const CONTACT_EVENTS = new Set(['CONTACT_CREATED', 'CONTACT_UPDATED', 'CONTACT_UNSUBSCRIBED', 'CONTACT_RESUBSCRIBED', 'CONTACT_DELETED']);
 

@@ -25,5 +25,5 @@ export {
   type ApiErrorBody,
   type ErrorKind,
   type SignatureFailure,
-} from './errors.js';
+} from './public-errors.js';
 export type * from '../types.js';

@@ -3,7 +3,7 @@ import type { describeIssues as DescribeIssues } from '../schema/index.js';
 import type { Transport } from '../transport/index.js';
 import type * as T from '../types.js';
 import { checkCallOptions, connectionFrom, refuseUnknown, DEFAULT_TIMEOUT_MS, openTransport, type Connection, type MailroomOptions } from './connection.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from './public-errors.js';
 import { clientSecrets, scoped } from './secret-scope.js';
 
 export type { MailroomOptions } from './connection.js';

@@ -5,7 +5,7 @@ import { canonicalSendAt, checkSchedule } from '../input/time.js';
 import { parseZonedDateTime } from '../schema/datetime.js';
 import { describeIssues, parseEmailRequest, type EmailRequest } from '../schema/index.js';
 import type { EmailInput } from '../types.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from './public-errors.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** What JSX and React.createElement make: an object React marks with its `$$typeof` symbol. */

@@ -1,6 +1,6 @@
 import { verify } from '../webhook/signature.js';
 import type { WebhookEvent, WebhookHandlerOptions, WebhookRequest } from '../types.js';
-import { ValidationError, WebhookSignatureError } from './errors.js';
+import { ValidationError, WebhookSignatureError } from './public-errors.js';
 
 /**
  * True when `signature` (the X-Smashsend-Signature value) is the HMAC-SHA256 of the exact body

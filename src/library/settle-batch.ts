@@ -1,4 +1,4 @@
-import { IdempotencyConflictError } from '../api/errors.js';
+import { IdempotencyConflictError } from '../api/call-errors.js';
 import { matchBatch } from '../batch/match.js';
 import type { EmailRequest } from '../schema/index.js';
 import type { BatchFailure, EmailResult } from '../types.js';

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import request from 'undici/lib/api/api-request.js';
 import { MailroomError, mayHaveBeenSent } from '../errors.js';
-import { AbortedError, ConnectionError, failedBeforeSending, TimeoutError } from './errors.js';
+import { AbortedError, ConnectionError, failedBeforeSending, TimeoutError } from './http-errors.js';
 
 export interface AttemptInput {
   dispatcher: Dispatcher;

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
 import { mayHaveBeenSent, type MailroomError } from '../errors.js';
-import { AbortedError, ApiError, ConnectionError, TimeoutError } from './errors.js';
+import { AbortedError, ApiError, ConnectionError, TimeoutError } from './http-errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
 import { Pacer } from './pacer.js';
 import { holdSecret, redactText } from '../secrets.js';

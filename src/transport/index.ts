@@ -44,4 +44,4 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export { AbortedError, ApiError, ConnectionError, TimeoutError, type ApiErrorBody } from './errors.js';
+export { AbortedError, ApiError, ConnectionError, TimeoutError, type ApiErrorBody } from './http-errors.js';

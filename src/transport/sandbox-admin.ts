@@ -1,7 +1,7 @@
 import type { Setting, Settings } from '../config/settings.js';
 import { SANDBOX_DEFAULT_URL } from '../config/sandbox-default.js';
 import { MailroomError } from '../errors.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './http-errors.js';
 import type { Transport } from './index.js';
 
 /**

@@ -221,7 +221,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/transport/agent.ts',
         'src/transport/attempt.ts',
         'src/transport/create.ts',
-        'src/transport/errors.ts',
+        'src/transport/http-errors.ts',
         'src/transport/http.ts',
         'src/transport/pacer.ts',
         'src/transport/rate-headers.ts',

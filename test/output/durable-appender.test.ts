@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDurableAppender, type AppendHandle } from '../../src/output/files.js';
 import { createWebhook } from '../../src/api/webhooks.js';
-import { readErrorBody } from '../../src/transport/errors.js';
+import { readErrorBody } from '../../src/transport/http-errors.js';
 import { redactText, resetSecrets } from '../../src/secrets.js';
 import type { Transport } from '../../src/transport/index.js';
 

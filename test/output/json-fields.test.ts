@@ -7,7 +7,7 @@ import { printJson } from '../../src/output/print.js';
 import { takeJsonFields } from '../../src/output/fields.js';
 import { report } from '../../src/report-error.js';
 import { JSON_FIELD_WORDS } from '../../src/commands/shared/json-fields.js';
-import { ApiError } from '../../src/transport/errors.js';
+import { ApiError } from '../../src/transport/http-errors.js';
 
 function capture(jsonFields?: string[]): { ctx: Context; out: () => string; err: () => string } {
   let out = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, readErrorBody } from '../../src/transport/errors.js';
+import { ApiError, readErrorBody } from '../../src/transport/http-errors.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 
 describe('error bodies with extra or missing fields', () => {

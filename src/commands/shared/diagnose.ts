@@ -13,7 +13,7 @@ import type { Context } from '../../context.js';
 import { count } from '../../plural.js';
 import { mask } from '../../secrets.js';
 import { proxySettings } from '../../transport/agent.js';
-import { ApiError } from '../../transport/errors.js';
+import { ApiError } from '../../transport/http-errors.js';
 import { transportHints } from './transport-hints.js';
 import { VERSION } from '../../version.js';
 import { paths } from '../../api/paths.js';

@@ -1,9 +1,9 @@
 import { DEFAULT_TIMEOUT_MS } from '../../config/settings.js';
-import { ConnectionError, TimeoutError } from '../../transport/errors.js';
+import { ConnectionError, TimeoutError } from '../../transport/http-errors.js';
 
 /**
  * The CLI's words for the transport's errors: what to change on mailroom's command line when the API
- * cannot be reached or is too slow. The transport's errors (src/transport/errors.ts) carry no CLI
+ * cannot be reached or is too slow. The transport's errors (src/transport/http-errors.ts) carry no CLI
  * wording, since the library hands them to other programs; report() puts these first, where the
  * errors' own hints followed them before.
  */

@@ -70,7 +70,7 @@ async function caught(p: Promise<unknown>): Promise<MailroomError> {
 
 describe('rotateKey', () => {
   it('completes when the old key\'s delete lost its answer and the retry finds the key gone', async () => {
-    const { ApiError } = await import('../../../src/transport/errors.js');
+    const { ApiError } = await import('../../../src/transport/http-errors.js');
     const { d } = deps({
       ...base(),
       [`DELETE /v1/workspaces/${WS}/api-keys/aki_old`]: (req) => {

@@ -18,8 +18,8 @@ export {
   ServerError,
   TimeoutError,
   type ApiErrorBody,
-} from '../transport/errors.js';
-export { IdempotencyConflictError, RotateIncompleteError, UnexpectedResponseError } from '../api/errors.js';
+} from '../transport/http-errors.js';
+export { IdempotencyConflictError, RotateIncompleteError, UnexpectedResponseError } from '../api/call-errors.js';
 
 export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'too-old' | 'not-an-event';
 
