@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess } from '../helpers/context.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { countingProxy, ndjsonInput, sandboxEnv, type CountingProxy } from '../helpers/batch.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+import { ndjsonInput, rerunWorld, type CountingProxy } from '../helpers/batch.js';
 
 let sandbox: TestSandbox;
 let proxy: CountingProxy;
@@ -13,23 +12,9 @@ let env: Record<string, string>;
 let state: string;
 let batches: string;
 
-beforeAll(async () => {
-  // A little latency so that a Ctrl-C lands with most of the input still unsent.
-  sandbox = await withSandbox({ config: { faults: { latencyMs: 5 } } });
-  proxy = await countingProxy(sandbox);
-  dir = mkdtempSync(join(tmpdir(), 'mailroom-batch-journals-'));
-  state = join(dir, 'state');
+rerunWorld('mailroom-batch-journals-', (w) => {
+  ({ sandbox, proxy, dir, state, env } = w);
   batches = join(state, 'batches');
-  env = { ...sandboxEnv(sandbox, state), MAILROOM_BASE_URL: proxy.baseUrl };
-});
-afterAll(async () => {
-  await proxy.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  await sandbox.reset();
-  rmSync(state, { recursive: true, force: true });
 });
 
 const send = (input: string, ...more: string[]) => ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--concurrency', '1', '--size', '10', ...more];

@@ -43,6 +43,39 @@ export function batchWorld(prefix: string, ready: (world: BatchWorld) => void): 
   beforeEach(() => world!.sandbox.reset());
 }
 
+/** A batch world whose CLI talks through a counting proxy, and whose state directory is emptied before each test. */
+export interface RerunWorld extends BatchWorld {
+  proxy: CountingProxy;
+  /** The CLI's state directory (`<dir>/state`); its journals are in `batches/` under it. */
+  state: string;
+}
+
+/**
+ * The hooks of the files that run a batch, stop it and run it again (re-run refusal, journal
+ * housekeeping): the sandbox answers after 5 ms, so that a Ctrl-C lands with most of the input still
+ * unsent; requests are counted; and each test starts with no journal from the one before.
+ */
+export function rerunWorld(prefix: string, ready: (world: RerunWorld) => void): void {
+  let world: RerunWorld | undefined;
+  beforeAll(async () => {
+    const sandbox = await withSandbox({ config: { faults: { latencyMs: 5 } } });
+    const proxy = await countingProxy(sandbox);
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    const state = join(dir, 'state');
+    world = { sandbox, proxy, dir, state, env: { ...sandboxEnv(sandbox, state), MAILROOM_BASE_URL: proxy.baseUrl } };
+    ready(world);
+  });
+  afterAll(async () => {
+    await world?.proxy.close();
+    await world?.sandbox.close();
+    if (world) rmSync(world.dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    await world!.sandbox.reset();
+    rmSync(world!.state, { recursive: true, force: true });
+  });
+}
+
 export function ndjsonInput(path: string, count: number): void {
   const lines: string[] = [];
   for (let i = 0; i < count; i++) lines.push(JSON.stringify({ to: recipient(i), html: `<p>Hello ${i}</p>` }));
