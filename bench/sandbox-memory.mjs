@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { orderBatches } from './order-emails.mjs';
 
 const named = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback);
 const seconds = named('seconds', 120);
@@ -50,21 +51,7 @@ function rssMb() {
   return Number(m[1]) / 1024;
 }
 
-let seq = 0;
-function batchBody() {
-  const emails = [];
-  for (let i = 0; i < 50; i++) {
-    const n = seq++;
-    emails.push({
-      from: 'Bench <bench@example.com>',
-      to: `user${n}@customer.test`,
-      subject: `Order ${n} shipped`,
-      html: `<h1>Hi user ${n}</h1><p>Your order <b>#${n}</b> is on its way. <a href="https://example.com/t/${n}">Track it</a>.</p>`,
-      idempotencyKey: `soak-${n}`,
-    });
-  }
-  return JSON.stringify({ emails });
-}
+const batchBody = orderBatches({ keyPrefix: 'soak' });
 
 let accepted = 0;
 let failed = 0;

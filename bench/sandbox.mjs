@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { orderBatches } from './order-emails.mjs';
 
 const args = process.argv.slice(2);
 const named = (name) => args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
@@ -62,22 +63,7 @@ async function measure(sandboxBin, withData) {
     }
   }
 
-  let seq = 0;
-  function batchBody() {
-    const emails = [];
-    for (let i = 0; i < 50; i++) {
-      const n = seq++;
-      emails.push({
-        from: 'Bench <bench@example.com>',
-        to: `user${n}@customer.test`,
-        subject: `Order ${n} shipped`,
-        html: plain ? `<p>Hi user ${n}, your order ${n} is on its way.</p>` : `<h1>Hi user ${n}</h1><p>Your order <b>#${n}</b> is on its way. <a href="https://example.com/t/${n}">Track it</a>.</p>`,
-        idempotencyKey: `bench-${n}`,
-        ...(scheduled ? { sendAt: new Date(Date.now() + 3_600_000 + (n % 86_400) * 1000).toISOString() } : {}),
-      });
-    }
-    return JSON.stringify({ emails });
-  }
+  const batchBody = orderBatches({ keyPrefix: 'bench', plain, scheduled });
 
   async function post(body) {
     const res = await request(`${baseUrl}/v1/emails/batch`, {
