@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir, unwrap } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -70,7 +70,7 @@ describe('keys update and delete', () => {
     const key = await makeKey('asked');
     const no = await runCli(['keys', 'delete', key.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete API key', send: 'n\r' }] });
     expect(no.code).toBe(2);
-    expect(plain(no.stdout).replace(/\r?\n/g, '')).toContain(`Delete API key ${key.id} "asked" (API_USER)?`);
+    expect(unwrap(plain(no.stdout))).toContain(`Delete API key ${key.id} "asked" (API_USER)?`);
     expect(plain(no.stdout)).toContain(`mailroom: cancelled: did not delete ${key.id}`);
     expect((await serverKeys()).map((k) => k.id)).toContain(key.id);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, unwrap } from '../helpers/cli.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -34,8 +34,8 @@ describe('webhooks list, get, update, delete: tokens masked', () => {
     const hook = await makeHook();
     const r = await runCli(['webhooks', 'delete', hook.id, '--no-color'], { env, tty: true, input: [{ after: 'Delete webhook', send: 'y\r' }] });
     expect(r.code).toBe(0);
-    // The terminal wraps the question at its width.
-    expect(plain(r.stdout).replace(/\r?\n/g, '')).toContain(`Delete webhook ${hook.id} (http://127.0.0.1:9/in; CONTACT_CREATED)?`);
+    // The prompt wraps the question at the terminal's width.
+    expect(unwrap(plain(r.stdout))).toContain(`Delete webhook ${hook.id} (http://127.0.0.1:9/in; CONTACT_CREATED)?`);
     expect(plain(r.stdout)).toContain(`Deleted ${hook.id}.`);
     expect((await serverHook(hook.id)).status).toBe(404);
   });

@@ -78,6 +78,12 @@ export function cleanEnv(configDir: string, extra: Record<string, string | undef
   return env;
 }
 
+/** The width of the terminal runCli() gives a command when the test names none. */
+export const DEFAULT_COLUMNS = 80;
+
+/** Text a terminal wrapped at its width, put back on one line: each line break becomes one space. */
+export const unwrap = (s: string): string => s.replace(/[ \t]*\r?\n[ \t]*/g, ' ');
+
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Spawns `node bin/mailroom.js ...args` (build first) and collects its output and exit code. */
@@ -91,8 +97,10 @@ export async function runCli(args: string[], opts: RunOptions = {}): Promise<Run
   let argv = [bin, ...args];
   if (opts.tty) {
     env.TERM ??= 'xterm-256color';
+    // A terminal of a known size: the one `script` makes otherwise takes the size of whatever
+    // terminal (or none) the test run itself has, and prompts wrap differently there.
     const inner =
-      (opts.columns === undefined ? '' : `stty cols ${opts.columns}; `) + [process.execPath, bin, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
+      `stty cols ${opts.columns ?? DEFAULT_COLUMNS} rows 24; ` + [process.execPath, bin, ...args].map(shellQuote).join(' ') + (errFile ? ` 2>${shellQuote(errFile)}` : '');
     command = 'script';
     argv = ['-qfec', inner, '/dev/null'];
   }
