@@ -3,7 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
+import { isMailroomError } from '../errors.js';
 import { openSource, readInput } from '../input/detect.js';
+import { prepareEntry } from '../input/entries.js';
+import { buildEmailPayload, validateEmail } from '../input/send-flags.js';
 import { parseJsonObject, readSource } from '../input/sources.js';
 import { renderReactEmail } from '../render/react-email.js';
 import type { EmailUnderCheck } from './checks.js';
@@ -76,7 +79,7 @@ export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick
     const text = await readSource(opts.file, '--file', cwd, stdin('the email'));
     const entry = parseJsonObject(text, opts.file === '-' ? '--file (stdin)' : `--file ${opts.file}`);
     const label = opts.file === '-' ? 'stdin' : opts.file;
-    yield await entryTarget(entry, { input: label, ...(opts.file === '-' ? {} : { file: opts.file }), line: 1 }, templates);
+    yield await entryTarget(entry, { input: label, ...(opts.file === '-' ? {} : { file: opts.file }), line: 1 }, templates, sendRefuses(entry));
   }
   if (opts.batch !== undefined) yield* batchTargets(opts.batch, cwd, io, templates);
 }
@@ -103,15 +106,19 @@ async function* batchTargets(spec: string, cwd: string, io: Pick<IO, 'in' | 'isS
   const { items } = await readInput(source, undefined);
   const label = source.label;
   const byBody = new Map<string, number[]>();
+  const now = new Date();
   let index = 0;
   for await (const item of items) {
     index++;
     const where = { input: `${label} entry ${index}`, ...(spec === '-' ? {} : { file: spec }), line: item.line };
-    if (item.error !== undefined || typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) {
-      yield { ...where, entries: [index], findings: [finding('entry-invalid', item.error ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] };
+    // batch's own check of the entry (it counts from 0), so lint passes exactly what batch would send.
+    const prepared = await prepareEntry(item, index - 1, FLAG_GIVEN, () => 'lint', () => now);
+    const problem = prepared.ok ? undefined : prepared.error;
+    if (typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) {
+      yield { ...where, entries: [index], findings: [finding('entry-invalid', problem ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] };
       continue;
     }
-    const target = await entryTarget(item.value as Record<string, unknown>, where, templates);
+    const target = await entryTarget(item.value as Record<string, unknown>, where, templates, problem);
     // The fields (to, sendAt, ...) differ per entry: their findings stay with the entry.
     if (target.findings.length > 0) yield { ...where, entries: [index], findings: target.findings, skipped: [] };
     if (target.email === undefined && target.skipped.length === 0) continue;
@@ -142,9 +149,34 @@ export function ranges(ns: number[]): string {
 
 const FIELDS = ['from', 'fromName', 'to', 'replyTo', 'sendAt', 'groupBy', 'template'] as const;
 
-/** One email object (raw or templated) into what the checks see; a placeholder in a field is found here. */
-async function entryTarget(entry: Record<string, unknown>, where: Omit<LintTarget, 'findings' | 'skipped'>, templates: Templates): Promise<LintTarget> {
+/**
+ * Fields a command line may give in place of the entry (`batch --from --subject`, `send --file
+ * --to`): their absence is not the entry's fault, so the check fills them. Anything else the
+ * parsers refuse (an unknown field, a wrong type, a bad address) is.
+ */
+const FLAG_GIVEN = { from: 'lint@example.com', subject: 'lint' } as const;
+
+/** Why `send --file` would refuse this object (its own words, without the `mailroom: ` prefix), or undefined. */
+function sendRefuses(entry: Record<string, unknown>): string | undefined {
+  const filled = { ...entry };
+  if (!('template' in filled)) for (const [k, v] of Object.entries(FLAG_GIVEN)) if (filled[k] === undefined) filled[k] = v;
+  if (filled.to === undefined) filled.to = 'lint@example.com';
+  try {
+    validateEmail(buildEmailPayload({}, { file: filled }, { newKey: () => 'lint' }));
+    return undefined;
+  } catch (err) {
+    if (isMailroomError(err)) return err.message;
+    throw err;
+  }
+}
+
+/**
+ * One email object (raw or templated) into what the checks see; a placeholder in a field is found
+ * here. `problem` is why send or batch would refuse it: an error finding, its body still checked.
+ */
+async function entryTarget(entry: Record<string, unknown>, where: Omit<LintTarget, 'findings' | 'skipped'>, templates: Templates, problem: string | undefined): Promise<LintTarget> {
   const findings: Finding[] = [];
+  if (problem !== undefined) findings.push(finding('entry-invalid', problem, { line: where.line }));
   for (const name of FIELDS) {
     const value = entry[name];
     for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') findings.push(...placeholderFindings(v, name).map((f) => ({ ...f, line: where.line })));
@@ -163,7 +195,7 @@ async function entryTarget(entry: Record<string, unknown>, where: Omit<LintTarge
   }
   const html = str(entry.html);
   if (html === undefined) {
-    findings.push(finding('entry-invalid', 'the entry has neither html nor template', { line: where.line }));
+    if (problem === undefined) findings.push(finding('entry-invalid', 'the entry has neither html nor template', { line: where.line }));
     return { ...where, findings, skipped: [] };
   }
   const text = str(entry.text);
