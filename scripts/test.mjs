@@ -6,7 +6,9 @@
 // under its name when it ends. A step whose prerequisite failed does not run. Exits with the code of
 // the first step, in the order below, that failed.
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Each step, the steps it waits for, and whether it runs niced (a background filler). */
 const STEPS = [
@@ -19,6 +21,14 @@ const STEPS = [
   { name: 'test:browser', after: ['build', 'test:unit'] },
 ];
 
+// One temporary directory for the whole run (TMPDIR for every step and what it starts: the CLI,
+// sandboxes, shells, Chromium), removed at the end, so that a run leaves nothing in the system's
+// temporary directory whatever a test forgets. Open to all, as /tmp is: some tests run the CLI as
+// another user.
+const scratch = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+chmodSync(scratch, 0o1777);
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const children = new Set();
 const startedAt = performance.now();
@@ -28,7 +38,7 @@ function runScript(name, filler) {
   const started = performance.now();
   process.stdout.write(`── ${name}: started at ${clock()}\n`);
   // Colour as on a terminal when ours is one, though the step writes to a pipe.
-  const env = { ...process.env, ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
+  const env = { ...process.env, TMPDIR: scratch, ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
   // Node reads and parses this certificate bundle as every process starts (about 80 ms of CPU on
   // the CI machines, which set it), and the suite starts hundreds of Node processes; it only adds
   // trusted authorities for TLS, and the tests talk to nothing but loopback HTTP.

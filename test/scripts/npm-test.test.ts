@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,9 @@ import { ROOT } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'mailroom-npm-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const npm = join(dir, 'npm');
+/** The system's temporary directory as the run sees it. */
+const systemTemp = join(dir, 'tmp');
+mkdirSync(systemTemp);
 writeFileSync(
   npm,
   `#!/bin/sh
@@ -20,6 +23,8 @@ sleep 0.1
 step="$3"
 var="FAIL_$(echo "$step" | tr ':' '_')"
 echo "ran $step at niceness $(nice), extra CA certs \${NODE_EXTRA_CA_CERTS:-unset}"
+# what a test leaves behind in the temporary directory
+echo "step $step temp $(mktemp -d)"
 code=$(printenv "$var")
 exit "\${code:-0}"
 `,
@@ -28,7 +33,7 @@ chmodSync(npm, 0o755);
 
 function npmTest(fail: Record<string, number> = {}): Promise<{ code: number | null; stdout: string }> {
   // As on the CI machines: set, for every process (an empty bundle here).
-  const env: Record<string, string> = { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, NODE_EXTRA_CA_CERTS: '/dev/null' };
+  const env: Record<string, string> = { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, NODE_EXTRA_CA_CERTS: '/dev/null', TMPDIR: systemTemp };
   for (const [step, code] of Object.entries(fail)) env[`FAIL_${step.replace(':', '_')}`] = String(code);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -53,6 +58,17 @@ describe('npm test (scripts/test.mjs)', () => {
     for (const step of ['typecheck', 'lint', 'deps']) expect(niceness(step)).toBe(Math.max(10, own));
     for (const step of ['build', 'test:unit', 'test:e2e', 'test:browser']) expect(niceness(step)).toBe(own);
     expect(r.stdout.match(/extra CA certs unset$/gm)).toHaveLength(ALL.length);
+  });
+
+  it('every step shares one temporary directory of the run, and the run leaves nothing in the system one', async () => {
+    const r = await npmTest({ 'test:e2e': 1 });
+    const temps = [...r.stdout.matchAll(/^step \S+ temp (\S+)$/gm)].map((m) => m[1] as string);
+    expect(temps).toHaveLength(ALL.length);
+    const roots = new Set(temps.map((t) => t.slice(0, t.lastIndexOf('/'))));
+    expect(roots.size).toBe(1);
+    expect([...roots][0]).toMatch(new RegExp(`^${systemTemp}/mailroom-test-`));
+    for (const t of temps) expect(existsSync(t)).toBe(false);
+    expect(readdirSync(systemTemp)).toEqual([]);
   });
 
   it('a failed static check fails the run with its exit code, and the tests still run', async () => {
