@@ -17,6 +17,6 @@ export function sandboxWorkspace(settings: Pick<Settings, 'workspace' | 'profile
 /** A 404 from a sandbox's list or wait asked for a workspace: that workspace is not there. */
 export function unknownWorkspace(root: string, workspace: string | undefined): MailroomError {
   return new MailroomError('rejected', `no workspace ${workspace ?? '(the first)'} in the sandbox at ${root}`, {
-    hints: ['workspaces last until the sandbox stops; make one with: mailroom sandbox workspace create'],
+    hints: ['workspaces last until the sandbox stops (unless it runs with --data); make one with: mailroom sandbox workspace create'],
   });
 }

@@ -7,7 +7,7 @@ import { Persistence } from './persistence.js';
 import { buildServer } from './server.js';
 import { newSecret, SandboxState } from './state.js';
 import { createWebhook } from './webhooks.js';
-import { freshState, workspaceParts, Workspaces } from './workspaces.js';
+import { addReadyKey, emptyState, workspaceParts, Workspaces } from './workspaces.js';
 
 export type { SandboxConfig, TemplateConfig, FaultConfig, DeliveryConfig, WebhookConfig } from './config.js';
 export { SandboxConfigError, loadConfigFile } from './config.js';
@@ -103,15 +103,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveryTotal };
   });
   const deliveryListeners = new Set<() => void>();
-  // Every change of the first workspace goes to the journal (--data) and to the inbox pages' live
-  // stream; the workspaces made for tests are not saved.
-  const primary = workspaceParts(state, config, (change) => {
-    persistence?.record(change);
-    live.changed();
-    if (change.t === 'delivery' || change.t === 'reset') for (const listener of deliveryListeners) listener();
-  });
+  // Every change of every workspace goes to the journal (--data, with the id of a workspace made
+  // for tests) and to the inbox pages' live stream.
+  const wire = (ws: SandboxState, w: string | undefined) =>
+    workspaceParts(ws, config, (change) => {
+      persistence?.record(change, w);
+      live.changed();
+      if (w === undefined && (change.t === 'delivery' || change.t === 'reset')) for (const listener of deliveryListeners) listener();
+    });
+  const primary = wire(state, undefined);
   ensureWebhooks(state, config.webhooks);
-  const workspaces = new Workspaces(primary, (name) => workspaceParts(freshState(name, config.retain), config, () => live.changed()));
+  const make = (name: string) => {
+    const made = emptyState(name, config.retain);
+    persistence?.addWorkspace(made);
+    const parts = wire(made, made.workspace.id);
+    addReadyKey(made);
+    return parts;
+  };
+  const restored = (persistence?.workspaces ?? []).map((ws) => wire(ws, ws.workspace.id));
+  const workspaces = new Workspaces(primary, make, restored, persistence !== undefined);
   const { deliverer } = primary;
 
   const durable = persistence ? () => persistence.durable() : () => Promise.resolve();

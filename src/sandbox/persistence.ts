@@ -20,10 +20,8 @@ const count = z.number().int().nonnegative();
 const tallyRow = z.looseObject({ raw: count, templated: count });
 const delivery = z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() });
 
-/** What the sandbox reads back: every field a request, the inbox or the scheduler relies on. */
-const snapshotSchema = z.looseObject({
-  version: z.literal(1),
-  journal: z.number().int().nonnegative().optional(),
+/** What the sandbox reads back of a workspace: every field a request, the inbox or the scheduler relies on. */
+const workspaceSchema = z.looseObject({
   workspace: z.looseObject({ id: str, name: str }),
   primaryKeyId: str,
   keys: z.array(storedKey),
@@ -42,6 +40,12 @@ const snapshotSchema = z.looseObject({
     .optional(),
 });
 
+const snapshotSchema = workspaceSchema.extend({
+  version: z.literal(1),
+  journal: z.number().int().nonnegative().optional(),
+  workspaces: z.array(workspaceSchema).optional(),
+});
+
 const changeSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('email'), email: storedEmail, result: emailResult.optional() }),
   z.object({ t: z.literal('sent'), id: str, type: z.enum(['raw', 'templated']).optional() }),
@@ -56,7 +60,11 @@ const changeSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('delivery'), record: delivery }),
   z.object({ t: z.literal('primaryKey'), id: str }),
   z.object({ t: z.literal('reset') }),
+  z.object({ t: z.literal('workspace'), workspace: z.looseObject({ id: str, name: str }) }),
 ]);
+
+/** A journaled change and the workspace it belongs to (`w`, absent for the first workspace). */
+export type JournaledChange = Change & { w?: string };
 
 /**
  * An email saved before its text was generated (JSON leaves the undefined `text` out; text.ts
@@ -88,22 +96,24 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
     throw new SandboxConfigError(`data file ${file} is not valid JSON`);
   }
   if (!snapshotSchema.safeParse(snap).success) throw new SandboxConfigError(`data file ${file} is not a mailroom sandbox data file`);
-  (snap as Snapshot).emails = (snap as Snapshot).emails.map(restoreText);
+  for (const ws of [snap as Snapshot, ...((snap as Snapshot).workspaces ?? [])]) ws.emails = ws.emails.map(restoreText);
   return snap as Snapshot;
 }
 
 /** The changes of one journal file. A torn last line (a write the process died in) was never acknowledged: it is dropped. */
-export async function readJournal(file: string): Promise<Change[]> {
+export async function readJournal(file: string): Promise<JournaledChange[]> {
   const text = await readFile(file, 'utf8');
   const lines = text.split('\n');
   const torn = lines.pop();
-  const changes: Change[] = [];
-  const parse = (line: string): Change | undefined => {
+  const changes: JournaledChange[] = [];
+  const parse = (line: string): JournaledChange | undefined => {
     try {
-      const parsed = changeSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) return undefined;
-      const change = parsed.data as Change;
+      const json = JSON.parse(line) as { w?: unknown };
+      const parsed = changeSchema.safeParse(json);
+      if (!parsed.success || (json.w !== undefined && typeof json.w !== 'string')) return undefined;
+      const change = parsed.data as JournaledChange;
       if (change.t === 'email') change.email = restoreText(change.email);
+      if (typeof json.w === 'string') change.w = json.w;
       return change;
     } catch {
       return undefined;
@@ -165,6 +175,8 @@ export class Persistence {
   private constructor(
     private readonly file: string,
     private readonly state: SandboxState,
+    /** The workspaces made with `POST /_sandbox/workspaces`, by id, in the order they were made. */
+    private readonly made: Map<string, SandboxState>,
     private seq: number,
     private readonly onError: (err: Error) => void,
     private readonly compactBytes: number,
@@ -188,11 +200,25 @@ export class Persistence {
       const { journals, temps } = await companions(file);
       for (const tmp of temps) await rm(tmp, { force: true });
       const state = snap ? SandboxState.fromSnapshot(snap, retain) : fresh();
+      const made = new Map((snap?.workspaces ?? []).map((ws) => [ws.workspace.id, SandboxState.fromSnapshot(ws, retain)]));
       const from = snap?.journal;
       // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
-      if (from !== undefined) for (const j of journals) if (j.seq >= from) for (const change of await readJournal(j.path)) state.apply(change);
+      if (from !== undefined) {
+        for (const j of journals) {
+          if (j.seq < from) continue;
+          for (const change of await readJournal(j.path)) {
+            if (change.t === 'workspace') {
+              if (!made.has(change.workspace.id)) made.set(change.workspace.id, new SandboxState(change.workspace, '', retain));
+              continue;
+            }
+            const target = change.w === undefined ? state : made.get(change.w);
+            if (!target) throw new SandboxConfigError(`data journal ${j.path} names a workspace ${change.w} it never made`);
+            target.apply(change);
+          }
+        }
+      }
       const last = journals.at(-1)?.seq ?? 0;
-      return new Persistence(file, state, Math.max(last, from ?? 0) + 1, onError, compactBytes, lock);
+      return new Persistence(file, state, made, Math.max(last, from ?? 0) + 1, onError, compactBytes, lock);
     } catch (err) {
       lock.release();
       throw err;
@@ -207,6 +233,17 @@ export class Persistence {
 
   get current(): SandboxState {
     return this.state;
+  }
+
+  /** The workspaces made with `POST /_sandbox/workspaces` that were saved, in the order they were made. */
+  get workspaces(): SandboxState[] {
+    return [...this.made.values()];
+  }
+
+  /** A workspace just made, still without keys: saved from now on, its own changes recorded with its id. */
+  addWorkspace(state: SandboxState): void {
+    this.made.set(state.workspace.id, state);
+    this.record({ t: 'workspace', workspace: state.workspace });
   }
 
   /** Settles when no compaction is under way (tests). */
@@ -238,10 +275,10 @@ export class Persistence {
     }
   }
 
-  /** Appends a change to the journal; `durable()` tells when it is on disk. */
-  record(change: Change): void {
+  /** Appends a change of the first workspace, or of workspace `w`, to the journal; `durable()` tells when it is on disk. */
+  record(change: Change, w?: string): void {
     if (!this.started || this.closed) return;
-    this.journal.append(JSON.stringify(change));
+    this.journal.append(JSON.stringify(w === undefined ? change : { w, ...change }));
     if (!this.compacting && this.journal.bytes > Math.max(this.compactBytes, this.snapshotBytes)) {
       this.compacting = this.compact()
         .catch((err: Error) => this.onError(err))
@@ -266,7 +303,8 @@ export class Persistence {
       this.seq += 1;
       this.journal = new Journal(this.journalPath(this.seq));
     }
-    const text = JSON.stringify({ ...this.state.snapshot(), journal: this.seq });
+    const made = [...this.made.values()].map((ws) => ws.workspaceSnapshot());
+    const text = JSON.stringify({ ...this.state.snapshot(), journal: this.seq, ...(made.length > 0 ? { workspaces: made } : {}) });
     const tmp = `${this.file}.${process.pid}.tmp`;
     const handle = await open(tmp, 'w', 0o600);
     try {

@@ -82,11 +82,17 @@ export interface Workspace {
   name: string;
 }
 
-/** Everything `--data` persists. */
-export interface Snapshot {
+/** Everything `--data` persists: the first workspace's store, and the others' (`workspaces`). */
+export interface Snapshot extends WorkspaceSnapshot {
   version: 1;
   /** The journal (see persistence.ts) whose changes come after this snapshot; absent: none. */
   journal?: number;
+  /** The workspaces made with `POST /_sandbox/workspaces`, in the order they were made; absent in older files: none. */
+  workspaces?: WorkspaceSnapshot[];
+}
+
+/** One workspace's store, as `--data` saves it. */
+export interface WorkspaceSnapshot {
   workspace: Workspace;
   primaryKeyId: string;
   keys: StoredKey[];
@@ -130,7 +136,9 @@ export type Change =
   | { t: 'webhookDeleted'; id: string }
   | { t: 'delivery'; record: DeliveryRecord }
   | { t: 'primaryKey'; id: string }
-  | { t: 'reset' };
+  | { t: 'reset' }
+  /** A workspace made with `POST /_sandbox/workspaces` (empty: its key follows as changes of its own). */
+  | { t: 'workspace'; workspace: Workspace };
 
 /**
  * A sandbox keeps the newest this many emails, delivery attempts, contacts and idempotency keys
@@ -254,7 +262,7 @@ export class SandboxState {
     return state;
   }
 
-  static fromSnapshot(snap: Snapshot, retain = DEFAULT_RETAIN): SandboxState {
+  static fromSnapshot(snap: WorkspaceSnapshot, retain = DEFAULT_RETAIN): SandboxState {
     const state = new SandboxState(snap.workspace, snap.primaryKeyId, retain);
     for (const key of snap.keys) state.putKey(key);
     for (const hook of snap.webhooks) state.webhooks.set(hook.id, hook);
@@ -288,8 +296,11 @@ export class SandboxState {
   }
 
   snapshot(): Snapshot {
+    return { version: 1, ...this.workspaceSnapshot() };
+  }
+
+  workspaceSnapshot(): WorkspaceSnapshot {
     return {
-      version: 1,
       workspace: this.workspace,
       primaryKeyId: this.primaryKeyId,
       keys: [...this.keys.values()],
@@ -462,6 +473,9 @@ export class SandboxState {
         return;
       case 'reset':
         this.clear();
+        return;
+      case 'workspace':
+        // Made by the store of all workspaces (persistence.ts), not by one of them.
         return;
     }
   }

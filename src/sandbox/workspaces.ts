@@ -4,7 +4,7 @@ import { EmailService } from './emails.js';
 import { HttpError } from './http-errors.js';
 import { contactPayload, envelope } from './events.js';
 import { Scheduler } from './scheduler.js';
-import { newSecret, SandboxState, type Change, type StoredKey } from './state.js';
+import { newId, newSecret, SandboxState, type Change, type StoredKey } from './state.js';
 import { EmailWaiters } from './waiters.js';
 
 /** One workspace's store and what acts on it: its emails, webhook deliveries, scheduled sends and waits. */
@@ -67,15 +67,22 @@ export const MAX_WORKSPACES = 1000;
 export class Workspaces {
   private readonly made = new Map<string, WorkspaceParts>();
 
+  /** `restored`: the workspaces made before a restart, saved by `--data` (`saved`). */
   constructor(
     readonly primary: WorkspaceParts,
     private readonly make?: (name: string) => WorkspaceParts,
-  ) {}
+    restored: WorkspaceParts[] = [],
+    private readonly saved = false,
+  ) {
+    for (const parts of restored) this.made.set(parts.state.workspace.id, parts);
+  }
 
   /** A new workspace with a ready key (role API_USER). */
   create(name: string | undefined): { parts: WorkspaceParts; key: StoredKey } {
     if (!this.make) throw new HttpError(404, 'This sandbox makes no workspaces');
-    if (this.made.size >= MAX_WORKSPACES) throw new HttpError(409, `This sandbox has ${MAX_WORKSPACES} workspaces already: restart it to start over`);
+    if (this.made.size >= MAX_WORKSPACES) {
+      throw new HttpError(409, `This sandbox has ${MAX_WORKSPACES} workspaces already: ${this.saved ? 'start it with another --data file' : 'restart it'} to start over`);
+    }
     const parts = this.make(name ?? `Test workspace ${this.made.size + 1}`);
     this.made.set(parts.state.workspace.id, parts);
     return { parts, key: parts.state.keys.get(parts.state.primaryKeyId)! };
@@ -113,9 +120,12 @@ export class Workspaces {
   }
 }
 
-/** The store of a workspace made for a test: fresh, never saved, keeping as much as the first. */
-export function freshState(name: string, retain: number): SandboxState {
-  const state = SandboxState.fresh(newSecret(), retain);
-  state.workspace.name = name;
-  return state;
+/** The store of a workspace made for a test, keeping as much as the first, still without a key (`addReadyKey`). */
+export function emptyState(name: string, retain: number): SandboxState {
+  return new SandboxState({ id: newId('workspace'), name }, '', retain);
+}
+
+/** Its ready key (role API_USER), made once the store's changes are heard (`--data` saves them). */
+export function addReadyKey(state: SandboxState): void {
+  state.setPrimaryKey(state.addKey('Sandbox key', 'API_USER', newSecret()));
 }

@@ -123,7 +123,7 @@ describe('mailroom sandbox workspace create', () => {
     expect((JSON.parse(listed.stdout) as { items: unknown[] }).items).toContainEqual({ id: ws.workspaceId, name: 'worker 7', emails: 1 });
     const unknown = await runInProcess(['sandbox', 'emails', '--workspace', 'wrk_unknown'], { env });
     expect(unknown.code).toBe(4);
-    expect(unknown.stderr).toBe(`mailroom: no workspace wrk_unknown in the sandbox at ${sb.baseUrl}\n  workspaces last until the sandbox stops; make one with: mailroom sandbox workspace create\n`);
+    expect(unknown.stderr).toBe(`mailroom: no workspace wrk_unknown in the sandbox at ${sb.baseUrl}\n  workspaces last until the sandbox stops (unless it runs with --data); make one with: mailroom sandbox workspace create\n`);
   });
 
   test.each([[''], ['   '], ['x'.repeat(201)]])('--name %j is a usage error (exit 2) checked before the sandbox is asked, nothing made', async (name) => {

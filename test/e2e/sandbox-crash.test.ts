@@ -39,11 +39,11 @@ function start(dataFile: string, env: Record<string, string> = {}): Promise<Runn
 
 const email = (key: string) => ({ from: 'crash@example.com', to: `${key}@customer.test`, subject: `Order ${key}`, html: `<p>${key}</p>`, idempotencyKey: key });
 
-async function postBatch(agent: Agent, sb: Running, keys: string[]): Promise<{ successful: { id: string }[]; failed: unknown[] }> {
+async function postBatch(agent: Agent, sb: Running, keys: string[], apiKey = sb.apiKey): Promise<{ successful: { id: string }[]; failed: unknown[] }> {
   const res = await request(`${sb.baseUrl}/v1/emails/batch`, {
     method: 'POST',
     dispatcher: agent,
-    headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ emails: keys.map(email) }),
   });
   const body = (await res.body.json()) as { emails: { successful: { id: string }[]; failed: unknown[] } };
@@ -51,8 +51,8 @@ async function postBatch(agent: Agent, sb: Running, keys: string[]): Promise<{ s
   return body.emails;
 }
 
-async function inbox(sb: Running): Promise<{ id: string; idempotencyKey?: string }[]> {
-  const res = await request(`${sb.baseUrl}/_sandbox/emails`);
+async function inbox(sb: Running, workspace?: string): Promise<{ id: string; idempotencyKey?: string }[]> {
+  const res = await request(`${sb.baseUrl}/_sandbox/emails${workspace === undefined ? '' : `?workspace=${workspace}`}`);
   return ((await res.body.json()) as { items: { id: string; idempotencyKey?: string }[] }).items;
 }
 
@@ -142,22 +142,26 @@ describe('sandbox --data under SIGKILL', () => {
     }
   }, 120_000);
 
-  test('an answer leaves only after the fsync that covers it: on a disk that keeps a write only once synced, a SIGKILL right after the answers loses none of them', async () => {
+  test('an answer leaves only after the fsync that covers it: on a disk that keeps a write only once synced, a SIGKILL right after the answers loses none of them, in any workspace', async () => {
     const dataFile = join(dir, 'slow-fsync.json');
     const disk = fileURLToPath(new URL('../fixtures/fsync-only-disk.mjs', import.meta.url));
     // Each flush takes 300 ms: requests arriving meanwhile share the next one (group commit).
     const sb = await start(dataFile, { NODE_OPTIONS: `--import ${disk}`, MAILROOM_TEST_FSYNC_MS: '300' });
     const agent = new Agent({ connections: 6 });
     const acked = new Map<string, string>();
+    // A workspace made for a test worker: its answer, and every batch sent with its key, is as durable as the first's.
+    const made = (await (await request(`${sb.baseUrl}/_sandbox/workspaces`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{"name":"worker"}' })).body.json()) as { workspaceId: string; apiKey: string };
     try {
       // Six batches at once, then three more one after another: the last answer is followed at once by the kill.
+      // The odd ones go to the workspace made for a worker.
       const batches = Array.from({ length: 9 }, (_, b) => Array.from({ length: 50 }, (_, i) => `fsync-${b}-${i}`));
+      const keyOf = (keys: string[]) => (batches.indexOf(keys) % 2 === 1 ? made.apiKey : sb.apiKey);
       const record = (keys: string[], answer: { successful: { id: string }[]; failed: unknown[] }) => {
         expect(answer.failed).toEqual([]);
         answer.successful.forEach((r, i) => acked.set(keys[i]!, r.id));
       };
-      await Promise.all(batches.slice(0, 6).map(async (keys) => record(keys, await postBatch(agent, sb, keys))));
-      for (const keys of batches.slice(6)) record(keys, await postBatch(agent, sb, keys));
+      await Promise.all(batches.slice(0, 6).map(async (keys) => record(keys, await postBatch(agent, sb, keys, keyOf(keys)))));
+      for (const keys of batches.slice(6)) record(keys, await postBatch(agent, sb, keys, keyOf(keys)));
     } finally {
       sb.child.kill('SIGKILL');
       await sb.exited;
@@ -167,7 +171,10 @@ describe('sandbox --data under SIGKILL', () => {
 
     const again = await start(dataFile);
     try {
-      const byKey = new Map((await inbox(again)).map((e) => [e.idempotencyKey!, e.id]));
+      const inFirst = await inbox(again);
+      const inMade = await inbox(again, made.workspaceId);
+      expect([inFirst.length, inMade.length]).toEqual([250, 200]);
+      const byKey = new Map([...inFirst, ...inMade].map((e) => [e.idempotencyKey!, e.id]));
       const lost = [...acked].filter(([key, id]) => byKey.get(key) !== id);
       expect(lost.length, `acknowledged but lost: ${lost.slice(0, 5).join(' ')}`).toBe(0);
     } finally {

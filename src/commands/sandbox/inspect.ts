@@ -72,7 +72,7 @@ Examples:
       'after',
       `${where} The new API key is printed once. Its emails, contacts, webhooks, deliveries and idempotency
 keys are its own: \`sandbox emails\`, \`sandbox wait\` and \`sandbox deliveries\` show them with
---workspace <wrk_id> (or MAILROOM_WORKSPACE). Workspaces last until the sandbox stops (--data keeps the first only).
+--workspace <wrk_id> (or MAILROOM_WORKSPACE). Workspaces last until the sandbox stops; --data saves them all.
 
 Examples:
   $ mailroom sandbox workspace create --name "worker 1"
