@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { parseIntegerOption } from './shared/option-parsers.js';
 import { choiceParser } from '../input/choice.js';
 import type { BatchOptions } from './batch.run.js';
+import { checkDependentOptions } from './shared/dependent-options.js';
 import { verb } from './verb.js';
 import * as journals from './journals/index.js';
 
@@ -26,8 +27,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--failed <file>', 'write the failed entries as they were read, in the input\'s format, ready to fix and send again ("-": stdout)')
     .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
     .option('--new-run', 'send the input again although a journal records a run of the same file to the same API (refused without it)')
-    .option('--allow-other-host', "resume a journal against another API host than its run's (its keys are new there)")
-    .option('--allow-other-key', "resume a journal with another API key than its run's (a rotated key of the same account)")
+    .option('--allow-other-host', "with --resume: resume a journal against another API host than its run's (its keys are new there)")
+    .option('--allow-other-key', "with --resume: resume a journal with another API key than its run's (a rotated key of the same account)")
     .option('--dry-run', 'validate every entry locally; send nothing')
     .addHelpText(
       'after',
@@ -47,6 +48,9 @@ Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 lim
 --resume <journal>).
 Journals of earlier runs: mailroom batch journals (a file named journals: mailroom batch ./journals).`,
     )
-    .action(verb(ctx, () => import('./batch.run.js'), (flags: Omit<BatchOptions, 'file'>, [file]): BatchOptions => ({ ...flags, file })));
+    .action(verb(ctx, () => import('./batch.run.js'), (flags: Omit<BatchOptions, 'file'>, [file], cmd): BatchOptions => {
+      checkDependentOptions('batch', cmd);
+      return { ...flags, file };
+    }));
   journals.register(batch, ctx);
 }

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { choiceParser } from '../input/choice.js';
 import { parseIntegerOption } from './shared/option-parsers.js';
 import type { LintOptions } from './lint.run.js';
+import { checkDependentOptions } from './shared/dependent-options.js';
 import { verb } from './verb.js';
 
 const commaList = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
@@ -23,7 +24,7 @@ export function register(parent: Command, ctx: Context): void {
     .description('check emails before they are sent: size, links, images, text part, title, preheader, placeholders; sends nothing')
     .option('--file <path|->', 'check one email object, as `send --file` takes it (raw or templated)')
     .option('--batch <path|->', 'check every entry of a batch file (JSON, NDJSON or CSV); each distinct body once')
-    .option('--templates <dir>', "the templates' sources, as <dir>/<name>.html, to check templated entries with their variables")
+    .option('--templates <dir>', "with --file or --batch: the templates' sources, as <dir>/<name>.html, to check templated entries with their variables")
     .option('--props <json>', 'props for the React email files, as a JSON object')
     .addOption(new Option('--fail-on <severity>', 'exit 10 when a finding is at or above this: error, warning or info').choices(SEVERITIES).default('error').argParser(choiceParser('--fail-on', SEVERITIES)))
     .addOption(new Option('--format <format>', 'table (on a terminal), json (when piped; same as --json), sarif or junit').choices(FORMATS).argParser(choiceParser('--format', FORMATS)))
@@ -31,8 +32,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--spam', 'score each email with the local SpamAssassin (spamc, else spamassassin -L: no network); said to be skipped when not installed')
     .addOption(new Option('--spam-threshold <score>', "a score at or over this is an error (default SpamAssassin's own, 5.0); implies --spam").argParser(parseScore))
     .option('--check-links', 'also fetch every absolute http(s) link and image (HEAD, then GET) and report its status')
-    .addOption(new Option('--max-links <n>', 'fetch at most this many distinct URLs').default(100).argParser(parseIntegerOption('--max-links', 1, 10_000)))
-    .addOption(new Option('--link-timeout <ms>', 'time for each link, redirects included').default(10_000).argParser(parseIntegerOption('--link-timeout', 1, 300_000)))
+    .addOption(new Option('--max-links <n>', 'with --check-links: fetch at most this many distinct URLs').default(100).argParser(parseIntegerOption('--max-links', 1, 10_000)))
+    .addOption(new Option('--link-timeout <ms>', 'with --check-links: time for each link, redirects included').default(10_000).argParser(parseIntegerOption('--link-timeout', 1, 300_000)))
     .addHelpText(
       'after',
       `
@@ -48,5 +49,8 @@ Examples:
 Every finding has a check id, a severity (error, warning, info) and a fix (docs/checking-emails.md).
 Exit codes: 0 nothing at or above --fail-on; 10 something is; 2 bad input (unreadable file, bad flag).`,
     )
-    .action(verb(ctx, () => import('./lint.run.js'), (flags: Omit<LintOptions, 'inputs'>, inputs): LintOptions => ({ ...flags, inputs })));
+    .action(verb(ctx, () => import('./lint.run.js'), (flags: Omit<LintOptions, 'inputs'>, inputs, cmd): LintOptions => {
+      checkDependentOptions('lint', cmd);
+      return { ...flags, inputs };
+    }));
 }

@@ -74,7 +74,7 @@ describe('mailroom lint: exit codes and --fail-on', () => {
     for (const [args, flag] of [[[''], 'lint'], [['--file', ''], '--file'], [['--batch', ''], '--batch']] as const) {
       expect(await lint([...args]), flag).toEqual({ code: 2, stdout: '', stderr: `mailroom: ${flag}: the file name is empty\n` });
     }
-    expect(await lint(['clean.html', '--templates', ''])).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --templates: the directory name is empty\n' });
+    expect(await lint(['--batch', 'any.ndjson', '--templates', ''])).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --templates: the directory name is empty\n' });
     const bad = await lint(['clean.html', '--fail-on', 'fatal']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--fail-on must be one of error, warning, info');

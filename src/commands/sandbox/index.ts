@@ -42,7 +42,7 @@ export function register(parent: Command, ctx: Context): void {
     .addOption(new Option('--lost-rate <share>', 'share of /v1 requests done but never answered').argParser(parseShare('--lost-rate')))
     .addOption(new Option('--latency <ms>', 'delay each /v1 answer after the work is done (a client that times out may still have sent)').argParser(parseIntegerOption('--latency', 0, 60_000)))
     .addOption(new Option('--latency-before <ms>', 'delay each /v1 request before any work is done').argParser(parseIntegerOption('--latency-before', 0, 60_000)))
-    .addOption(new Option('--fault-seed <n>', 'make the injected faults repeatable: the same seed, the same faults for the n-th /v1 request').argParser(parseIntegerOption('--fault-seed', 0, 2 ** 32 - 1)))
+    .addOption(new Option('--fault-seed <n>', 'with --error-rate, --drop-rate or --lost-rate: make the injected faults repeatable: the same seed, the same faults for the n-th /v1 request').argParser(parseIntegerOption('--fault-seed', 0, 2 ** 32 - 1)))
     .option('--allow-remote-webhooks', 'deliver webhooks to any URL; by default only to this machine (loopback, localhost, *.test), others are recorded as not delivered')
     .option('--json', 'print one line {"baseUrl","apiKey","workspaceId"} on stdout when ready')
     .addHelpText(

@@ -50,6 +50,8 @@ export async function run(flags: SandboxServeOptions, ctx: CommandContext): Prom
     if (opts.latency !== undefined) faults.latencyMs = opts.latency;
     if (opts.latencyBefore !== undefined) faults.latencyBeforeMs = opts.latencyBefore;
     if (opts.faultSeed !== undefined) faults.seed = opts.faultSeed;
+    // The seed orders the drawn faults: with no rate to draw, it would be ignored without a word.
+    if (opts.faultSeed !== undefined && !faults.errorRate && !faults.dropRate && !faults.lostRate) throw usageError(`--fault-seed needs --error-rate, --drop-rate or --lost-rate${opts.config === undefined ? '' : ` (or a rate in --config's faults)`}`);
     config.faults = faults;
     if (opts.allowRemoteWebhooks) config.deliveries = { ...config.deliveries, allowRemote: true };
 

@@ -3,6 +3,8 @@ import { Option } from 'commander';
 import type { Context } from '../../context.js';
 import { verb } from '../verb.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
+import { checkDependentOptions } from '../shared/dependent-options.js';
+import type { WebhooksListenOptions } from './listen.run.js';
 
 const DEFAULT_PORT = 4242;
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -25,8 +27,8 @@ export function register(parent: Command, ctx: Context): void {
     .option('--write-env <file>', 'write MAILROOM_WEBHOOK_TOKEN=<token> into this env file (mode 0600; other lines kept) for your app')
     .option('--exec <command>', 'start your app with this shell command, MAILROOM_WEBHOOK_TOKEN in its environment; stopped with the listener')
     .addOption(new Option('--max-body <bytes>', 'refuse bodies over this size with 413').default(DEFAULT_MAX_BODY).argParser(parseIntegerOption('--max-body', 1)))
-    .addOption(new Option('--forward-queue <n>', 'deliveries waiting to be forwarded before new ones get 503 (the service retries them)').default(DEFAULT_FORWARD_QUEUE).argParser(parseIntegerOption('--forward-queue', 1)))
-    .addOption(new Option('--stop-timeout <ms>', 'on Ctrl-C/SIGTERM, how long a forward under way may finish').default(DEFAULT_STOP_TIMEOUT_MS).argParser(parseIntegerOption('--stop-timeout', 0)))
+    .addOption(new Option('--forward-queue <n>', 'with --forward-to: deliveries waiting to be forwarded before new ones get 503 (the service retries them)').default(DEFAULT_FORWARD_QUEUE).argParser(parseIntegerOption('--forward-queue', 1)))
+    .addOption(new Option('--stop-timeout <ms>', 'with --forward-to: on Ctrl-C/SIGTERM, how long a forward under way may finish').default(DEFAULT_STOP_TIMEOUT_MS).argParser(parseIntegerOption('--stop-timeout', 0)))
     .option('--max-age <duration>', 'refuse deliveries whose envelope time is older (e.g. 5m): a captured delivery sent again')
     .addHelpText(
       'after',
@@ -51,5 +53,8 @@ TESTING_CONNECTION is answered 200 and printed, never forwarded. Lines go to std
 terminal, NDJSON when piped. "Ready: listening on …" goes to stderr; with --json the first stdout line
 is {"ready":true,"url":…}. Ctrl-C stops it.`,
     )
-    .action(verb(ctx, () => import('./listen.run.js')));
+    .action(verb(ctx, () => import('./listen.run.js'), (flags: WebhooksListenOptions, _operands, cmd): WebhooksListenOptions => {
+      checkDependentOptions('webhooks listen', cmd);
+      return flags;
+    }));
 }
