@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import { STATUS_CODES } from 'node:http';
 import { isMailroomError, MailroomError, usageError } from '../errors.js';
+import { ApiError } from '../transport/http-errors.js';
 import { splitField, setField, typedValue, type ApiField } from '../input/api-fields.js';
 import { oneLine } from '../output/one-line.js';
 import { refuseDiscardingSecret } from './shared/secret-once.js';
@@ -82,8 +83,18 @@ export async function run(opts: ApiOptions, ctx: CommandContext): Promise<void> 
     await paginate(ctx, api, path, Boolean(opts.slurp));
     return;
   }
-  const res = await api.request({ method, path, body, signal: ctx.signal }).catch((err: unknown) => {
+  let answer: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
+  const onAnswer = (status: number, headers: Record<string, string | string[] | undefined>) => (answer = { status, headers });
+  const res = await api.request({ method, path, body, signal: ctx.signal, ...(opts.include ? { onAnswer } : {}) }).catch((err: unknown) => {
     if (isMailroomError(err) && err.mayHaveBeenSent) err.hints.push(...mayHaveGoneThrough(path, body, source));
+    // As curl -i and gh api -i: an error answer is shown too (the exit code still says the error).
+    if (opts.include && !globals.quiet && err instanceof ApiError && answer?.status === err.status) {
+      ctx.io.out.write(statusAndHeaders(answer.status, answer.headers));
+      if (err.body !== undefined) {
+        if (typeof err.body === 'string') ctx.io.out.write(err.body.endsWith('\n') ? err.body : `${err.body}\n`);
+        else printJson(ctx, err.body);
+      }
+    }
     throw err;
   });
   if (globals.quiet) return;

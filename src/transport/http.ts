@@ -90,6 +90,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         continue;
       }
       pacer?.observe(raw.status, raw.headers, started);
+      opts.onAnswer?.(raw.status, raw.headers);
       const requestId = header(raw.headers, 'x-request-id');
       log?.(`← ${raw.status} in ${now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
       if (raw.text) logBody('response body', raw.text);

@@ -20,6 +20,11 @@ export interface RequestOptions {
    */
   pacingSignal?: AbortSignal;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Each HTTP answer's status and headers as they arrive, an error or a retried one too (the last
+   * call is the answer the request ended with): `api -i` shows them whatever the status.
+   */
+  onAnswer?: (status: number, headers: ApiResponse['headers']) => void;
 }
 
 export interface RetryInfo {

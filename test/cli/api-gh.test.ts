@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import { recordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { recordingProxy, type ForcedAnswer, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 /** `mailroom api` as `gh api`: -f/-F fields, --input, --paginate (--slurp), -i. Exact wire bodies, stdout, stderr, exit codes. */
@@ -13,10 +13,11 @@ let env: Record<string, string>;
 let dir: string;
 let call: ReturnType<typeof client>;
 let lose = false;
+let forced: ForcedAnswer | undefined;
 
 beforeAll(async () => {
   sandbox = await withSandbox();
-  proxy = await recordingProxy(sandbox.baseUrl, (req) => (lose && req.method === 'POST' ? { lose: true } : undefined));
+  proxy = await recordingProxy(sandbox.baseUrl, (req) => forced ?? (lose && req.method === 'POST' ? { lose: true } : undefined));
   call = client(sandbox);
   dir = mkdtempSync(join(tmpdir(), 'mailroom-api-gh-'));
   env = { MAILROOM_BASE_URL: proxy.baseUrl, MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_WORKSPACE: sandbox.workspaceId };
@@ -32,6 +33,7 @@ beforeEach(async () => {
   await sandbox.reset();
   proxy.seen.splice(0);
   lose = false;
+  forced = undefined;
 });
 
 const mailroom = (args: string[], input?: string) => runInProcess(args, { env, cwd: dir, ...(input === undefined ? {} : { input }) });
@@ -183,5 +185,47 @@ describe('api -i', () => {
     expect(r.stdout).toContain('sk_live_…');
     const both = await mailroom(['api', 'GET', keysPath(), '-i', '--paginate']);
     expect(both).toMatchObject({ code: 2, stdout: '', stderr: 'mailroom: --include and --paginate: the headers would break the JSON lines; give one of them\n' });
+  });
+
+  // As gh api -i and curl -i: the answer is shown whatever its status; the exit code says the error.
+  it('an error answer (404): its status line, headers and body on stdout; the error line on stderr; exit 4', async () => {
+    const r = await mailroom(['api', 'GET', '/v1/webhooks/wh_doesnotexist', '-i']);
+    expect(r.code).toBe(4);
+    const [head, body] = r.stdout.split('\n\n', 2) as [string, string];
+    const lines = head.split('\n');
+    expect(lines[0]).toBe('HTTP 404 Not Found');
+    expect(lines).toContain('content-type: application/json; charset=utf-8');
+    const requestId = lines.find((l) => l.startsWith('x-request-id: '))?.slice('x-request-id: '.length);
+    expect(requestId).toMatch(/^req_\w+$/);
+    expect(JSON.parse(body)).toMatchObject({ statusCode: 404 });
+    expect(r.stderr).toMatch(/^mailroom: API 404 Not Found/);
+    expect(r.stderr).toContain(`request id: ${requestId}`);
+    // Without -i, stdout stays empty, as before.
+    expect((await mailroom(['api', 'GET', '/v1/webhooks/wh_doesnotexist'])).stdout).toBe('');
+  });
+
+  it('a 401 with a wrong key: the answer shown, exit 3, the key never printed', async () => {
+    const wrong = 'sk_live_wrongwrongwrongwrong1234';
+    const r = await runInProcess(['api', 'GET', '/v1/webhooks', '-i'], { env: { ...env, MAILROOM_API_KEY: wrong }, cwd: dir });
+    expect(r.code).toBe(3);
+    expect(r.stdout.split('\n')[0]).toBe('HTTP 401 Unauthorized');
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+
+  it('secrets in the headers of an error answer are masked; a 5xx exits 6', async () => {
+    const token = 'wht_echoedtokenechoedtoken0001';
+    forced = { status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: `boom ${sandbox.apiKey}` }, headers: { 'x-echo': `key ${sandbox.apiKey}`, 'x-webhook-token': token, 'set-cookie': 'session=abcdef123456' } };
+    const r = await mailroom(['api', 'POST', '/v1/webhooks', '-d', JSON.stringify({ url: 'http://127.0.0.1:9/h', events: ['email.sent'], token }), '-i', '--max-retries', '0']);
+    expect(r.code).toBe(6);
+    const [head, body] = r.stdout.split('\n\n', 2) as [string, string];
+    const lines = head.split('\n');
+    expect(lines[0]).toBe('HTTP 500 Internal Server Error');
+    expect(lines).toContain('x-request-id: req_forced');
+    expect(lines.find((l) => l.startsWith('x-webhook-token: '))).toBe(`x-webhook-token: ${token.slice(0, 4)}…${token.slice(-4)}`);
+    expect(lines.find((l) => l.startsWith('set-cookie: '))).not.toContain('abcdef123456');
+    expect(lines.find((l) => l.startsWith('x-echo: '))).toBe(`x-echo: key sk_live_…${sandbox.apiKey.slice(-4)}`);
+    expect(JSON.parse(body)).toMatchObject({ statusCode: 500 });
+    expect(r.stdout + r.stderr).not.toContain(sandbox.apiKey);
+    expect(r.stdout + r.stderr).not.toContain(token);
   });
 });

@@ -11,13 +11,13 @@ export interface SeenRequest {
 
 /**
  * What to do instead of a plain forward: answer with `status`/`body` without forwarding (one step of
- * a flow fails), or forward, let the sandbox do the work, and then spoil its answer: `lose` cuts the
+ * a flow fails; `headers` added to its own), or forward, let the sandbox do the work, and then spoil its answer: `lose` cuts the
  * connection before the answer reaches the client (a lost response), `reset` cuts it with a TCP RST,
  * `garble` answers bytes that are not HTTP (`HTTZ/1.1 200`, echoing the request's headers as a
  * broken proxy would), `stall` never answers, `unparseable` answers the sandbox's status with a body
  * cut in the middle of its JSON.
  */
-export type ForcedAnswer = { status: number; body: unknown } | { lose: true } | { reset: true } | { garble: true } | { stall: true } | { unparseable: true };
+export type ForcedAnswer = { status: number; body: unknown; headers?: Record<string, string> } | { lose: true } | { reset: true } | { garble: true } | { stall: true } | { unparseable: true };
 
 export interface RecordingProxy {
   baseUrl: string;
@@ -41,7 +41,7 @@ export async function recordingProxy(target: string, force?: (req: SeenRequest) 
     seen.push(entry);
     const forced = force?.(entry);
     if (forced && 'status' in forced) {
-      res.writeHead(forced.status, { 'content-type': 'application/json', 'x-request-id': 'req_forced' }).end(JSON.stringify(forced.body));
+      res.writeHead(forced.status, { 'content-type': 'application/json', 'x-request-id': 'req_forced', ...forced.headers }).end(JSON.stringify(forced.body));
       return;
     }
     const out = httpRequest(
