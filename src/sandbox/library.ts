@@ -149,13 +149,24 @@ async function newWorkspace(call: Answered, baseUrl: string, options: { name?: s
   return { baseUrl, apiKey: made.apiKey, workspaceId: made.workspaceId, name: made.name, ...inWorkspace(call, made.workspaceId) };
 }
 
+/** A sandbox endpoint's answer other than 200: what the call's caller may read to say it in its own words. */
+class RefusedCall extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** A call to the sandbox's own endpoints that resolves to the body of a 200 and throws on anything else. */
 function answered(call: Call): (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown> {
   return async (method, path, body) => {
     const res = await call(method, path, body);
     if (res.status !== 200) {
       const message = (res.body as { message?: unknown } | undefined)?.message;
-      throw new Error(`mailroom sandbox: ${method} ${path} answered ${res.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+      throw new RefusedCall(`mailroom sandbox: ${method} ${path} answered ${res.status}${typeof message === 'string' ? `: ${message}` : ''}`, res.status, res.body);
     }
     return res.body;
   };
@@ -174,7 +185,11 @@ function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>)
     const query = new URLSearchParams({ count: String(count), timeoutMs: String(timeoutMs) });
     if (filter.to !== undefined) query.set('to', filter.to);
     if (filter.subject !== undefined) query.set('subject', filter.subject);
-    const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`)) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
+    const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`).catch((err: unknown) => {
+      const retain = err instanceof RefusedCall && err.status === 400 ? (err.body as { retain?: unknown } | undefined)?.retain : undefined;
+      if (typeof retain === 'number') throw new RangeError(`mailroom sandbox: waitForEmails(${count}): the sandbox keeps only the newest ${retain} emails (retain): a wait for more could never see them all`);
+      throw err;
+    })) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
     if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${items.length} matching caught)`);
     if (timedOut) throw new Error(`mailroom sandbox: ${describeWait(count, filter)} within ${timeoutMs} ms (${items.length} matching caught)`);
     return items.map(caught);

@@ -194,6 +194,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.get('/_sandbox/emails/wait', inspect, async (request, reply) => {
     const { state, waiters } = picked(request);
     const wanted = parseWait(request.query as Record<string, string | undefined>);
+    // The emails caught before the wait count, but only the newest `retain` are kept: a wait for
+    // more could be answered only by its timeout. Refused at once, naming the limit.
+    if (wanted.count > state.retain) {
+      throw new HttpError(400, `Invalid request: count ${wanted.count} is more emails than this sandbox keeps (retain ${state.retain}): a wait for more could never see them all`, { retain: state.retain });
+    }
     // A caller that hangs up stops its wait: nothing is left listening.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());

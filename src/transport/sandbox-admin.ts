@@ -10,8 +10,11 @@ import type { Transport } from './index.js';
  */
 export interface SandboxAdmin {
   root: string;
-  /** `timeoutMs`: this call's own limit (a long poll), instead of the transport's. */
-  call(method: 'GET' | 'POST', path: string, body?: unknown, opts?: { timeoutMs?: number }): Promise<{ status: number; body: unknown }>;
+  /**
+   * `timeoutMs`: this call's own limit (a long poll), instead of the transport's. `answer`: refusals
+   * with these statuses are answered (status and body) for the caller to word, not thrown.
+   */
+  call(method: 'GET' | 'POST', path: string, body?: unknown, opts?: { timeoutMs?: number; answer?: readonly number[] }): Promise<{ status: number; body: unknown }>;
 }
 
 /**
@@ -38,11 +41,12 @@ export function sandboxRoot(settings: Pick<Settings, 'baseUrl' | 'profile'>): st
 export function sandboxAdminOver(transport: Transport, root: string, signal: AbortSignal): SandboxAdmin {
   return {
     root,
-    async call(method, path, body, opts = {}) {
+    async call(method, path, body, { answer = [], ...opts } = {}) {
       let res;
       try {
         res = await transport.request({ method, path, ...(body === undefined ? {} : { body }), ...opts, signal, maxRetries: 0 });
       } catch (err) {
+        if (err instanceof ApiError && answer.includes(err.status)) return { status: err.status, body: err.body };
         if (err instanceof ApiError) return refusal(root, path, err.status, err.body);
         const code = (err as { code?: string }).code ?? (err as Error).name;
         throw new MailroomError('connection', `cannot reach a sandbox at ${root}: ${code}`, { hints: ['start one with: mailroom sandbox'], cause: err });

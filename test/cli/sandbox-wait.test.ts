@@ -143,3 +143,31 @@ describe('mailroom sandbox workspace create', () => {
     expect(list.items.length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('mailroom sandbox wait --count beyond what the sandbox keeps', () => {
+  test('--count over --retain: refused at once, one line, exit 2 (not a wait until the timeout)', async () => {
+    const small = await withSandbox({ config: { retain: 3 } });
+    try {
+      const started = Date.now();
+      const r = await runInProcess(['sandbox', 'wait', '--count', '4', '--timeout', '30s'], { env: { MAILROOM_BASE_URL: small.baseUrl } });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('mailroom: --count 4 is more emails than the sandbox keeps (--retain 3): a wait for them could never see them all; wait for at most 3, or start the sandbox with a larger --retain\n');
+      expect(r.code).toBe(2);
+      // At the limit, it waits and is answered as usual.
+      for (const n of [1, 2, 3]) {
+        const res = await fetch(`${small.baseUrl}/v1/emails`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${small.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ from: 'shop@example.com', to: 'ada@customer.test', subject: `n${n}`, html: '<p>x</p>' }),
+        });
+        expect(res.status).toBe(200);
+      }
+      const ok = await runInProcess(['sandbox', 'wait', '--count', '3', '--json'], { env: { MAILROOM_BASE_URL: small.baseUrl } });
+      expect(ok.code).toBe(0);
+      expect((JSON.parse(ok.stdout) as { items: unknown[] }).items).toHaveLength(3);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -148,3 +148,21 @@ describe('GET /_sandbox/emails/wait (the long poll, over HTTP)', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
+
+describe('waitForEmails beyond what the sandbox keeps', () => {
+  test('a count over retain is refused at once (RangeError naming both), in-process and over HTTP', async () => {
+    const sb = await startSandbox({ log: () => undefined, config: { retain: 2 } });
+    open.push(sb);
+    const { connectSandbox } = await import('../../src/sandbox/library.js');
+    for (const target of [sb, connectSandbox(sb.baseUrl)]) {
+      const started = Date.now();
+      const err = await target.waitForEmails(3, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(err).toBeInstanceOf(RangeError);
+      expect((err as Error).message).toBe('mailroom sandbox: waitForEmails(3): the sandbox keeps only the newest 2 emails (retain): a wait for more could never see them all');
+    }
+    await send(sb, { to: 'a@example.com', subject: 'one' });
+    await send(sb, { to: 'a@example.com', subject: 'two' });
+    expect((await sb.waitForEmails(2)).map((e) => e.subject)).toEqual(['one', 'two']);
+  });
+});

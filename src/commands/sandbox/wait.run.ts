@@ -35,8 +35,16 @@ export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promi
   if (flags.subject !== undefined) query.set('subject', flags.subject);
   const workspace = sandboxWorkspace(ctx.settings());
   if (workspace !== undefined) query.set('workspace', workspace);
-  const { status, body } = await admin.call('GET', paths.sandboxWait(query), undefined, { timeoutMs: timeoutMs + ANSWER_GRACE_MS });
+  const { status, body } = await admin.call('GET', paths.sandboxWait(query), undefined, { timeoutMs: timeoutMs + ANSWER_GRACE_MS, answer: [400] });
   if (status === 404) throw unknownWorkspace(root, workspace);
+  if (status === 400) {
+    const { retain, message } = (body ?? {}) as { retain?: unknown; message?: unknown };
+    // More than the sandbox keeps: refused before any wait, not answered at --timeout.
+    if (typeof retain === 'number') {
+      throw usageError(`--count ${count} is more emails than the sandbox keeps (--retain ${retain}): a wait for them could never see them all; wait for at most ${retain}, or start the sandbox with a larger --retain`);
+    }
+    throw usageError(`the sandbox refused the wait: ${typeof message === 'string' ? message : 'bad request'}`);
+  }
   const { items, timedOut } = body as { items: SandboxEmail[]; timedOut: boolean };
   if (timedOut) {
     const what = [flags.to === undefined ? '' : ` to ${flags.to}`, flags.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(flags.subject)}`].join('');
