@@ -221,7 +221,8 @@ export const INBOX_JS = `(function () {
   }
   if (window.EventSource) {
     var live = document.getElementById('live');
-    var source = new EventSource('/_sandbox/stream');
+    var scope = body.getAttribute('data-workspace');
+    var source = new EventSource('/_sandbox/stream' + (scope ? '?workspace=' + encodeURIComponent(scope) : ''));
     source.addEventListener('change', onChange);
     source.onopen = function () { live.className = 'live on'; live.title = 'Live updates: on'; };
     source.onerror = function () { live.className = 'live off'; live.title = 'Live updates: reconnecting'; };

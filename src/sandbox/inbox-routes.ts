@@ -53,16 +53,21 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
   // content type and no foreign Origin), checked before the body is read.
   const inspect = { config: { inspection: true } };
 
+  const choices = () => (deps.workspaces?.() ?? [state]).map((s) => ({ id: s.workspace.id, name: s.workspace.name }));
+  /** The workspace of `?workspace=` (absent: the first); undefined when there is none such. */
+  const shownOf = (request: FastifyRequest): SandboxState | undefined => {
+    const wanted = (request.query as Query).workspace;
+    return wanted ? (deps.workspaces?.() ?? [state]).find((s) => s.workspace.id === wanted) : state;
+  };
+
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const { inboxPage, messagePage } = await pages();
     const { parseFilter } = await import('./email-query.js');
     const query = request.query as Query;
     try {
-      const all = deps.workspaces?.() ?? [state];
-      const shown = query.workspace ? all.find((s) => s.workspace.id === query.workspace) : state;
+      const shown = shownOf(request);
       if (!shown) throw new HttpError(404, `No workspace ${query.workspace} in this sandbox.`);
-      const choices = all.map((s) => ({ id: s.workspace.id, name: s.workspace.name }));
-      return await html(reply, inboxPage(shown, parseFilter(query), query.page, Date.now(), choices));
+      return await html(reply, inboxPage(shown, parseFilter(query), query.page, Date.now(), choices()));
     } catch (err) {
       if (err instanceof HttpError) return html(reply, messagePage(err.statusCode === 404 ? 'Not found' : 'Bad search', err.message, state), err.statusCode);
       throw err;
@@ -78,8 +83,9 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
     const id = (request.params as Params).id!;
     const email = holding(id)?.emailsById.get(id);
     if (!email) return notFoundPage(reply, `No email ${id} in this sandbox: it was deleted or cleared, or the sandbox restarted without --data.`, state);
-    const { emailPage, parseView } = await pages();
-    return html(reply, emailPage(holding(id)!, email, parseView(request.query as Query)));
+    const { emailPage, parseView, scopeOf } = await pages();
+    const owner = holding(id)!;
+    return html(reply, emailPage(owner, email, parseView(request.query as Query), Date.now(), scopeOf(owner, choices())));
   });
 
   // The email's own document, for the frame: its own policy (no scripts, remote content on request).
@@ -96,8 +102,10 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
   });
 
   app.get('/deliveries', inspect, async (request, reply) => {
-    const { deliveriesPage } = await pages();
-    return html(reply, deliveriesPage(state, (request.query as Query).page));
+    const { deliveriesPage, scopeOf } = await pages();
+    const shown = shownOf(request);
+    if (!shown) return notFoundPage(reply, `No workspace ${(request.query as Query).workspace} in this sandbox.`, state);
+    return html(reply, deliveriesPage(shown, (request.query as Query).page, Date.now(), scopeOf(shown, choices())));
   });
 
   const asset = (type: string, pick: (a: Awaited<ReturnType<typeof assets>>) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -109,9 +117,12 @@ export function registerInbox(app: FastifyInstance, deps: InboxDeps): void {
   app.get('/_inbox/inbox.css', inspect, asset('text/css; charset=utf-8', (a) => a.INBOX_CSS));
   app.get('/_inbox/inbox.js', inspect, asset('text/javascript; charset=utf-8', (a) => a.INBOX_JS));
 
+  // `?workspace=`: the stream of that workspace's page (absent: the first's).
   app.get('/_sandbox/stream', inspect, async (request, reply) => {
+    const shown = shownOf(request);
+    if (!shown) throw new HttpError(404, `Workspace ${(request.query as Query).workspace} not found in this sandbox`);
     reply.hijack();
-    live.attach(reply.raw, { 'x-request-id': request.id });
+    live.attach(reply.raw, { 'x-request-id': request.id }, shown === state ? undefined : shown.workspace.id);
   });
 
   app.post('/_sandbox/emails/:id/delete', inspect, async (request) => {

@@ -23,16 +23,21 @@ const h = escapeHtml;
 
 type Section = 'inbox' | 'deliveries' | 'none';
 
-function layout(title: string, section: Section, body: string, state: SandboxState | undefined): string {
+/**
+ * `scope`: the workspace a page shows when it is not the first (its links, and its live stream,
+ * keep to it).
+ */
+function layout(title: string, section: Section, body: string, state: SandboxState | undefined, scope?: string): string {
+  const inScope = query({ workspace: scope });
   const nav = state
-    ? `<nav class="sections"><a href="/"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emailTotal}</span></a>` +
-      `<a href="/deliveries"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveryTotal}</span></a></nav>`
+    ? `<nav class="sections"><a href="/${h(inScope)}"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emailTotal}</span></a>` +
+      `<a href="/deliveries${h(inScope)}"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveryTotal}</span></a></nav>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${h(title)} · mailroom sandbox</title>
 <link rel="stylesheet" href="/_inbox/inbox.css?v=${ASSET_VERSION}"><script src="/_inbox/inbox.js?v=${ASSET_VERSION}" defer></script></head>
-<body data-section="${section}" data-state="${state ? liveCounts(state) : ''}"><header class="top"><a class="brand" href="/">mailroom <span>sandbox</span></a>${nav}<span class="live" id="live" title="Live updates: connecting">●</span></header>
+<body data-section="${section}" data-state="${state ? liveCounts(state) : ''}"${scope === undefined ? '' : ` data-workspace="${h(scope)}"`}><header class="top"><a class="brand" href="/">mailroom <span>sandbox</span></a>${nav}<span class="live" id="live" title="Live updates: connecting">●</span></header>
 <main>${body}</main>
 <footer><kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>/</kbd> search · <kbd>u</kbd> back to the list</footer></body></html>`;
 }
@@ -101,6 +106,11 @@ export interface WorkspaceChoice {
   name: string;
 }
 
+/** The id of the workspace a page shows, unless it is the first (`workspaces[0]`, or none listed). */
+export function scopeOf(state: SandboxState, workspaces: WorkspaceChoice[]): string | undefined {
+  return workspaces.length > 0 && workspaces[0]!.id !== state.workspace.id ? state.workspace.id : undefined;
+}
+
 /** One address, or several as an email's header lists them. */
 function replyToText(replyTo: string | string[] | undefined): string | undefined {
   return Array.isArray(replyTo) ? replyTo.join(', ') : replyTo;
@@ -113,7 +123,8 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
   const page = Math.min(pageNumber(pageParam), pages);
   const end = matching.length - (page - 1) * PAGE_SIZE;
   const shown = matching.slice(Math.max(0, end - PAGE_SIZE), end).reverse();
-  const params = filterParams(filter);
+  const scope = scopeOf(state, workspaces);
+  const params: Record<string, string | undefined> = { ...filterParams(filter), workspace: scope };
 
   const rows = shown
     .map((e) => {
@@ -135,22 +146,22 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
 <input type="search" name="q" value="${h(filter.q ?? '')}" placeholder="Search to, from, subject, template, id" aria-label="Search" autocomplete="off">
 <select name="status" aria-label="Status">${option('', 'Any status', params.status)}${option('SENT', 'Sent', params.status)}${option('SCHEDULED', 'Scheduled', params.status)}</select>
 <select name="kind" aria-label="Kind">${option('', 'Any kind', params.kind)}${option('raw', 'Raw', params.kind)}${option('template', 'Template', params.kind)}</select>
-<button type="submit">Search</button>${isFiltered(filter) ? '<a class="reset" href="/">Clear filters</a>' : ''}</form>`;
+<button type="submit">Search</button>${isFiltered(filter) ? `<a class="reset" href="/${h(query({ workspace: scope }))}">Clear filters</a>` : ''}</form>`;
 
   const summary = `<div class="summary"><span><b data-count="emails">${counts.total}</b> emails</span>
-<a href="/?status=SENT">${counts.sent} sent</a><a href="/?status=SCHEDULED">${counts.scheduled} scheduled</a>
-<a href="/?kind=raw">${counts.raw} raw</a><a href="/?kind=template">${counts.templated} template</a><span class="unread-count" id="unread"></span>
-${counts.total > 0 ? `<button type="button" class="danger" data-action="clear"${workspaces.length > 0 && workspaces[0]!.id !== current ? ` data-workspace="${h(current)}"` : ''}>Delete all</button>` : ''}</div>`;
+<a href="/${h(query({ status: 'SENT', workspace: scope }))}">${counts.sent} sent</a><a href="/${h(query({ status: 'SCHEDULED', workspace: scope }))}">${counts.scheduled} scheduled</a>
+<a href="/${h(query({ kind: 'raw', workspace: scope }))}">${counts.raw} raw</a><a href="/${h(query({ kind: 'template', workspace: scope }))}">${counts.templated} template</a><span class="unread-count" id="unread"></span>
+${counts.total > 0 ? `<button type="button" class="danger" data-action="clear"${scope === undefined ? '' : ` data-workspace="${h(scope)}"`}>Delete all</button>` : ''}</div>`;
 
   let list: string;
   if (counts.total === 0) list = '<p class="empty">No email caught yet. Point a client at this sandbox and send one; it appears here at once.</p>';
-  else if (matching.length === 0) list = `<p class="empty">No email matches. <a href="/">Show all ${counts.total}</a></p>`;
+  else if (matching.length === 0) list = `<p class="empty">No email matches. <a href="/${h(query({ workspace: scope }))}">Show all ${counts.total}</a></p>`;
   else {
     const from = (page - 1) * PAGE_SIZE + 1;
     list = `<ol class="list" id="list">${rows}</ol>${pager('/', params, page, pages, from, from + shown.length - 1, matching.length, isFiltered(filter) ? 'matching' : 'emails')}`;
   }
   const title = isFiltered(filter) ? `Inbox: ${matching.length} matching` : `Inbox (${counts.total})`;
-  return layout(title, 'inbox', `${form}${summary}<div id="live-region" data-live="emails">${list}</div>`, state);
+  return layout(title, 'inbox', `${form}${summary}<div id="live-region" data-live="emails">${list}</div>`, state, scope);
 }
 
 export type EmailTab = 'html' | 'text' | 'source' | 'details' | 'checks';
@@ -217,7 +228,8 @@ function checksPanel(report: LintReport): string {
   return `${summary}<table class="checks"><thead><tr><th>Severity</th><th>Check</th><th>Where</th><th>Finding</th><th>Fix</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-export function emailPage(state: SandboxState, email: InboxEmail, view: EmailView, now = Date.now()): string {
+/** `scope`: the workspace holding the email, when it is not the first. */
+export function emailPage(state: SandboxState, email: InboxEmail, view: EmailView, now = Date.now(), scope?: string): string {
   const text = withText(email);
   const base = `/inbox/${encodeURIComponent(email.id)}`;
   const link = (over: Partial<EmailView>) => {
@@ -262,17 +274,18 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
     ['To', email.to],
     ['Reply-To', replyToText(email.replyTo)],
   ];
-  const head = `<nav class="crumbs"><a href="/" data-key="u">← Inbox</a>${step(newer, 'prev', 'Newer', 'k')}${step(older, 'next', 'Older', 'j')}</nav>
+  const head = `<nav class="crumbs"><a href="/${h(query({ workspace: scope }))}" data-key="u">← Inbox</a>${step(newer, 'prev', 'Newer', 'k')}${step(older, 'next', 'Older', 'j')}</nav>
 <h1>${h(email.subject ?? email.template ?? '(no subject)')}</h1>
 <div class="meta"><dl>${meta
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<dt>${k}</dt><dd>${h(v!)}</dd>`)
     .join('')}<dt>Created</dt><dd>${timeTag(email.createdAt, now)}</dd>${email.sendAt ? `<dt>Send at</dt><dd>${timeTag(email.sendAt, now)}</dd>` : ''}</dl>
 <div class="actions" id="live-region" data-live="email">${badge(email.status)}<button type="button" class="danger" data-action="delete" data-id="${h(email.id)}">Delete</button></div></div>`;
-  return layout(email.subject ?? email.id, 'inbox', `<article data-email="${h(email.id)}">${head}<nav class="tabs" role="tablist">${tabs}</nav><section class="panel">${panel}</section></article>`, state);
+  return layout(email.subject ?? email.id, 'inbox', `<article data-email="${h(email.id)}">${head}<nav class="tabs" role="tablist">${tabs}</nav><section class="panel">${panel}</section></article>`, state, scope);
 }
 
-export function deliveriesPage(state: SandboxState, pageParam: string | undefined, now = Date.now()): string {
+/** `scope`: the workspace shown, when it is not the first. */
+export function deliveriesPage(state: SandboxState, pageParam: string | undefined, now = Date.now(), scope?: string): string {
   const all = state.deliveries;
   const failed = all.filter((d) => d.error !== undefined && d.notDelivered === undefined).length;
   const notSent = all.filter((d) => d.notDelivered !== undefined).length;
@@ -312,8 +325,8 @@ ${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">
   const list =
     all.length === 0
       ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`
-      : `<ol class="deliveries" id="list">${shown.map(item).join('')}</ol>${pager('/deliveries', {}, page, pages, (page - 1) * PAGE_SIZE + 1, (page - 1) * PAGE_SIZE + shown.length, all.length, 'attempts')}`;
-  return layout('Deliveries', 'deliveries', `<h1>Webhook deliveries</h1>${summary}<div id="live-region" data-live="deliveries">${list}</div>`, state);
+      : `<ol class="deliveries" id="list">${shown.map(item).join('')}</ol>${pager('/deliveries', { workspace: scope }, page, pages, (page - 1) * PAGE_SIZE + 1, (page - 1) * PAGE_SIZE + shown.length, all.length, 'attempts')}`;
+  return layout('Deliveries', 'deliveries', `<h1>Webhook deliveries</h1>${summary}<div id="live-region" data-live="deliveries">${list}</div>`, state, scope);
 }
 
 /** A friendly page for a missing email or path, or a bad search. */

@@ -98,9 +98,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new SandboxConfigError(`cannot write data file ${dataFile}: ${fsReason(err, 'write')}`);
   });
 
-  const live = new LiveFeed(() => {
-    const counts = countEmails(state);
-    return { emails: counts.total, scheduled: counts.scheduled, deliveries: state.deliveryTotal };
+  const live = new LiveFeed((id) => {
+    const shown = id === undefined ? state : (workspaces.get(id)?.state ?? state);
+    const counts = countEmails(shown);
+    return { emails: counts.total, scheduled: counts.scheduled, deliveries: shown.deliveryTotal };
   });
   const deliveryListeners = new Set<() => void>();
   // Every change of every workspace goes to the journal (--data, with the id of a workspace made
@@ -108,7 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const wire = (ws: SandboxState, w: string | undefined) =>
     workspaceParts(ws, config, (change) => {
       persistence?.record(change, w);
-      live.changed();
+      live.changed(w);
       if (w === undefined && (change.t === 'delivery' || change.t === 'reset')) for (const listener of deliveryListeners) listener();
     });
   const primary = wire(state, undefined);

@@ -136,6 +136,7 @@ function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<Sand
     emails: async () => ((await scoped('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items.map(caught),
     ...waits(scoped),
     deliveries: async () => ((await scoped('GET', '/_sandbox/deliveries')) as { items: DeliveryRecord[] }).items.map(publicDelivery),
+    ...deliveryWaits(scoped),
     reset: async () => {
       await call('POST', '/_sandbox/reset', scope);
     },
@@ -201,6 +202,25 @@ function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>)
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
+
+/** `waitForDeliveries` and `waitForIdle` of a workspace, over the long poll `GET /_sandbox/deliveries/wait`. */
+function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<SandboxWorkspace, 'waitForDeliveries' | 'waitForIdle'> {
+  const wait = async (query: URLSearchParams, timeoutMs: number, failure: string): Promise<SandboxDelivery[]> => {
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
+    query.set('timeoutMs', String(timeoutMs));
+    const { items, timedOut, closed } = (await call('GET', `/_sandbox/deliveries/wait?${query.toString()}`)) as { items: DeliveryRecord[]; timedOut: boolean; closed?: true };
+    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${failure}`);
+    if (timedOut) throw new Error(`mailroom sandbox: ${failure} ${timeoutMs} ms`);
+    return items.map(publicDelivery);
+  };
+  return {
+    waitForDeliveries(count, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+      if (!Number.isInteger(count) || count < 1) return Promise.reject(new TypeError(`mailroom sandbox: waitForDeliveries wants a whole number of deliveries of at least 1, not ${String(count)}`));
+      return wait(new URLSearchParams({ count: String(count) }), timeoutMs, `${count} deliveries were not recorded within`);
+    },
+    waitForIdle: ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) => wait(new URLSearchParams({ idle: 'true' }), timeoutMs, 'deliveries were still pending after'),
+  };
+}
 
 function describeWait(count: number, filter: WaitForEmailOptions): string {
   const what = [filter.to === undefined ? '' : ` to ${filter.to}`, filter.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(filter.subject)}`].join('');

@@ -13,45 +13,55 @@ const COALESCE_MS = 100;
 const HEARTBEAT_MS = 15_000;
 
 /**
- * Server-Sent Events for the inbox: each open page holds one stream and gets a `change` message,
- * with a version number and the counts, shortly after the state changes.
+ * Server-Sent Events for the inbox: each open page holds one stream, of the workspace it shows
+ * (undefined: the first), and gets a `change` message, with a version number and that workspace's
+ * counts, shortly after the workspace changes.
  */
 export class LiveFeed {
-  private readonly clients = new Set<ServerResponse>();
-  private version = 0;
+  /** Each open stream and its workspace. */
+  private readonly clients = new Map<ServerResponse, string | undefined>();
+  private readonly versions = new Map<string | undefined, number>();
+  /** The workspaces changed since the last messages went out. */
+  private readonly changedSince = new Set<string | undefined>();
   private pending: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(private readonly read: () => LiveState) {}
+  constructor(private readonly read: (workspace: string | undefined) => LiveState) {}
 
   get size(): number {
     return this.clients.size;
   }
 
-  /** Takes over a response: SSE headers, the current state at once, then every change. */
-  attach(res: ServerResponse, headers: Record<string, string>): void {
+  /** Takes over a response: SSE headers, the workspace's current state at once, then every change of it. */
+  attach(res: ServerResponse, headers: Record<string, string>, workspace?: string): void {
     res.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    res.write(`retry: 1000\n${this.message()}`);
-    this.clients.add(res);
+    res.write(`retry: 1000\n${this.message(workspace)}`);
+    this.clients.set(res, workspace);
     res.on('close', () => this.clients.delete(res));
     this.heartbeat ??= setInterval(() => {
-      for (const c of this.clients) c.write(': keep-alive\n\n');
+      for (const c of this.clients.keys()) c.write(': keep-alive\n\n');
     }, HEARTBEAT_MS).unref();
   }
 
-  /** Called on every change; coalesced. */
-  changed(): void {
-    this.version += 1;
-    if (this.pending || this.clients.size === 0) return;
+  /** Called on every change of a workspace (undefined: the first); coalesced. */
+  changed(workspace?: string): void {
+    this.versions.set(workspace, (this.versions.get(workspace) ?? 0) + 1);
+    if (this.clients.size === 0) return;
+    this.changedSince.add(workspace);
+    if (this.pending) return;
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      const msg = this.message();
-      for (const c of this.clients) c.write(msg);
+      const messages = new Map([...this.changedSince].map((w) => [w, this.message(w)]));
+      this.changedSince.clear();
+      for (const [c, w] of this.clients) {
+        const msg = messages.get(w);
+        if (msg !== undefined) c.write(msg);
+      }
     }, COALESCE_MS);
     this.pending.unref();
   }
@@ -60,11 +70,11 @@ export class LiveFeed {
     if (this.pending) clearTimeout(this.pending);
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.pending = this.heartbeat = undefined;
-    for (const c of this.clients) c.end();
+    for (const c of this.clients.keys()) c.end();
     this.clients.clear();
   }
 
-  private message(): string {
-    return `event: change\ndata: ${JSON.stringify({ version: this.version, ...this.read() })}\n\n`;
+  private message(workspace: string | undefined): string {
+    return `event: change\ndata: ${JSON.stringify({ version: this.versions.get(workspace) ?? 0, ...this.read(workspace) })}\n\n`;
   }
 }

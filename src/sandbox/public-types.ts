@@ -221,6 +221,10 @@ export interface SandboxWorkspace {
   waitForEmails(count: number, options?: WaitForEmailOptions): Promise<CaughtEmail[]>;
   /** This workspace's webhook delivery attempts, oldest first. */
   deliveries(): Promise<SandboxDelivery[]>;
+  /** Resolves to this workspace's attempts once at least `count` are recorded; rejects after `timeoutMs` (default 5000). */
+  waitForDeliveries(count: number, options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
+  /** Resolves to this workspace's attempts once none is queued, in flight or waiting for a retry; rejects after `timeoutMs` (default 5000). */
+  waitForIdle(options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
   /** Empties this workspace's emails, contacts, deliveries and idempotency keys; its keys and webhooks stay. Other workspaces are untouched. */
   reset(): Promise<void>;
   /** Fires an event to this workspace's subscribed webhooks. */

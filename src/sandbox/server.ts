@@ -4,6 +4,7 @@ import { BATCH_BODY_LIMIT, BODY_LIMIT } from '../schema/limits.js';
 import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
+import { DeliveryWaits, parseDeliveryWait } from './delivery-waits.js';
 import { batchEntriesError, type EmailService } from './emails.js';
 import { errorBody, HttpError } from './http-errors.js';
 import { triggerEvent } from './events.js';
@@ -70,7 +71,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.decorateRequest('apiKey', null);
   app.decorateRequest('workspace', null);
   const waiters = deps.waiters ?? new EmailWaiters();
-  const workspaces = deps.workspaces ?? new Workspaces({ state, emails, deliverer, waiters, reset: deps.reset, close: async () => undefined });
+  const workspaces = deps.workspaces ?? new Workspaces({ state, emails, deliverer, waiters, deliveryWaits: new DeliveryWaits(state, deliverer), reset: deps.reset, close: async () => undefined });
 
   // JSON only, and an empty body reads as no body (some clients send the header on DELETE).
   app.removeAllContentTypeParsers();
@@ -225,6 +226,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.get('/_sandbox/deliveries', inspect, async (request) => {
     const { state } = picked(request);
     return { items: state.deliveries, total: state.deliveryTotal };
+  });
+  // A long poll: answers once `count` attempts are recorded (those before the call count), or with
+  // `idle=true` once none is queued, in flight or waiting for a retry; at `timeoutMs`, `timedOut: true`.
+  app.get('/_sandbox/deliveries/wait', inspect, async (request, reply) => {
+    const { state, deliveryWaits } = picked(request);
+    const wanted = parseDeliveryWait(request.query as Record<string, string | undefined>);
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const outcome = await deliveryWaits.wait(wanted, gone.signal);
+    return { items: state.deliveries, total: state.deliveryTotal, ...outcome };
   });
   app.post('/_sandbox/events', inspect, async (request) => {
     const { event, email, workspace } = parseEventRequest(request.body);

@@ -25,15 +25,16 @@ export interface WaitRequest {
   timeoutMs: number;
 }
 
-type Query = Record<string, string | string[] | undefined>;
+export type Query = Record<string, string | string[] | undefined>;
 
-function one(query: Query, name: string): string | undefined {
+export function one(query: Query, name: string): string | undefined {
   const v = query[name];
   const value = Array.isArray(v) ? v[v.length - 1] : v;
   return value === undefined || value === '' ? undefined : value;
 }
 
-function whole(query: Query, name: string, min: number, max: number, fallback: number): number {
+/** A whole-number parameter of a long poll, `fallback` when absent. */
+export function whole(query: Query, name: string, min: number, max: number, fallback: number): number {
   const value = one(query, name);
   if (value === undefined) return fallback;
   const n = /^\d+$/.test(value) ? Number(value) : NaN;

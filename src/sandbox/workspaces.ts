@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from './config.js';
 import { Deliverer } from './deliveries.js';
+import { DeliveryWaits } from './delivery-waits.js';
 import { EmailService } from './emails.js';
 import { HttpError } from './http-errors.js';
 import { contactPayload, envelope } from './events.js';
@@ -13,6 +14,7 @@ export interface WorkspaceParts {
   readonly emails: EmailService;
   readonly deliverer: Deliverer;
   readonly waiters: EmailWaiters;
+  readonly deliveryWaits: DeliveryWaits;
   /** After `state.reset()`: drops scheduled sends and pending deliveries. */
   reset(): void;
   close(): Promise<void>;
@@ -24,12 +26,14 @@ export interface WorkspaceParts {
  */
 export function workspaceParts(state: SandboxState, config: ResolvedConfig, onChange: (change: Change) => void): WorkspaceParts {
   const waiters = new EmailWaiters();
+  const deliverer = new Deliverer(state, config.deliveries);
+  const deliveryWaits = new DeliveryWaits(state, deliverer);
   state.onChange = (change) => {
     onChange(change);
     if (change.t === 'email') waiters.caught(change.email);
     else if (change.t === 'reset' || change.t === 'emailsCleared') waiters.cleared();
+    if (change.t === 'delivery' || change.t === 'reset') deliveryWaits.recorded();
   };
-  const deliverer = new Deliverer(state, config.deliveries);
   const scheduler = new Scheduler((email) => state.markSent(email));
   const emails = new EmailService(state, config, {
     contactChanged: (change, now) => {
@@ -44,12 +48,14 @@ export function workspaceParts(state: SandboxState, config: ResolvedConfig, onCh
     emails,
     deliverer,
     waiters,
+    deliveryWaits,
     reset() {
       scheduler.clear();
       deliverer.cancelPending();
     },
     async close() {
       waiters.close();
+      deliveryWaits.close();
       await deliverer.close();
       scheduler.stop();
     },

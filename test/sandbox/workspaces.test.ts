@@ -22,6 +22,13 @@ async function api(apiKey: string, method: string, path: string, body?: unknown)
   return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+/** The same call against another sandbox than the file's. */
+api.call = async (on: { baseUrl: string }, apiKey: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${on.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}`);
+  return res.json();
+};
+
 const receipt = (subject: string) => ({ from: 'shop@example.com', to: 'ada@customer.test', subject, html: '<p>Thanks</p>', idempotencyKey: 'receipt-A-1001' });
 
 describe('workspaces: a test or worker gets an inbox of its own', () => {
@@ -117,6 +124,104 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     await both;
     expect(got).toEqual(['/a', '/a']);
     expect(await sb.deliveries()).toEqual([]);
+  });
+
+  test("a workspace's handle waits for its own deliveries (waitForDeliveries, waitForIdle), in-process and through connectSandbox", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      // The first attempt fails and is retried after 50 ms: idle only once the retry is done.
+      req.on('end', () => {
+        res.statusCode = seen++ === 0 ? 500 : 200;
+        res.end();
+      });
+    });
+    let seen = 0;
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/w`;
+    const own = await startSandbox({ log: () => undefined, config: { deliveries: { retryDelaysMs: [50] } } });
+    try {
+      const a = await own.workspace();
+      const remote = connectSandbox(own.baseUrl);
+      await api.call(own, a.apiKey, 'POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
+      const waiting = a.waitForDeliveries(1);
+      await api.call(own, a.apiKey, 'POST', '/v1/emails', { ...receipt('hi'), idempotencyKey: undefined, to: 'first@customer.test' });
+      expect((await waiting).map((d) => d.statusCode)).toEqual([500]);
+      expect((await a.waitForIdle()).map((d) => [d.attempt, d.statusCode])).toEqual([
+        [1, 500],
+        [2, 200],
+      ]);
+      // The first workspace recorded none, and a wait there times out.
+      expect(await own.deliveries()).toEqual([]);
+      await expect(own.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 deliveries were not recorded within 50 ms');
+      await expect(a.waitForDeliveries(3, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 3 deliveries were not recorded within 50 ms');
+      // Over HTTP, from a worker that did not start the sandbox: the same waits.
+      const b = await remote.workspace();
+      await api.call(own, b.apiKey, 'POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
+      const remoteWait = b.waitForDeliveries(1, { timeoutMs: 5_000 });
+      await api.call(own, b.apiKey, 'POST', '/v1/emails', { ...receipt('hi'), idempotencyKey: undefined, to: 'second@customer.test' });
+      expect((await remoteWait).map((d) => d.url)).toEqual([url]);
+      expect((await b.waitForIdle()).map((d) => d.statusCode)).toEqual([200]);
+      await expect(b.waitForDeliveries(2, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 2 deliveries were not recorded within 50 ms');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("the deliveries page and the live stream show the workspace asked for (?workspace=), the page's links keep it", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pages`;
+    const a = await sb.workspace({ name: 'pages worker' });
+    await api(a.apiKey, 'POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
+    await api(a.apiKey, 'POST', '/v1/emails', { ...receipt('hi'), idempotencyKey: undefined, to: 'paged@customer.test' });
+    const [delivery] = await a.waitForDeliveries(1);
+    const page = async (path: string) => (await fetch(`${sb.baseUrl}${path}`, { headers: { accept: 'text/html' } })).text();
+    const ofA = await page(`/deliveries?workspace=${a.workspaceId}`);
+    expect(ofA).toContain(`data-id="${delivery!.id}"`);
+    expect(ofA).toContain(`<a href="/?workspace=${a.workspaceId}">Inbox <span class="n" data-count="emails">1</span></a>`);
+    expect(ofA).toContain(`<a href="/deliveries?workspace=${a.workspaceId}" aria-current="page">Deliveries <span class="n" data-count="deliveries">1</span></a>`);
+    expect(ofA).toContain(`data-workspace="${a.workspaceId}"`);
+    expect(await page('/deliveries')).not.toContain(delivery!.id);
+    const inboxOfA = await page(`/?workspace=${a.workspaceId}`);
+    expect(inboxOfA).toContain(`<a href="/deliveries?workspace=${a.workspaceId}">Deliveries`);
+    expect(inboxOfA).toContain(`<a href="/?status=SENT&amp;workspace=${a.workspaceId}">`);
+    const [caught] = await a.emails();
+    expect(await page(`/inbox/${caught!.id}`)).toContain(`<a href="/?workspace=${a.workspaceId}" data-key="u">← Inbox</a>`);
+    expect((await fetch(`${sb.baseUrl}/deliveries?workspace=wrk_nope`, { headers: { accept: 'text/html' } })).status).toBe(404);
+
+    // The stream of A's page counts A's emails and deliveries, and moves when A changes.
+    const controller = new AbortController();
+    const res = await fetch(`${sb.baseUrl}/_sandbox/stream?workspace=${a.workspaceId}`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const nextMessage = async (): Promise<Record<string, number>> => {
+      for (;;) {
+        const data = /^data: (.*)$/m.exec(buffer);
+        const end = buffer.indexOf('\n\n');
+        if (data && end >= 0) {
+          buffer = buffer.slice(end + 2);
+          return JSON.parse(data[1]!) as Record<string, number>;
+        }
+        if (end >= 0) {
+          buffer = buffer.slice(end + 2);
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    };
+    expect(await nextMessage()).toMatchObject({ emails: 1, scheduled: 0, deliveries: 1 });
+    await api(a.apiKey, 'POST', '/v1/emails', { ...receipt('again'), idempotencyKey: undefined, to: 'paged@customer.test' });
+    expect(await nextMessage()).toMatchObject({ emails: 2, deliveries: 1 });
+    controller.abort();
+    expect((await fetch(`${sb.baseUrl}/_sandbox/stream?workspace=wrk_nope`)).status).toBe(404);
   });
 
   test("a workspace's key manages its own workspace's keys only", async () => {
