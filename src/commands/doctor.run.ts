@@ -2,6 +2,7 @@ import type { CommandContext } from './context.js';
 import { QuietExit } from '../errors.js';
 import { outputMode, palette, printJson } from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
+import { underColumn } from '../output/wrap.js';
 import { checkDetail, diagnose, type Diagnosis } from './shared/diagnose.js';
 
 /** Exits with the code of the first needed check that failed; what failed is already printed. */
@@ -27,8 +28,9 @@ async function printDoctor(ctx: CommandContext, d: Diagnosis): Promise<number> {
   const paint = { ok: c.green, warn: c.yellow, fail: c.red };
   const width = Math.max(...d.checks.map((k) => k.name.length));
   for (const check of d.checks) {
-    ctx.io.out.write(`${paint[check.status](check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${oneLine(check.detail)}\n`);
-    if (check.fix && check.status !== 'ok') ctx.io.out.write(`      fix: ${oneLine(check.fix)}\n`);
+    // On a narrow terminal the detail and the fix go on under their own column, never under the names.
+    ctx.io.out.write(`${paint[check.status](check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${underColumn(oneLine(check.detail), width + 8, ctx.io.outColumns)}\n`);
+    if (check.fix && check.status !== 'ok') ctx.io.out.write(`      fix: ${underColumn(oneLine(check.fix), 11, ctx.io.outColumns)}\n`);
   }
   return d.exitCode;
 }

@@ -6,6 +6,7 @@ import { redactValue } from '../secrets.js';
 import { oneLine } from './one-line.js';
 import { outputMode } from './mode.js';
 import { holdResult } from './document.js';
+import { underColumn } from './wrap.js';
 
 /**
  * The command's JSON result (src/output/document.ts writes it, one document, two-space indented:
@@ -71,20 +72,15 @@ export async function printTable<R>(ctx: Pick<Context, 'io'>, rows: readonly R[]
     ctx.io.out.write(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
     return;
   }
-  // Too narrow for the whole columns side by side (40 or 50 columns): one block of lines per row.
+  // Too narrow for the whole columns side by side (40 or 50 columns): one block of lines per row,
+  // each value whole, wrapped under its column.
   const labelWidth = Math.max(...kept.map(({ col }) => col.header.length));
-  const room = Math.max(1, (width as number) - labelWidth - GAP);
   const blocks = safe.map((_, r) =>
     kept
-      .map(({ col, values: vs }) => `${c.dim(col.header.padEnd(labelWidth))}${' '.repeat(GAP)}${cut(shown(col, vs[r]), room)}`.replace(/[ \t]+$/, ''))
+      .map(({ col, values: vs }) => `${c.dim(col.header.padEnd(labelWidth))}${' '.repeat(GAP)}${underColumn(shown(col, vs[r]), labelWidth + GAP, width)}`.replace(/[ \t]+$/, ''))
       .join('\n'),
   );
   ctx.io.out.write(`${blocks.join('\n\n')}\n`);
-}
-
-/** Text shortened to `room` characters with …, when longer. */
-function cut(text: string, room: number): string {
-  return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
 }
 
 /**
@@ -105,14 +101,17 @@ function fit(cols: readonly { natural: number; shrinks: boolean }[], columns: nu
   return widths;
 }
 
-/** `label  value` lines with aligned values, for one object on a terminal. Absent (undefined or null) values are skipped. */
+/**
+ * `label  value` lines with aligned values, for one object on a terminal; a value too long for the
+ * terminal goes on under its column, never under the labels. Absent (undefined or null) values are skipped.
+ */
 export async function printKeyValues(ctx: Pick<Context, 'io'>, pairs: readonly (readonly [string, unknown, 'date'?])[]): Promise<void> {
   const c = await palette(ctx.io.color);
   const shownPairs = pairs.filter(([, v]) => v !== undefined && v !== null);
   const width = Math.max(0, ...shownPairs.map(([k]) => k.length));
   for (const [k, v, kind] of shownPairs) {
     const text = kind === 'date' && typeof v === 'string' && relativeTime(v) !== v ? `${relativeTime(v)} (${v})` : cell(v);
-    ctx.io.out.write(`${c.dim(k.padEnd(width))}  ${text}\n`);
+    ctx.io.out.write(`${c.dim(k.padEnd(width))}  ${underColumn(text, width + 2, ctx.io.outColumns)}\n`);
   }
 }
 

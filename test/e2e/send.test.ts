@@ -32,6 +32,20 @@ describe('mailroom send (raw)', () => {
     expect(r.stdout).not.toContain('{');
   });
 
+  it('a real terminal of 40 columns: a long subject goes on under its value column, the labels kept clear', async () => {
+    const subject = 'Your order 12345 has shipped and will arrive on Thursday';
+    const r = await runCli(['send', '--from', 'ops@example.com', '--to', 'ada@example.com', '--subject', subject, '--html', '<p>Hi</p>', '--no-color'], { env, tty: true, columns: 40 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.replace(/\r/g, '').trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(40);
+    const at = lines.findIndex((l) => l.startsWith('subject '));
+    const column = /^subject +/.exec(lines[at]!)![0].length;
+    const next = lines.slice(at + 1).findIndex((l) => !l.startsWith(' '));
+    const under = lines.slice(at + 1, at + 1 + next);
+    expect(under.length).toBeGreaterThan(0);
+    for (const line of under) expect(line).toMatch(new RegExp(`^ {${column}}\\S`));
+    expect([lines[at]!.slice(column), ...under.map((l) => l.trim())].join(' ')).toBe(subject);
+  });
 });
 
 describe('mailroom send: the idempotency key it used', () => {
