@@ -163,8 +163,9 @@ export interface BatchOptions {
   /** Validate every entry; send nothing. */
   dryRun?: boolean;
   /**
-   * Send a file again although a journal in the state directory records a run of the same bytes to
-   * the same host with the same key (without it such a run is refused: it would send them twice).
+   * Send the entries again although a journal in the state directory records a run of the same
+   * entries (the same file, or the same first entries from any source) to the same host with the
+   * same key (without it such a run is refused: it would send them twice).
    */
   newRun?: boolean;
   /** Resume a journal made against another API host (its keys are new there: what was sent could be sent again). */

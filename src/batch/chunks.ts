@@ -25,7 +25,10 @@ export interface ChunkOptions {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
+export const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
+
+/** An entry's text in the running hash that checkpoints record: its JSON, or the error of an entry that did not parse. */
+export const entryText = (item: InputItem): string => JSON.stringify(item.value ?? item.error) ?? '';
 
 /**
  * Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass.
@@ -62,7 +65,7 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
     index = c.summary.total;
     c.summary.total += 1;
     if ((index & 63) === 0) c.keepHeap();
-    const text = c.hashing || running ? (JSON.stringify(item.value ?? item.error) ?? '') : undefined;
+    const text = c.hashing || running ? entryText(item) : undefined;
     const hash = c.hashing ? inputHash(text!) : undefined;
     if (running) {
       unhashed += `${text!}\n`;

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, s
 import { join } from 'node:path';
 import { makeDirectory } from '../files.js';
 import { usageError, type MailroomError } from '../errors.js';
-import type { ApiIdentity, JournalHeader } from './journal.js';
+import type { ApiIdentity, CheckpointRecord, JournalHeader } from './journal.js';
 import { loadJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
 
@@ -72,8 +72,10 @@ export async function earlierRunsOf(dir: string, fingerprint: string, api: ApiId
     } catch {
       continue;
     }
-    // No checkpoint and no record: no request was ever sent under this journal's keys.
+    // No checkpoint and no record: no request was ever sent under this journal's keys. Finished
+    // with none accepted: every entry was refused by the API or invalid, so nothing was sent.
     if (loaded.checkpoints.size === 0 && sent === 0 && refused === 0) continue;
+    if (loaded.finished !== undefined && sent === 0) continue;
     return { newest: { ...match, sent, refused, locked: existsSync(`${match.path}.lock`), finished: loaded.finished !== undefined }, older: matches.length - i - 1 };
   }
   return undefined;
@@ -95,24 +97,89 @@ export function rememberJournal(dir: string, journal: string, runId: string): vo
 
 /** The journal header of `path`, or undefined when it is not a journal (read with `buf`, HEADER_BYTES long). */
 export function headerOf(path: string, buf: Buffer = Buffer.allocUnsafe(HEADER_BYTES)): JournalHeader | undefined {
+  return journalStart(path, buf)?.header;
+}
+
+/** A journal's header and, when its second line is one, the checkpoint of its first request. */
+export interface JournalStart {
+  header: JournalHeader;
+  first: CheckpointRecord | undefined;
+}
+
+/**
+ * The first two lines of a journal, or undefined when it is not one: one small read (a second when
+ * a long input path or defaults need it). A journal's second line is its first request's checkpoint
+ * (written before that request); one that ends at its header never sent anything.
+ */
+export function journalStart(path: string, buf: Buffer = Buffer.allocUnsafe(HEADER_BYTES)): JournalStart | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-    // Most headers fit the first read; a long input path or defaults take a second one.
     let n = readSync(fd, buf, 0, FIRST_READ, 0);
     let nl = buf.subarray(0, n).indexOf(0x0a);
-    if (nl === -1 && n === FIRST_READ) {
+    let next = nl === -1 ? -1 : buf.subarray(0, n).indexOf(0x0a, nl + 1);
+    if (next === -1 && n === FIRST_READ) {
       n += readSync(fd, buf, n, buf.length - n, n);
       nl = buf.subarray(0, n).indexOf(0x0a);
+      next = nl === -1 ? -1 : buf.subarray(0, n).indexOf(0x0a, nl + 1);
     }
     if (nl === -1) return undefined;
     const header = JSON.parse(buf.subarray(0, nl).toString('utf8')) as Partial<JournalHeader>;
-    return header.mailroom === 'batch-journal' && header.v === 1 && typeof header.runId === 'string' ? (header as JournalHeader) : undefined;
+    if (header.mailroom !== 'batch-journal' || header.v !== 1 || typeof header.runId !== 'string') return undefined;
+    return { header: header as JournalHeader, first: next === -1 ? undefined : checkpointIn(buf.subarray(nl + 1, next)) };
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+function checkpointIn(line: Buffer): CheckpointRecord | undefined {
+  try {
+    const record = JSON.parse(line.toString('utf8')) as Partial<CheckpointRecord>;
+    return typeof record.upTo === 'number' && Number.isInteger(record.upTo) && record.upTo >= 0 && typeof record.sha === 'string' ? { upTo: record.upTo, sha: record.sha } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An earlier run to the same API whose first request's entries a new run compares its own with. */
+export interface FirstRequest {
+  path: string;
+  header: JournalHeader;
+  /** The checkpoint written before its first request: a hash of the entries up to `upTo`. */
+  upTo: number;
+  sha: string;
+  modifiedAt: Date;
+}
+
+/**
+ * The journals in `dir` of runs to the same host with the same key that sent at least one request,
+ * with the checkpoint of their first: one directory listing and one small read per journal. Journals
+ * written before checkpoints existed, or not readable, are left out (their whole-input fingerprint
+ * is still compared, by earlierRunsOf).
+ */
+export function firstRequestsOf(dir: string, api: ApiIdentity): FirstRequest[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.journal'));
+  } catch {
+    return [];
+  }
+  const found: FirstRequest[] = [];
+  const buf = Buffer.allocUnsafe(HEADER_BYTES);
+  for (const name of names) {
+    const path = join(dir, name);
+    const start = journalStart(path, buf);
+    if (!start?.first || start.header.api?.baseUrl !== api.baseUrl || start.header.api.key !== api.key) continue;
+    try {
+      const real = realpathSync(path);
+      found.push({ path: real, header: start.header, upTo: start.first.upTo, sha: start.first.sha, modifiedAt: statSync(real).mtime });
+    } catch {
+      // Gone since the listing, or a link to a journal deleted since.
+    }
+  }
+  return found;
 }
 
 const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

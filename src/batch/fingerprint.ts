@@ -23,6 +23,21 @@ export async function fingerprintFile(path: string, checkTextAs?: string): Promi
 }
 
 /**
+ * `sha256:<hex>` of a file's first `bytes` bytes: a file that grew at its end (entries appended)
+ * starts with the bytes a journal's run read, whose fingerprint the journal holds.
+ */
+export async function fingerprintStart(path: string, bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  let left = bytes;
+  for await (const chunk of readFileChunks(path, READ_SIZE)) {
+    hash.update(chunk.subarray(0, left));
+    left -= Math.min(left, chunk.length);
+    if (left === 0) break;
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/**
  * Tells two API keys apart without holding either: a SHA-256 prefix (keys are long random secrets,
  * so the prefix reveals nothing usable). Journals record it to refuse a resume with another key.
  */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { usageError } from '../errors.js';
 import type { EntryDefaults } from '../input/entries.js';
 import { oneLine } from '../output/one-line.js';
-import { earlierRunsOf, rerunRefusal } from './earlier-runs.js';
-import { fingerprintFile } from './fingerprint.js';
+import { earlierRunsOf, journalStart, rerunRefusal } from './earlier-runs.js';
+import { fingerprintFile, fingerprintStart } from './fingerprint.js';
 import type { ApiIdentity, JournalHeader } from './journal.js';
 import type { BatchEnv, BatchRunOptions } from './run-options.js';
 import type { BatchField, BatchWording } from './wording.js';
@@ -27,24 +28,27 @@ const DEFAULT_FIELDS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendA
 
 /**
  * A new run of an input that an earlier run (its journal in the state directory) sent to the same
- * host with the same key would send it all again: refused unless `newRun`, which only notes it.
+ * host with the same key would send it all again: refused unless `newRun`, which only notes it (and
+ * says so: true). Inputs with other bytes are compared entry by entry (same-entries.ts).
  */
-export async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<void> {
+export async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<boolean> {
   const runs = await earlierRunsOf(o.journalDir, fingerprint, api);
-  if (runs === undefined) return;
+  if (runs === undefined) return false;
   if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-', wording);
   ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})`);
+  return true;
 }
 
 /** Refuses to resume a journal against other input or other defaults: its keys would be reused for different emails. */
 export async function checkSameRun(ctx: BatchEnv, { name }: BatchWording, header: JournalHeader, path: string | undefined, digest: Record<string, string | undefined>, journalPath: string): Promise<void> {
   if (header.fingerprint && path) {
     const now = await fingerprintFile(path);
-    if (now !== header.fingerprint) {
+    if (now !== header.fingerprint && !(await grewAtItsEnd(path, header, journalPath))) {
       throw usageError(`${name('journal')} ${journalPath}: the input is not the file this journal was made from (${header.input})`, [
-        `a journal resumes only the input it was made from; if the file changed since, what that run sent is in the journal (and its ${name('report')}): send only the entries it did not, as a file of their own`,
+        `a journal resumes only the input it was made from, or that file with entries added at its end; if the file changed otherwise, what that run sent is in the journal (and its ${name('report')}): send only the entries it did not, as a file of their own`,
       ]);
     }
+    if (now !== header.fingerprint) ctx.warn(`${oneLine(path)} grew since the journal's run read it: the entries added at its end are sent with the rest`);
   } else if (header.fingerprint) {
     // A journal made from a file, resumed from stdin: checked as it is read (checkpoints), not up front.
     ctx.warn(`the journal was made from ${oneLine(header.input)}; piped input is checked against it as it is read`);
@@ -58,6 +62,18 @@ export async function checkSameRun(ctx: BatchEnv, { name }: BatchWording, header
       was[field] === undefined || field === 'html' ? 'give the same defaults as the interrupted run' : `give ${flag} ${was[field]} as the interrupted run did`,
     ]);
   }
+}
+
+/**
+ * The file starts with the bytes the journal's run read (entries were appended), and the journal
+ * checkpointed its requests: the resume checks every entry it sent against those as it reads, so a
+ * changed line where the two files join still stops it before a key is reused.
+ */
+async function grewAtItsEnd(path: string, header: JournalHeader, journalPath: string): Promise<boolean> {
+  if (typeof header.bytes !== 'number' || statSync(path).size <= header.bytes) return false;
+  // A journal whose first record is no checkpoint predates them: nothing to check its entries against.
+  if (journalStart(journalPath)?.first === undefined) return false;
+  return (await fingerprintStart(path, header.bytes)) === header.fingerprint;
 }
 
 /** Refuses to resume against another host or key: the keys already used live on the journal's API. */

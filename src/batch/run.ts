@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { MailroomError, isMailroomError, usageError } from '../errors.js';
-import { openSource, readInput, type InputSource } from '../input/detect.js';
+import { openSource, readInput, type InputFormat, type InputSource, type ReadCounter } from '../input/detect.js';
 import { prepareEntry, type InvalidEntry, type PreparedEntry, type ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import type { EmailResult } from '../schema/index.js';
@@ -19,6 +19,7 @@ import { BatchSender, realClock } from './sender.js';
 import { FIELD_WORDING } from './wording.js';
 
 import { chunkEntries } from './chunks.js';
+import { checkEntriesNotSentBefore } from './same-entries.js';
 import { checkNotSentBefore, checkSameApi, checkSameRun, defaultsDigest, inputDiffers } from './resume-checks.js';
 import type { BatchEnv, BatchProgress, BatchRunOptions, BatchSummary, EntryError } from './run-options.js';
 
@@ -84,6 +85,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   const digest = defaultsDigest(o.defaults);
 
   let header: JournalHeader | undefined;
+  let sentBefore = false;
   if (resuming && o.newRun) {
     throw usageError(`${name('newRun')} starts a new run, and ${name('journal')} ${resumePath} continues the run of that journal: give one of them`);
   }
@@ -93,7 +95,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     if (!o.dryRun) checkSameApi(wording, header, o, resumePath);
   } else if (!o.dryRun) {
     const fingerprint = source.path ? await fingerprintFile(source.path, source.label) : null;
-    if (fingerprint !== null && o.api) await checkNotSentBefore(ctx, wording, o, fingerprint, o.api);
+    if (fingerprint !== null && o.api) sentBefore = await checkNotSentBefore(ctx, wording, o, fingerprint, o.api);
     header = {
       mailroom: 'batch-journal',
       v: 1,
@@ -109,8 +111,24 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   }
   const runId = header?.runId ?? newRunId();
 
-  const report = writerFor(name('report'));
-  const failedOut = writerFor(name('failed'));
+  // Opened before any output: a new run refused for entries an earlier run sent leaves every file as it was.
+  const input = await openEntries(o, source);
+  let report: NdjsonWriter | undefined;
+  let failedOut: NdjsonWriter | undefined;
+  try {
+    if (header && !resuming && o.api && !sentBefore && input.error === undefined) {
+      const piped = source.path === undefined && o.stdio !== undefined && o.entries === undefined && o.stream === undefined;
+      input.items = await checkEntriesNotSentBefore(
+        { dir: o.journalDir, api: o.api, newRun: Boolean(o.newRun), label: source.label, input: source.path ? (o.input ?? '-') : piped ? '-' : source.label, piped, file: source.path !== undefined, wording, warn: ctx.warn },
+        input.items,
+      );
+    }
+    report = writerFor(name('report'));
+    failedOut = writerFor(name('failed'));
+  } catch (err) {
+    await input.close().catch(() => undefined);
+    throw err;
+  }
   const failedFile = failedOut ? new FailedEntries(failedOut) : undefined;
   const summary: BatchSummary = {
     total: 0,
@@ -165,8 +183,8 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     }
     summary.journal = journal?.path ?? null;
 
-    const input = o.entries !== undefined ? { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson' as const, close: async () => undefined } : await readInput(source, o.format);
     closeInput = input.close;
+    if (input.error !== undefined) throw input.error;
     failedFile?.start(input.format);
     const keyFor = (index: number) => idempotencyKeyFor(runId, index);
     const progress: BatchProgress = {
@@ -292,6 +310,24 @@ function markFinished(journal: Journal | undefined, summary: BatchSummary): void
 
 async function* noChunks(): AsyncGenerator<Buffer> {}
 
+/** The input's entries, opened; a failure to open (not text, an unreadable stream) is kept for the run to report as it reads. */
+interface Entries {
+  items: AsyncIterable<InputItem>;
+  format: InputFormat;
+  counter: ReadCounter;
+  close(): Promise<void>;
+  error?: unknown;
+}
+
+async function openEntries(o: BatchRunOptions, source: InputSource): Promise<Entries> {
+  if (o.entries !== undefined) return { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson', close: async () => undefined };
+  try {
+    return await readInput(source, o.format);
+  } catch (error) {
+    return { items: entryItems([]), counter: { bytes: 0 }, format: 'ndjson', close: async () => undefined, error };
+  }
+}
+
 /** The input file, or `-` (undefined too): the caller's stdin, refused when it has none. */
 function openInput(o: BatchRunOptions, cwd: string): Promise<InputSource> {
   if (o.stdio) return openSource(o.input, cwd, o.stdio);
@@ -309,7 +345,7 @@ function withRaw(entry: PreparedEntry | Promise<PreparedEntry>, raw: string | un
 }
 
 /** Values as input items; an entry's "line" is its position, from 1. */
-async function* entryItems(entries: AsyncIterable<unknown>): AsyncGenerator<InputItem> {
+async function* entryItems(entries: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<InputItem> {
   let line = 0;
   for await (const value of entries) yield { value, line: ++line };
 }

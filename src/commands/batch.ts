@@ -26,7 +26,7 @@ export function register(parent: Command, ctx: Context): void {
     .option('--report <file>', 'write one NDJSON line per input entry: { index, id?, status?, error? } ("-": stdout)')
     .option('--failed <file>', 'write the failed entries as they were read, in the input\'s format, ready to fix and send again ("-": stdout)')
     .option('--resume <journal>', 'journal to resume (created when missing): skips what it records as done, reuses its idempotency keys')
-    .option('--new-run', 'send the input again although a journal records a run of the same file to the same API (refused without it)')
+    .option('--new-run', 'send the entries again although a journal records a run of the same entries to the same API (refused without it)')
     .option('--allow-other-host', "with --resume: resume a journal against another API host than its run's (its keys are new there)")
     .option('--allow-other-key', "with --resume: resume a journal with another API key than its run's (a rotated key of the same account)")
     .option('--dry-run', 'validate every entry locally; send nothing')
@@ -41,8 +41,9 @@ Examples:
 
 Every entry gets an idempotency key fixed for the run (mr-<runId>-<index>) unless it has its own,
 so retries and --resume never send an email twice. A journal is always written (path in the summary).
-A new run of a file that a journal in the state directory already sent (same bytes, same host and
-key) is refused: --resume <journal> finishes that run, --new-run sends everything again.
+A new run of entries that a journal in the state directory already sent (the same file, or the same
+first entries from any file or stdin; same host and key) is refused: --resume <journal> finishes that
+run or sends only entries added since, --new-run sends everything again.
 Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 limits, 6 network,
 9 a file could not be written (disk full: resume with room), 130 interrupted (resume with
 --resume <journal>).

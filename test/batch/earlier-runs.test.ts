@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { earlierRunsOf } from '../../src/batch/earlier-runs.js';
+import { earlierRunsOf, firstRequestsOf } from '../../src/batch/earlier-runs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mailroom-earlier-runs-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,5 +54,30 @@ describe('earlier runs of an input (the re-run check)', () => {
     symlinkSync(join(elsewhere, 'deleted.journal'), join(dir, 'y.journal'));
     writeFileSync(`${kept}.lock`, '123\n');
     expect((await earlierRunsOf(dir, 'sha256:aa', api))?.newest).toMatchObject({ path: kept, sent: 4, locked: true });
+  });
+
+  it("a finished run that the API accepted nothing of sent nothing: not a run to refuse a repeat of", async () => {
+    const dir = join(root, 'c');
+    mkdirSync(dir);
+    const path = journal(dir, { sent: 0 });
+    writeFileSync(path, `${JSON.stringify({ fail: 0, line: 1, error: '400 Bad Request: Sender not verified', entry: {} })}\n${JSON.stringify({ finished: '2026-11-26T04:00:01.000Z', total: 1 })}\n`, { flag: 'a' });
+    expect(await earlierRunsOf(dir, 'sha256:aa', api)).toBeUndefined();
+  });
+});
+
+describe("earlier runs' first requests (the re-run check by entries)", () => {
+  it('reads the checkpoint on the line after the header; leaves out other APIs, journals that never sent, and older journals without checkpoints', async () => {
+    const dir = join(root, 'first');
+    mkdirSync(dir);
+    const sent = journal(dir, { sent: 5 });
+    journal(dir, { api: { ...api, key: 'sha256:5555666677778888' } });
+    journal(dir, { sent: 0, requests: false });
+    const old = journal(dir, { sent: 2, requests: false });
+    writeFileSync(join(dir, 'torn.journal'), `${JSON.stringify({ mailroom: 'batch-journal', v: 1, runId: 'torn', createdAt: '2026-11-26T04:00:00.000Z', input: '-', fingerprint: null, bytes: null, size: 50, api })}\n{"upTo":4,"sh`);
+    writeFileSync(join(dir, 'garbage.journal'), 'hello\n{"upTo":1,"sha":"x"}\n');
+    const found = firstRequestsOf(dir, api);
+    expect(found.map((f) => ({ path: f.path, upTo: f.upTo, sha: f.sha }))).toEqual([{ path: sent, upTo: 4, sha: 'x' }]);
+    expect(old).toBeDefined();
+    expect(firstRequestsOf(join(root, 'missing'), api)).toEqual([]);
   });
 });

@@ -137,11 +137,34 @@ describe('runBatch', () => {
     expect(api.delivered).toHaveLength(500);
   });
 
+  it('resumes a file that grew at its end: only the entries added are sent; a journal without checkpoints (an older mailroom) still refuses it', async () => {
+    writeInput(100);
+    const api = fakeApi();
+    await runBatch(ctx(), base({ send: api.send, resume: 'grown.journal', size: 30 }));
+    writeInput(130);
+    const c = ctx();
+    const grown = await runBatch(c, base({ send: api.send, resume: 'grown.journal', size: 30 }));
+    expect(grown).toMatchObject({ total: 130, skipped: 100, sent: 30, failed: 0, resumed: true });
+    expect(c.notes).toContain(`${join(dir, 'in.ndjson')} grew since the journal's run read it: the entries added at its end are sent with the rest`);
+    expect(api.delivered).toHaveLength(130);
+    expect(new Set(api.delivered.map((e) => e.to)).size).toBe(130);
+
+    // The same journal without its checkpoints: nothing to check the entries it sent against.
+    const old = join(dir, 'old.journal');
+    writeFileSync(old, `${readLines(join(dir, 'grown.journal')).filter((r) => !('upTo' in r)).map((r) => JSON.stringify(r)).join('\n')}\n`);
+    writeInput(140);
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'old.journal', size: 30 }))).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/not the file this journal was made from/) });
+    expect(api.delivered).toHaveLength(130);
+  });
+
   it('refuses to resume with a different input or different defaults, before sending anything', async () => {
     writeInput(100);
     const api = fakeApi();
     await runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }));
-    writeInput(101);
+    writeInput(100, [5]);
+    await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }))).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/not the file this journal was made from/) });
+    // Entries added at the end, and one changed before them: another file, not the one grown.
+    writeInput(101, [5]);
     await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal' }))).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/not the file this journal was made from/) });
     writeInput(100);
     await expect(runBatch(ctx(), base({ send: api.send, resume: 'run.journal', defaults: { from: 'x@example.com', subject: 'Hi' } }))).rejects.toMatchObject({ kind: 'validation' });

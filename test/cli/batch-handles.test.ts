@@ -38,22 +38,30 @@ describe.runIf(onLinux)('batch closes its input file when it stops early, not wh
   });
 
   it("stopped before reading began, a resume refused part-way (stdin's journal, a changed file), and a bad key stopping the run", async () => {
+    // State directories of their own: these entries begin as the other tests' do, and a new run of
+    // entries an earlier run sent is refused before it reads on.
+    const own = (name: string) => ({ ...env, MAILROOM_STATE_DIR: join(dir, name) });
     const early = join(dir, 'early.ndjson');
     ndjsonInput(early, 50);
-    const stoppedAtOnce = startInProcess(['batch', early, '--from', 'ops@example.com', '--subject', 'Hi'], { env });
+    const stoppedAtOnce = startInProcess(['batch', early, '--from', 'ops@example.com', '--subject', 'Hi'], { env: own('state-early') });
     expect((await stoppedAtOnce.stop()).code).toBe(130);
     expect(openFiles()).not.toContain(early);
 
     const input = join(dir, 'changed.ndjson');
     ndjsonInput(input, 200);
     const journal = join(dir, 'changed.journal');
-    const first = await runInProcess(['batch', '-', '--from', 'ops@example.com', '--subject', 'Hi', '--size', '10', '--resume', journal], { env, input: readFileSync(input, 'utf8') });
+    const first = await runInProcess(['batch', '-', '--from', 'ops@example.com', '--subject', 'Hi', '--size', '10', '--resume', journal], { env: own('state-changed'), input: readFileSync(input, 'utf8') });
     expect(first.code).toBe(0);
+    // A new run of the file stdin carried: refused, after reading it to its end to say how much is the same.
+    const again = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi'], { env: own('state-changed') });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('its 200 entries are the ones run');
+    expect(openFiles()).not.toContain(input);
     // Entry 150 changed: the file is read (its hashes checked) up to there, then the resume is refused.
     const lines = readFileSync(input, 'utf8').trimEnd().split('\n');
     lines[150] = JSON.stringify({ to: 'changed@example.com', html: '<p>changed</p>' });
     writeFileSync(input, `${lines.join('\n')}\n`);
-    const refused = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--size', '10', '--resume', journal], { env });
+    const refused = await runInProcess(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--size', '10', '--resume', journal], { env: own('state-changed') });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('is not the entry the journal recorded there');
     expect(openFiles()).not.toContain(input);

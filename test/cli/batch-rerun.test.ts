@@ -90,16 +90,16 @@ describe('a new run of an input an earlier run sent', () => {
     expect(await sandbox.emails()).toHaveLength(30);
   });
 
-  it('other bytes are another input: a changed file is sent as a new run; a --dry-run and a run that sent nothing leave nothing to refuse', async () => {
+  it('other entries are another input: a file whose first entry changed is sent as a new run; a --dry-run and a run that sent nothing leave nothing to refuse', async () => {
     const input = join(dir, 'change.ndjson');
     ndjsonInput(input, 5);
     const dry = await runInProcess([...args(input), '--dry-run'], { env });
     expect(dry.code).toBe(0);
     expect((await runInProcess(args(input), { env })).code).toBe(0);
-    writeFileSync(input, `${JSON.stringify({ to: 'new@example.com', html: '<p>new</p>' })}\n`, { flag: 'a' });
+    writeFileSync(input, `${JSON.stringify({ to: 'new@example.com', html: '<p>new</p>' })}\n${ndjsonText(5).split('\n').slice(1).join('\n')}`);
     const changed = await runInProcess([...args(input), '--json'], { env });
     expect(changed.code).toBe(0);
-    expect(JSON.parse(changed.stdout)).toMatchObject({ total: 6, sent: 6 });
+    expect(JSON.parse(changed.stdout)).toMatchObject({ total: 5, sent: 5 });
 
     // Every entry invalid: no request went out, so running it again (fixed or not) is not a resend.
     const invalid = join(dir, 'invalid.ndjson');
@@ -115,10 +115,154 @@ describe('a new run of an input an earlier run sent', () => {
     ndjsonInput(input, 20);
     await interrupted(input, 1);
     const journal = readdirSync(join(state, 'batches'))[0]!;
-    writeFileSync(input, `${JSON.stringify({ to: 'extra@example.com', html: '<p>x</p>' })}\n`, { flag: 'a' });
+    const sent = (await sandbox.emails()).length;
+    // Entry 0, sent by the first request, changed (not entries added at the end): a resume would pair its key with another email.
+    writeFileSync(input, ndjsonText(20, '\n', (i) => ({ to: `user${i}@example.com`, html: i === 0 ? '<p>changed</p>' : `<p>Hello ${i}</p>` })));
     const r = await runInProcess([...args(input), '--resume', join(state, 'batches', journal)], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the input is not the file this journal was made from');
+    expect(await sandbox.emails()).toHaveLength(sent);
     expect(r.stderr).not.toMatch(/new run|without --resume/);
+  });
+});
+
+/** `count` entries as NDJSON text, entry i going to user<i> (what ndjsonInput writes), with `eol` line ends. */
+const ndjsonText = (count: number, eol = '\n', entry: (i: number) => Record<string, unknown> = (i) => ({ to: `user${i}@example.com`, html: `<p>Hello ${i}</p>` })) =>
+  Array.from({ length: count }, (_, i) => `${JSON.stringify(entry(i))}${eol}`).join('');
+
+const stateJournals = () => readdirSync(join(state, 'batches')).filter((n) => n.endsWith('.journal'));
+
+describe('a new run whose first entries an earlier run sent (stdin, an appended file, a copy)', () => {
+  it('stdin piped twice: the second run is refused (exit 2, nothing sent), naming the earlier run and the entries that are the same; a --dry-run never counts as a run', async () => {
+    const text = ndjsonText(40);
+    const dry = await runInProcess([...args('-'), '--dry-run'], { env, input: text });
+    expect(dry.code).toBe(0);
+    const first = await runInProcess([...args('-'), '--json'], { env, input: text });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ total: 40, sent: 40 });
+    const journal = JSON.parse(first.stdout).journal as string;
+    const requests = proxy.requests();
+    expect(await sandbox.emails()).toHaveLength(40);
+
+    const again = await runInProcess(args('-'), { env, input: text });
+    expect(again.code).toBe(2);
+    expect(again.stdout).toBe('');
+    const lines = again.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(`^mailroom: stdin: its 40 entries are the ones run \\w{12} sent to ${proxy.baseUrl} with this API key \\(the journal ${journal} records 40 emails sent; finished, last written .+\\); a new run would send them again, so nothing was sent$`),
+    );
+    expect(again.stderr).toContain(`that run finished: resuming it sends nothing more (mailroom batch - --resume ${journal} --from ops@example.com --subject Hi)`);
+    expect(again.stderr).toContain('to send every entry again on purpose: add --new-run');
+    expect(proxy.requests()).toBe(requests);
+    expect(await sandbox.emails()).toHaveLength(40);
+    // The refusal leaves no journal behind: only the first run's.
+    expect(stateJournals()).toHaveLength(1);
+
+    // The way on it names sends nothing twice; --new-run sends it all again, on purpose, and says so.
+    const resumed = await runInProcess([...args('-'), '--resume', journal, '--json'], { env, input: text });
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ total: 40, skipped: 40, sent: 0 });
+    expect(await sandbox.emails()).toHaveLength(40);
+    const onPurpose = await runInProcess([...args('-'), '--new-run', '--json'], { env, input: text });
+    expect(onPurpose.code).toBe(0);
+    expect(onPurpose.stderr).toContain(`mailroom: note: --new-run: sending again what ${journal} records as sent (40)`);
+    expect(await sandbox.emails()).toHaveLength(80);
+  });
+
+  it('a file with entries appended: refused, saying which run sent how many of them and the command that sends only the new ones; that command sends exactly those', async () => {
+    const input = join(dir, 'appended.ndjson');
+    writeFileSync(input, ndjsonText(30));
+    const first = await runInProcess([...args(input), '--json'], { env });
+    expect(first.code).toBe(0);
+    const journal = JSON.parse(first.stdout).journal as string;
+    writeFileSync(input, ndjsonText(35).slice(ndjsonText(30).length), { flag: 'a' });
+    const requests = proxy.requests();
+
+    const again = await runInProcess(args(input), { env });
+    expect(again.code).toBe(2);
+    expect(again.stdout).toBe('');
+    const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect(again.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^mailroom: ${esc(input)}: its first 30 of 35 entries are the ones run \\w{12} sent to ${esc(proxy.baseUrl)} with this API key \\(the journal ${esc(journal)} records 30 emails sent; finished, last written .+\\); a new run would send them again, so nothing was sent$`),
+    );
+    const only = `mailroom batch ${input} --resume ${journal} --from ops@example.com --subject Hi`;
+    expect(again.stderr).toContain(`to send only the 5 entries after them: ${only}`);
+    expect(again.stderr).toContain('to send every entry again on purpose: add --new-run');
+    expect(proxy.requests()).toBe(requests);
+    expect(await sandbox.emails()).toHaveLength(30);
+
+    const newOnes = await runInProcess([...only.split(' ').slice(1), '--json'], { env });
+    expect(newOnes.code).toBe(0);
+    expect(JSON.parse(newOnes.stdout)).toMatchObject({ total: 35, skipped: 30, sent: 5, failed: 0 });
+    const emails = await sandbox.emails();
+    expect(emails).toHaveLength(35);
+    expect(new Set(emails.map((e) => e.to)).size).toBe(35);
+
+    // All 35 are now sent: a plain run is refused again.
+    const third = await runInProcess(args(input), { env });
+    expect(third.code).toBe(2);
+    expect(third.stderr).toMatch(/: its 35 entries are the ones run \w{12} sent /);
+    expect(await sandbox.emails()).toHaveLength(35);
+  });
+
+  it('the same entries under another name, with CRLF line ends, or as CSV with the same fields are the same input', async () => {
+    const input = join(dir, 'orders.ndjson');
+    writeFileSync(input, ndjsonText(12));
+    expect((await runInProcess(args(input), { env })).code).toBe(0);
+    const copies = {
+      renamed: [join(dir, 'orders-copy.txt'), ndjsonText(12)],
+      crlf: [join(dir, 'orders-crlf.ndjson'), ndjsonText(12, '\r\n')],
+      csv: [join(dir, 'orders.csv'), `to,html\n${Array.from({ length: 12 }, (_, i) => `user${i}@example.com,<p>Hello ${i}</p>\n`).join('')}`],
+    };
+    for (const [name, [path, text]] of Object.entries(copies)) {
+      writeFileSync(path!, text!);
+      const r = await runInProcess(args(path!), { env });
+      expect({ name, code: r.code, stdout: r.stdout }).toEqual({ name, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/already sent|are the ones run/);
+    }
+    expect(await sandbox.emails()).toHaveLength(12);
+  });
+
+  it('an entry changed after the first request: refused all the same (the first ones were sent), and no resume is offered that would be refused', async () => {
+    const input = join(dir, 'edited.ndjson');
+    writeFileSync(input, ndjsonText(30));
+    expect((await runInProcess(args(input), { env })).code).toBe(0);
+    writeFileSync(input, ndjsonText(30, '\n', (i) => ({ to: `user${i}@example.com`, html: i === 25 ? '<p>Fixed</p>' : `<p>Hello ${i}</p>` })));
+    const r = await runInProcess(args(input), { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toMatch(/: its first 20 of 30 entries are the ones run \w{12} sent /);
+    expect(r.stderr).toContain('one or more of entries 20 to 29 differ from the ones that run read: resuming it would be refused');
+    expect(r.stderr).not.toContain('--resume');
+    expect(r.stderr).toContain('to send every entry again on purpose: add --new-run');
+    expect(await sandbox.emails()).toHaveLength(30);
+  });
+
+  it('a run whose every entry the API refused sent nothing: the same entries go out once the sender is fixed, from a file or from stdin', async () => {
+    const input = join(dir, 'refused.ndjson');
+    writeFileSync(input, ndjsonText(3));
+    const unverified = ['--from', 'ops@unverified.test', '--subject', 'Hi', '--json'];
+    for (const source of [{ file: input }, { file: '-', input: ndjsonText(3) }]) {
+      // The file's run sent these entries: the stdin round starts with no journal.
+      await sandbox.reset();
+      rmSync(state, { recursive: true, force: true });
+      const refused = await runInProcess(['batch', source.file, ...unverified], { env, ...(source.input ? { input: source.input } : {}) });
+      expect(refused.code).toBe(7);
+      expect(JSON.parse(refused.stdout)).toMatchObject({ total: 3, sent: 0, failed: 3 });
+      const fixed = await runInProcess([...args(source.file), '--json'], { env, ...(source.input ? { input: source.input } : {}) });
+      expect({ code: fixed.code, stderr: fixed.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(fixed.stdout)).toMatchObject({ total: 3, sent: 3 });
+      expect(await sandbox.emails()).toHaveLength(3);
+    }
+  });
+
+  it("entries with their own idempotencyKey: the refusal says the API would send none of them again, and --new-run indeed sends nothing twice", async () => {
+    const text = ndjsonText(10, '\n', (i) => ({ to: `user${i}@example.com`, html: `<p>Hello ${i}</p>`, idempotencyKey: `order-${i}` }));
+    expect((await runInProcess(args('-'), { env, input: text })).code).toBe(0);
+    const again = await runInProcess(args('-'), { env, input: text });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so --new-run sends none of them twice');
+    const onPurpose = await runInProcess([...args('-'), '--new-run', '--json'], { env, input: text });
+    expect(onPurpose.code).toBe(0);
+    expect(await sandbox.emails()).toHaveLength(10);
   });
 });

@@ -89,14 +89,16 @@ describe('mailroom batch: kill -9 and resume', () => {
   });
 
   it('Ctrl-C: in-flight requests settle, exit 130, the summary prints the resume command for the default journal, and it finishes the run', async () => {
-    // Not the 5000 entries of the first test: a new run of an input already sent would be refused.
+    // A state directory of its own: the first test's 5000 entries begin with these 4000, and a new
+    // run of entries an earlier run sent would be refused.
     const N = 4000;
     const input = join(dir, 'sigint.ndjson');
     ndjsonInput(input, N);
     const args = ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi'];
-    const journals = join(dir, 'state', 'batches');
+    const ownEnv = { ...env, MAILROOM_STATE_DIR: join(dir, 'sigint-state') };
+    const journals = join(dir, 'sigint-state', 'batches');
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawnCli(args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnCli(args, { env: ownEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       let closed = false;
@@ -116,7 +118,7 @@ describe('mailroom batch: kill -9 and resume', () => {
     const sentBefore = (await sandbox.emails()).length;
     expect(sentBefore).toBeGreaterThan(0);
     expect(sentBefore).toBeLessThan(N);
-    const final = await runCli([...args, '--resume', resume![2]!, '--json'], { env, configDir: join(dir, 'cfg') });
+    const final = await runCli([...args, '--resume', resume![2]!, '--json'], { env: ownEnv, configDir: join(dir, 'cfg') });
     expect(final.code).toBe(0);
     expect(JSON.parse(final.stdout)).toMatchObject({ total: N, skipped: sentBefore, sent: N - sentBefore, unsent: 0 });
     expect(exactlyOnce(await sandbox.emails(), N)).toEqual({ arrived: N, distinctKeys: N, distinctRecipients: N });

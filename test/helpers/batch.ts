@@ -110,6 +110,8 @@ export interface CountingProxy {
   baseUrl: string;
   /** Resolves once `n` more batch requests (POST /v1/emails/batch) have reached the API, counted from this call. */
   batches(n: number): Promise<void>;
+  /** Batch requests that reached the API so far. */
+  requests(): number;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ export async function countingProxy(sandbox: TestSandbox): Promise<CountingProxy
   return {
     baseUrl: proxy.baseUrl,
     batches: (n) => new Promise<void>((resolve) => waiters.push({ at: count + n, resolve })),
+    requests: () => count,
     close: () => proxy.close(),
   };
 }

@@ -74,10 +74,10 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
   it('a resume refuses other entries than its run read, before a key is reused for them', async () => {
     const journal = join(dir, 'changed.journal');
     const stop = new AbortController();
-    const first = await mailroom.emails.batch(entries(60), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 20 && stop.abort() });
+    const first = await mailroom.emails.batch(entries(60, 'Resumed'), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 20 && stop.abort() });
     expect(first.interrupted).toBe(true);
     const before = (await sandbox.emails()).length;
-    const changed = entries(60);
+    const changed = entries(60, 'Resumed');
     changed[3] = { ...changed[3]!, subject: 'Changed' };
     const err = (await mailroom.emails.batch(changed, { journal, size: 10, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e)) as BatchError;
     expect(err).toBeInstanceOf(BatchError);
@@ -90,13 +90,13 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
   it('a resume refuses another API host and another key unless told (allowOtherKey)', async () => {
     const journal = join(dir, 'api.journal');
     const stop = new AbortController();
-    await mailroom.emails.batch(entries(40), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 10 && stop.abort() });
+    await mailroom.emails.batch(entries(40, 'Elsewhere'), { journal, size: 10, concurrency: 1, defaults: { from: 'ops@example.com' }, signal: stop.signal, onProgress: (p) => p.sent >= 10 && stop.abort() });
     const sent = (await sandbox.emails()).length;
 
     const elsewhere = await withSandbox();
     const other = new Mailroom({ apiKey: elsewhere.apiKey, baseUrl: elsewhere.baseUrl, env: {} });
     try {
-      const err = await other.emails.batch(entries(40), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
+      const err = await other.emails.batch(entries(40, 'Elsewhere'), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as Error).message).toContain(`the run of this journal was sent to ${sandbox.baseUrl}, but this run would send to ${elsewhere.baseUrl}`);
       expect(await elsewhere.emails()).toHaveLength(0);
@@ -108,12 +108,12 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     const key = await mailroom.apiKeys.create({ displayName: 'rotated', role: 'API_USER' });
     const rotated = new Mailroom({ apiKey: key.secretKey!, baseUrl: sandbox.baseUrl, env: {} });
     try {
-      const err = await rotated.emails.batch(entries(40), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
+      const err = await rotated.emails.batch(entries(40, 'Elsewhere'), { journal, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as Error).message).toMatch(/another API key than the journal's run used/);
       expect((err as Error).message).not.toContain(key.secretKey!);
       expect(await sandbox.emails()).toHaveLength(sent);
-      const done: BatchSummary = await rotated.emails.batch(entries(40), { journal, allowOtherKey: true, defaults: { from: 'ops@example.com' } });
+      const done: BatchSummary = await rotated.emails.batch(entries(40, 'Elsewhere'), { journal, allowOtherKey: true, defaults: { from: 'ops@example.com' } });
       expect(done.skipped + done.sent).toBe(40);
       expect(await sandbox.emails()).toHaveLength(40);
     } finally {
@@ -134,6 +134,23 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     const fromFile = await mailroom.emails.batch(file, { journal: join(dir, 'csv.journal'), defaults: { from: 'ops@example.com' } });
     expect(fromFile).toMatchObject({ total: 2, sent: 2 });
     expect((await sandbox.emails()).map((e) => e.to)).toEqual(expect.arrayContaining(['ann@example.com', 'bob@example.com']));
+  });
+
+  it('the same values, or the same entries as a byte stream, sent again: refused with nothing sent; newRun sends them again on purpose', async () => {
+    const values = entries(30, 'Twice');
+    const defaults = { from: 'ops@example.com' };
+    expect(await mailroom.emails.batch(values, { defaults })).toMatchObject({ total: 30, sent: 30 });
+    const again = (await mailroom.emails.batch(values, { defaults }).catch((e: unknown) => e)) as ValidationError & { hints: string[] };
+    expect(again).toBeInstanceOf(ValidationError);
+    expect(again.message).toMatch(new RegExp(`^the entries: its 30 entries are the ones run \\w{12} sent to ${sandbox.baseUrl} with this API key \\(the journal \\S+ records 30 emails sent; finished, `));
+    expect(again.hints).toContain('to send every entry again on purpose: add newRun');
+    const ndjson = `${values.map((e) => JSON.stringify(e)).join('\n')}\n`;
+    const streamed = (await mailroom.emails.batch(Readable.from([ndjson]), { defaults }).catch((e: unknown) => e)) as Error;
+    expect(streamed).toBeInstanceOf(ValidationError);
+    expect(streamed.message).toMatch(/^the stream: its 30 entries are the ones run \w{12} sent /);
+    expect(await sandbox.emails()).toHaveLength(30);
+    expect(await mailroom.emails.batch(values, { defaults, newRun: true })).toMatchObject({ total: 30, sent: 30 });
+    expect(await sandbox.emails()).toHaveLength(60);
   });
 
   it('refuses bad options before reading anything', async () => {

@@ -1,0 +1,218 @@
+import { createHash, type Hash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { usageError, type MailroomError } from '../errors.js';
+import type { InputItem } from '../input/json-stream.js';
+import { oneLine } from '../output/one-line.js';
+import { count } from '../plural.js';
+import { entryText, ownKey } from './chunks.js';
+import { DONE_FAILED, DONE_OK, DoneSet } from './done-set.js';
+import { firstRequestsOf, type FirstRequest } from './earlier-runs.js';
+import type { ApiIdentity } from './journal.js';
+import { loadJournal, type LoadedJournal } from './journal-read.js';
+import type { BatchWording } from './wording.js';
+
+// A new run compares its first entries with the first request of each earlier run to the same API,
+// by the checkpoint hash that run's journal wrote before that request: whatever the input's bytes,
+// name or source (a copy, CRLF line ends, entries appended, piped stdin), the same entries in the
+// same order are the same emails, and a new run would send them again under new keys.
+
+/** Entries held back at most while the comparison is undecided (an earlier run's first request reached no further). */
+const HOLD_LIMIT = 10_000;
+
+export interface SameEntriesCheck {
+  /** The state directory's journals. */
+  dir: string;
+  api: ApiIdentity;
+  /** Send again on purpose: only noted. */
+  newRun: boolean;
+  /** How messages name the input ("stdin", the path as given, "the entries"). */
+  label: string;
+  /** The input as a resume command names it: the path as given, or `-` for stdin. */
+  input: string;
+  /** The input is piped: a resume command reads it from the same producer. */
+  piped: boolean;
+  /** A file: read to its end to count its entries. Other sources are read no further than the earlier run's entries (a producer may never end). */
+  file: boolean;
+  wording: BatchWording;
+  warn: (message: string) => void;
+}
+
+const digest = (hash: Hash) => hash.copy().digest('hex').slice(0, 32);
+
+/**
+ * The input's entries, unchanged, once none of its first ones is what an earlier run sent; refused
+ * otherwise (unless `newRun`). Once per run: the earlier runs' first checkpoints are one small read
+ * per journal, and only the entries up to the furthest of them are held back and hashed here (then
+ * handed on as read); with no earlier run to the same API the entries are not touched at all.
+ */
+export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: AsyncIterable<InputItem>): Promise<AsyncIterable<InputItem>> {
+  const byUpTo = new Map<number, FirstRequest[]>();
+  let reach = -1;
+  for (const run of firstRequestsOf(c.dir, c.api)) {
+    if (run.upTo >= HOLD_LIMIT) continue;
+    byUpTo.set(run.upTo, [...(byUpTo.get(run.upTo) ?? []), run]);
+    reach = Math.max(reach, run.upTo);
+  }
+  if (reach === -1) return items;
+
+  const rest = items[Symbol.asyncIterator]();
+  const held: InputItem[] = [];
+  const hash = createHash('sha256');
+  const matches: FirstRequest[] = [];
+  let failure: { error: unknown } | undefined;
+  let ended = false;
+  try {
+    while (held.length <= reach) {
+      const next = await rest.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      held.push(next.value);
+      hash.update(`${entryText(next.value)}\n`);
+      const runs = byUpTo.get(held.length - 1);
+      if (runs === undefined) continue;
+      const sha = digest(hash);
+      for (const run of runs) if (run.sha === sha) matches.push(run);
+    }
+  } catch (error) {
+    // Broken input: handed on after the entries before it, as if read there (unless refused below).
+    failure = { error };
+  }
+  const found = await newestThatSent(matches);
+  if (found === undefined) return replay(held, rest, failure);
+  if (c.newRun) {
+    c.warn(`${c.wording.name('newRun')}: sending again what ${oneLine(found.run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
+    return replay(held, rest, failure);
+  }
+  throw await refusal(c, found.run, found.journal, held, failure === undefined && !ended ? rest : undefined);
+}
+
+/**
+ * The newest of the matching runs that may have sent something: a finished run whose every entry
+ * was refused by the API (or invalid) sent nothing, and sending its entries again (the sender now
+ * verified, say) is no repeat.
+ */
+async function newestThatSent(matches: FirstRequest[]): Promise<{ run: FirstRequest; journal: LoadedJournal; sent: number } | undefined> {
+  matches.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  for (const run of matches) {
+    let sent = 0;
+    let journal: LoadedJournal;
+    try {
+      journal = await loadJournal(run.path, (record) => {
+        if ('ok' in record) sent += record.ok.length;
+      });
+    } catch {
+      // Its first lines say a request went out; unreadable past them, it cannot say more.
+      journal = { header: run.header, done: new DoneSet(), checkpoints: new Map([[run.upTo, run.sha]]), validBytes: 0 };
+    }
+    if (journal.finished !== undefined && sent === 0) continue;
+    return { run, journal, sent };
+  }
+  return undefined;
+}
+
+/** The held entries, then the rest as read (and the error reading stopped at, if any). */
+function replay(held: InputItem[], rest: AsyncIterator<InputItem>, failure: { error: unknown } | undefined): AsyncIterable<InputItem> {
+  let at = 0;
+  const iterator: AsyncIterator<InputItem> = {
+    next: () => {
+      if (at < held.length) return Promise.resolve({ value: held[at++]!, done: false });
+      if (failure !== undefined) {
+        const { error } = failure;
+        failure = undefined;
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      return rest.next();
+    },
+    return: async (value?: unknown) => {
+      await rest.return?.(value);
+      return { value, done: true };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+/**
+ * How far the input is the earlier run's, checkpoint by checkpoint (the input is read to its end to
+ * count it: nothing will be sent), and the refusal that says so, with the ways on.
+ */
+async function refusal(c: SameEntriesCheck, run: FirstRequest, journal: LoadedJournal, held: InputItem[], rest: AsyncIterator<InputItem> | undefined): Promise<MailroomError> {
+  const hash = createHash('sha256');
+  let lastMark = -1;
+  for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);
+  let index = -1;
+  let same = -1;
+  let differs = false;
+  let differsBy = -1;
+  let ownKeys = 0;
+  let ownKeysSame = 0;
+  const visit = (item: InputItem) => {
+    index += 1;
+    if (differs || index > lastMark) return;
+    hash.update(`${entryText(item)}\n`);
+    if (ownKey(item.value) !== undefined) ownKeys += 1;
+    const mark = journal.checkpoints.get(index);
+    if (mark === undefined) return;
+    if (digest(hash) !== mark) {
+      differs = true;
+      differsBy = index;
+    } else {
+      same = index;
+      ownKeysSame = ownKeys;
+    }
+  };
+  // Past what that run read, or where the entries differ, a producer that may never end is read no further.
+  const enough = () => !c.file && (differs || index > lastMark);
+  for (const item of held) visit(item);
+  let ended = rest === undefined;
+  try {
+    while (!ended && !enough()) {
+      const next = await rest!.next();
+      if (next.done) ended = true;
+      else visit(next.value);
+    }
+  } catch {
+    // Broken further on: the count stops there.
+    ended = true;
+  }
+  /** The input goes on past what was read: its total is not known. */
+  const more = !ended;
+  const total = index + 1;
+  const entries = same + 1;
+  let sent = 0;
+  let refused = 0;
+  for (let i = 0; i <= same; i++) {
+    const state = journal.done.get(i);
+    if (state === DONE_OK) sent += 1;
+    else if (state === DONE_FAILED) refused += 1;
+  }
+
+  const { name, finishRun } = c.wording;
+  const finished = journal.finished !== undefined;
+  const which = more ? `its first ${count(entries, 'entry')}` : entries === total ? `its ${count(total, 'entry')}` : `its first ${entries.toLocaleString('en-US')} of ${count(total, 'entry')}`;
+  const what =
+    sent === 0 && refused === 0
+      ? 'requests sent whose answers it never recorded (the API may have accepted them)'
+      : [`${count(sent, 'email')} sent`, ...(refused > 0 ? [`${refused.toLocaleString('en-US')} refused by the API`] : [])].join(' and ');
+  const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
+  const resume = `${c.piped ? 'pipe the same input into: ' : ''}${finishRun(journal.header, run.path, c.input)}`;
+  const hints: string[] = [];
+  if (existsSync(`${run.path}.lock`)) hints.push(`a run may be sending that journal right now (${run.path}.lock exists)`);
+  if (differs) hints.push(`one or more of entries ${entries} to ${differsBy} differ from the ones that run read: resuming it would be refused`);
+  else if (same < lastMark) hints.push(`that run read more entries than ${c.label} has: resuming it with this input would be refused`);
+  else if (!finished) hints.push(`to finish that run, sending only what it did not: ${resume}`);
+  else if (more) hints.push(`to send only the entries after them: ${resume}`);
+  else if (total > entries) hints.push(`to send only the ${count(total - entries, 'entry')} after them: ${resume}`);
+  else hints.push(`that run finished: resuming it sends nothing more (${finishRun(journal.header, run.path, c.input)})`);
+  if (ownKeysSame === entries) {
+    hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
+  } else if (ownKeysSame > 0) {
+    hints.push(`${ownKeysSame.toLocaleString('en-US')} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeysSame, 'entry')} would be sent twice`);
+  }
+  hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
+  return usageError(
+    `${c.label}: ${which} ${entries === 1 ? 'is the one' : 'are the ones'} run ${run.header.runId} sent to ${run.header.api?.baseUrl} with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
+    hints,
+  );
+}
