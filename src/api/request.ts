@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeIssues } from '../schema/index.js';
 import { ApiError } from '../transport/http-errors.js';
 import { UnexpectedResponseError } from './call-errors.js';

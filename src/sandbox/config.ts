@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import { locateJsonError } from '../input/json-text.js';
 import { checkText, readCapped } from '../input/text.js';
 import { describeIssues } from '../schema/issues.js';

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JournalLock } from '../output/lock.js';
 import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { headerText, isoTimestamp, tolerantEnum, unset } from './common.js';
 
 export const KEY_ROLES = ['API_USER', 'EDITOR', 'VIEWER'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isEmailAddress, senderAddress } from './address.js';
 import { zonedDateTimeProblem } from './datetime.js';
 import { setOwn } from './own-field.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailAddress, headerText, jsonRecord, plainText, scalarRecord, senderField, tolerantEnum, unset, zonedTimestamp } from './common.js';
 
 export const EMAIL_STATUSES = ['SCHEDULED', 'SENT', 'FAILED', 'CANCELLED', 'DELIVERED'] as const;

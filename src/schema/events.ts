@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The six webhook events of the public API, with what each means (shown by `webhooks events`). */
 export const EVENTS = {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { eventNameSchema } from './events.js';
 import { headerText, httpUrl, tolerantEnum, unset } from './common.js';
 

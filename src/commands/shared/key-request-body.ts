@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { usageError } from '../../errors.js';
 import { parseChoice } from '../../input/choice.js';
 import { describeIssues, KEY_ROLES } from '../../schema/index.js';
