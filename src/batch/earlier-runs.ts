@@ -145,12 +145,12 @@ function checkpointIn(line: Buffer): CheckpointRecord | undefined {
 
 /** An earlier run to the same API whose first request's entries a new run compares its own with. */
 export interface FirstRequest {
+  /** As listed in the directory: a link, for a journal kept elsewhere (resolved only for a match). */
   path: string;
   header: JournalHeader;
   /** The checkpoint written before its first request: a hash of the entries up to `upTo`. */
   upTo: number;
   sha: string;
-  modifiedAt: Date;
 }
 
 /**
@@ -172,12 +172,7 @@ export function firstRequestsOf(dir: string, api: ApiIdentity): FirstRequest[] {
     const path = join(dir, name);
     const start = journalStart(path, buf);
     if (!start?.first || start.header.api?.baseUrl !== api.baseUrl || start.header.api.key !== api.key) continue;
-    try {
-      const real = realpathSync(path);
-      found.push({ path: real, header: start.header, upTo: start.first.upTo, sha: start.first.sha, modifiedAt: statSync(real).mtime });
-    } catch {
-      // Gone since the listing, or a link to a journal deleted since.
-    }
+    found.push({ path, header: start.header, upTo: start.first.upTo, sha: start.first.sha });
   }
   return found;
 }

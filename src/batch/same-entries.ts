@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { usageError, type MailroomError } from '../errors.js';
 import type { InputItem } from '../input/json-stream.js';
 import { oneLine } from '../output/one-line.js';
@@ -93,9 +93,19 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
  * was refused by the API (or invalid) sent nothing, and sending its entries again (the sender now
  * verified, say) is no repeat.
  */
-async function newestThatSent(matches: FirstRequest[]): Promise<{ run: FirstRequest; journal: LoadedJournal; sent: number } | undefined> {
-  matches.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-  for (const run of matches) {
+async function newestThatSent(matches: FirstRequest[]): Promise<{ run: FirstRequest & { modifiedAt: Date }; journal: LoadedJournal; sent: number } | undefined> {
+  const found: Array<FirstRequest & { modifiedAt: Date }> = [];
+  for (const match of matches) {
+    try {
+      // A journal kept elsewhere (--resume <new file>) is known here by a link: named by its own path.
+      const path = realpathSync(match.path);
+      found.push({ ...match, path, modifiedAt: statSync(path).mtime });
+    } catch {
+      // Gone since the listing, or a link to a journal deleted since.
+    }
+  }
+  found.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  for (const run of found) {
     let sent = 0;
     let journal: LoadedJournal;
     try {
@@ -137,7 +147,7 @@ function replay(held: InputItem[], rest: AsyncIterator<InputItem>, failure: { er
  * How far the input is the earlier run's, checkpoint by checkpoint (the input is read to its end to
  * count it: nothing will be sent), and the refusal that says so, with the ways on.
  */
-async function refusal(c: SameEntriesCheck, run: FirstRequest, journal: LoadedJournal, held: InputItem[], rest: AsyncIterator<InputItem> | undefined): Promise<MailroomError> {
+async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Date }, journal: LoadedJournal, held: InputItem[], rest: AsyncIterator<InputItem> | undefined): Promise<MailroomError> {
   const hash = createHash('sha256');
   let lastMark = -1;
   for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);

@@ -79,5 +79,8 @@ describe("earlier runs' first requests (the re-run check by entries)", () => {
     expect(found.map((f) => ({ path: f.path, upTo: f.upTo, sha: f.sha }))).toEqual([{ path: sent, upTo: 4, sha: 'x' }]);
     expect(old).toBeDefined();
     expect(firstRequestsOf(join(root, 'missing'), api)).toEqual([]);
+    // A link to a journal kept elsewhere is listed as the link (resolved only when its entries match).
+    symlinkSync(sent, join(dir, 'link.journal'));
+    expect(firstRequestsOf(dir, api).map((f) => f.path).sort()).toEqual([join(dir, 'link.journal'), sent].sort());
   });
 });

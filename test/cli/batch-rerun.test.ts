@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess } from '../helpers/context.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -190,6 +190,15 @@ describe('a new run whose first entries an earlier run sent (stdin, an appended 
     expect(again.stderr).toContain('to send every entry again on purpose: add --new-run');
     expect(proxy.requests()).toBe(requests);
     expect(await sandbox.emails()).toHaveLength(30);
+    // Refused before anything is opened for writing: the first run's report is as it was, no journal is made.
+    const report = join(dir, 'appended.report.ndjson');
+    writeFileSync(report, 'the first run\n');
+    const kept = join(dir, 'appended-new.journal');
+    const withOutputs = await runInProcess([...args(input), '--report', report, '--failed', join(dir, 'appended.failed.ndjson'), '--resume', kept], { env });
+    expect(withOutputs.code).toBe(2);
+    expect(readFileSync(report, 'utf8')).toBe('the first run\n');
+    expect([existsSync(kept), existsSync(`${kept}.lock`), existsSync(join(dir, 'appended.failed.ndjson'))]).toEqual([false, false, false]);
+    expect(stateJournals()).toEqual([basename(journal)]);
 
     const newOnes = await runInProcess([...only.split(' ').slice(1), '--json'], { env });
     expect(newOnes.code).toBe(0);
