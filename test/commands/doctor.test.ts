@@ -27,11 +27,12 @@ function temp(): string {
   return d;
 }
 
+/** A terminal wide enough that no detail wraps (wrapping: test/cli/key-value-widths.test.ts). */
 function context(env: Record<string, string>): { ctx: Context; out: () => string } {
   let out = '';
   const sink = Object.assign(new PassThrough(), { write: (s: string) => ((out += s), true) });
   const ctx: Context = {
-    io: { out: sink, err: new PassThrough(), in: new PassThrough(), isStdoutTTY: true, isStderrTTY: false, isStdinTTY: false, color: false, outColumns: 100 },
+    io: { out: sink, err: new PassThrough(), in: new PassThrough(), isStdoutTTY: true, isStderrTTY: false, isStdinTTY: false, color: false, outColumns: 1000 },
     env: { MAILROOM_CONFIG_DIR: temp(), MAILROOM_STATE_DIR: temp(), ...env },
     cwd: '/',
     signal: new AbortController().signal,
