@@ -22,6 +22,8 @@ export interface ChunkOptions {
   onInvalid: (e: InvalidEntry) => void;
   prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
   keepHeap: () => void;
+  /** Waits for `--report -` or `--failed -` to be taken by a slow reader (run.ts); undefined when nothing waits. */
+  outputsDrained?: () => Promise<void> | undefined;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -64,7 +66,11 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
   for await (const item of items) {
     index = c.summary.total;
     c.summary.total += 1;
-    if ((index & 63) === 0) c.keepHeap();
+    if ((index & 63) === 0) {
+      c.keepHeap();
+      const waiting = c.outputsDrained?.();
+      if (waiting) await waiting;
+    }
     const text = c.hashing || running ? entryText(item) : undefined;
     const hash = c.hashing ? inputHash(text!) : undefined;
     if (running) {

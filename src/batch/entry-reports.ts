@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { writeTextSync } from '../output/files.js';
 import { storageError, usageError, type MailroomError } from '../errors.js';
 import { fsReason } from '../files.js';
+import { drained } from '../output/drained.js';
 
 /** Where an entry ended up, as `--report` writes it (one line per input entry). */
 export interface ReportLine {
@@ -66,6 +67,14 @@ export class NdjsonWriter {
         throw this.failure;
       }
     }
+  }
+
+  /**
+   * Stdout holding more than it wants (a slow reader): resolves once it has taken it; undefined when
+   * nothing waits, and always for a file. The run awaits it between entries (output/drained.ts).
+   */
+  drained(): Promise<void> | undefined {
+    return this.stream ? drained(this.stream) : undefined;
   }
 
   close(): void {

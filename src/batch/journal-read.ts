@@ -46,9 +46,9 @@ export interface LoadedJournal {
  * Reads a journal line by line (memory holds one line and the DoneSet), handing each record to
  * `onRecord` (to rewrite the report). A last line without its newline or not parseable is a write
  * torn by a kill: ignored and cut. A bad line anywhere else means the file is not ours. `named` is
- * how messages name the file.
+ * how messages name the file; `drained`, when given, is awaited between pieces of the file.
  */
-export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void, named: string = path): Promise<LoadedJournal> {
+export async function loadJournal(path: string, onRecord: (record: OkRecord | FailRecord) => void, named: string = path, drained?: () => Promise<void> | undefined): Promise<LoadedJournal> {
   const done = new DoneSet();
   const checkpoints = new Map<number, string>();
   let header: JournalHeader | undefined;
@@ -104,6 +104,9 @@ export async function loadJournal(path: string, onRecord: (record: OkRecord | Fa
         nl = buf.indexOf(0x0a);
       }
       rest = Buffer.from(buf);
+      // What onRecord wrote (a report to a slow pipe) is taken before the next piece is read.
+      const waiting = drained?.();
+      if (waiting) await waiting;
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code) throw usageError(`${named}: cannot read it: ${fsReason(err)}`);

@@ -130,6 +130,12 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     throw err;
   }
   const failedFile = failedOut ? new FailedEntries(failedOut) : undefined;
+  // `--report -` and `--failed -` into a pipe whose reader is slow: reading (and so sending) waits for it.
+  const outputsDrained = (): Promise<void> | undefined => {
+    const report_ = report?.drained();
+    const failed_ = failedOut?.drained();
+    return report_ && failed_ ? Promise.all([report_, failed_]).then(() => undefined) : (report_ ?? failed_);
+  };
   const summary: BatchSummary = {
     total: 0,
     sent: 0,
@@ -170,7 +176,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
           failedFile?.add(typeof record.raw === 'string' ? record.raw : undefined, () => failedLine(record.entry, record.fail, record.line, record.error));
           noteError({ index: record.fail, line: record.line, error: record.error });
         }
-      }, `${name('journal')} ${resumePath}`);
+      }, `${name('journal')} ${resumePath}`, outputsDrained);
       done = loaded.done;
       checkpoints = loaded.checkpoints;
       if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
@@ -246,6 +252,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
           }
         : (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
+      outputsDrained,
     });
 
     if (o.dryRun || !o.send) {

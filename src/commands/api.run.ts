@@ -6,6 +6,7 @@ import { splitField, setField, typedValue, type ApiField } from '../input/api-fi
 import { oneLine } from '../output/one-line.js';
 import { refuseDiscardingSecret } from './shared/secret-once.js';
 import { printJson } from '../output/print.js';
+import { drained } from '../output/drained.js';
 import { mask, redactValue, reveal } from '../secrets.js';
 import { readSource } from '../input/sources.js';
 import { parseJsonText } from '../input/json-text.js';
@@ -173,7 +174,13 @@ async function paginate(ctx: CommandContext, api: Transport, path: string, slurp
     const list = listOf(res.body);
     if (!list) throw usageError(`--paginate: ${oneLine(path)} did not answer with a list ({ items, hasMore }); it lists nothing to follow`);
     if (slurp) pages.push(res.body);
-    else if (!ctx.globals.quiet) writePage(ctx, res.body);
+    else if (!ctx.globals.quiet) {
+      writePage(ctx, res.body);
+      // The next page is asked for once a slow reader has taken this one: a long listing streams
+      // at the reader's pace instead of piling up in memory.
+      const waiting = drained(ctx.io.out);
+      if (waiting) await waiting;
+    }
     if (list.hasMore !== true) break;
     const cursor = list.startAt;
     if (typeof cursor !== 'string' || cursor === '' || seen.has(cursor)) {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { recordingProxy, type ForcedAnswer, type RecordingProxy } from '../helpers/recording-proxy.js';
@@ -157,6 +158,35 @@ describe('api --paginate', () => {
     expect(jq.stdout.trimEnd().split('\n').sort()).toEqual([...ids].sort());
     const slurpJq = await mailroom(['api', 'GET', keysPath(), '-F', 'limit=4', '--paginate', '--slurp', '--jq', 'map(.apiKeys.items | length) | add']);
     expect(slurpJq.stdout).toBe('6\n');
+  });
+
+  it('into a reader that waits: the next page is asked for only once the last one was taken', async () => {
+    await sixKeys();
+    const { fakeContext } = await import('../helpers/context.js');
+    const { run } = await import('../../src/run.js');
+    const fake = fakeContext({ env, cwd: dir });
+    const held: Array<() => void> = [];
+    let reading = false;
+    let text = '';
+    fake.ctx.io.out = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _enc, callback) {
+        text += chunk.toString();
+        if (reading) callback();
+        else held.push(callback);
+      },
+    });
+    const done = run(['api', 'GET', keysPath(), '-F', 'limit=1', '--paginate'], fake.ctx);
+    for (let i = 0; i < 20 && proxy.seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    // The first page sits in the pipe: no second request yet.
+    expect(proxy.seen).toHaveLength(1);
+    reading = true;
+    for (const callback of held.splice(0)) callback();
+    expect(await done).toBe(0);
+    const lines = text.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    expect(proxy.seen).toHaveLength(lines.length);
   });
 
   it('a list without pages (webhooks) is one line; an answer that is not a list: exit 2', async () => {
