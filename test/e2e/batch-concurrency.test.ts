@@ -24,7 +24,11 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => sandbox.reset());
+// Each test a first run: no journal of the one before (its entries begin the same).
+beforeEach(async () => {
+  await sandbox.reset();
+  rmSync(join(dir, 'state'), { recursive: true, force: true });
+});
 
 interface Proc {
   pid: number;

@@ -210,6 +210,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/output/one-line.ts',
         'src/output/print.ts',
         'src/output/relative-time.ts',
+        'src/output/wrap.ts',
         'src/plural.ts',
         'src/program.ts',
         'src/report-error.ts',

@@ -25,8 +25,10 @@ export interface BatchWorld {
 
 /**
  * The hooks a batch test file needs: one sandbox and temp directory for the file (closed and removed
- * after it), the env that points the CLI at both, and an empty sandbox before each test. `ready`
- * receives them once made, for the file's own set-up.
+ * after it), the env that points the CLI at both, and before each test an empty sandbox and no
+ * journal (a test that means a re-run makes it itself; otherwise a test whose entries begin as an
+ * earlier test's would be refused as a re-run of it). `ready` receives them once made, for the
+ * file's own set-up.
  */
 export function batchWorld(prefix: string, ready: (world: BatchWorld) => void): void {
   let world: BatchWorld | undefined;
@@ -40,7 +42,10 @@ export function batchWorld(prefix: string, ready: (world: BatchWorld) => void): 
     await world?.sandbox.close();
     if (world) rmSync(world.dir, { recursive: true, force: true });
   });
-  beforeEach(() => world!.sandbox.reset());
+  beforeEach(async () => {
+    await world!.sandbox.reset();
+    rmSync(join(world!.dir, 'state'), { recursive: true, force: true });
+  });
 }
 
 /** A batch world whose CLI talks through a counting proxy, and whose state directory is emptied before each test. */
