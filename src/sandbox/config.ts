@@ -27,6 +27,8 @@ export const BUILT_IN_TEMPLATES: Record<string, TemplateConfig> = {
 };
 export const DEFAULT_DELIVERY_RETRY_DELAYS_MS = [500, 2_000, 8_000];
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 5_000;
+/** Deliveries waiting for a turn or a retry, at most: a receiver that never answers cannot grow memory without limit. */
+export const DEFAULT_DELIVERY_MAX_QUEUED = 10_000;
 
 const share = z.number().min(0).max(1);
 const templateSchema = z.strictObject({ from: z.string().min(1).optional(), subject: z.string(), html: z.string() });
@@ -54,6 +56,8 @@ export const sandboxConfigSchema = z.strictObject({
       timeoutMs: z.number().int().positive().max(300_000).optional(),
       /** Deliver to any host, not only this machine's (loopback, localhost, *.test). */
       allowRemote: z.boolean().optional(),
+      /** Deliveries that may wait (for a turn or a retry) beyond those in flight; past it, new ones are dropped and counted. */
+      maxQueued: z.number().int().nonnegative().max(1_000_000).optional(),
     })
     .optional(),
   webhooks: z.array(createWebhookRequestSchema).max(100).optional(),
@@ -113,6 +117,7 @@ export function resolveConfig(config: SandboxConfig = {}): ResolvedConfig {
       retryDelaysMs: checked.deliveries?.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS,
       timeoutMs: checked.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
       allowRemote: checked.deliveries?.allowRemote ?? false,
+      maxQueued: checked.deliveries?.maxQueued ?? DEFAULT_DELIVERY_MAX_QUEUED,
     },
     webhooks: checked.webhooks ?? [],
   };

@@ -13,6 +13,8 @@ export interface DelivererOptions {
   timeoutMs: number;
   /** Deliver to any host; else only to this machine (see offMachine). */
   allowRemote?: boolean;
+  /** Deliveries waiting for a turn or a retry, at most; past it, new ones are dropped (recorded and counted). */
+  maxQueued?: number;
 }
 
 /**
@@ -133,8 +135,26 @@ export class Deliverer {
     return original;
   }
 
+  /** Deliveries waiting for a turn or for a retry's delay. */
+  private get queued(): number {
+    return this.waiting.length + this.timers.size;
+  }
+
+  private get full(): boolean {
+    return this.queued >= (this.options.maxQueued ?? Infinity);
+  }
+
+  /** A delivery the queue has no room for: recorded as not delivered and counted, never silently lost. */
+  private drop(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): void {
+    const record = this.notDelivered(hook, event, body, attempt, `dropped: the delivery queue is full (${this.options.maxQueued} waiting for a turn or a retry, deliveries.maxQueued)`);
+    if (resendOf !== undefined) record.resendOf = resendOf;
+    this.state.deliveriesDropped += 1;
+    this.state.addDelivery(record);
+  }
+
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): Promise<void> {
     const generation = this.generation;
+    if (this.running >= MAX_DELIVERIES_IN_FLIGHT && this.full && !this.closed) return this.drop(hook, event, body, attempt, resendOf);
     this.busy += 1;
     await this.turn();
     try {
@@ -146,9 +166,11 @@ export class Deliverer {
       if (resendOf !== undefined) record.resendOf = resendOf;
       const delay = this.options.retryDelaysMs[attempt - 1];
       // Not sent on purpose: a retry would be refused the same way.
-      const retrying = record.error !== undefined && record.notDelivered === undefined && delay !== undefined;
+      const failed = record.error !== undefined && record.notDelivered === undefined && delay !== undefined;
+      const retrying = failed && !this.full;
       if (retrying) record.nextRetryAt = new Date(Date.now() + delay).toISOString();
       this.state.addDelivery(record);
+      if (failed && !retrying) this.drop(hook, event, body, attempt + 1, resendOf);
       if (retrying) {
         const retry = setTimeout(() => {
           this.timers.delete(retry);

@@ -321,7 +321,7 @@ ${d.body !== undefined ? `<details class="raw"><summary>Exact bytes</summary><pr
 ${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">Resend</button>` : '<p class="note">Cannot be resent: its webhook is gone or it was recorded without its body.</p>'}</div></details></li>`;
   };
 
-  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed - notSent} delivered</span><span>${failed} failed</span>${notSent > 0 ? `<span>${notSent} not delivered (off this machine)</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
+  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed - notSent} delivered</span><span>${failed} failed</span>${notSent - state.deliveriesDropped > 0 ? `<span>${notSent - state.deliveriesDropped} not delivered (off this machine)</span>` : ''}${state.deliveriesDropped > 0 ? `<span>${state.deliveriesDropped} dropped: the delivery queue was full</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
   const list =
     all.length === 0
       ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`

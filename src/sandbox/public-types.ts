@@ -52,6 +52,13 @@ export interface DeliveryConfig {
    * *.test); a delivery to another host is recorded as not delivered, with why, and nothing is sent.
    */
   allowRemote?: boolean;
+  /**
+   * Deliveries that may wait, for a turn (16 are in flight at once) or for a retry's delay, at
+   * most. Default 10000. Past it (a receiver that does not answer while events keep coming), a new
+   * delivery or retry is dropped: recorded as not delivered, with why, and counted (`dropped` of
+   * `GET /_sandbox/deliveries`, the inbox's deliveries page).
+   */
+  maxQueued?: number;
 }
 
 /** A webhook that exists from the start, as if created with `POST /v1/webhooks`. */

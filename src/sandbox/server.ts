@@ -225,7 +225,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   app.get('/_sandbox/deliveries', inspect, async (request) => {
     const { state } = picked(request);
-    return { items: state.deliveries, total: state.deliveryTotal };
+    return { items: state.deliveries, total: state.deliveryTotal, dropped: state.deliveriesDropped };
   });
   // A long poll: answers once `count` attempts are recorded (those before the call count), or with
   // `idle=true` once none is queued, in flight or waiting for a retry; at `timeoutMs`, `timedOut: true`.
@@ -235,7 +235,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const outcome = await deliveryWaits.wait(wanted, gone.signal);
-    return { items: state.deliveries, total: state.deliveryTotal, ...outcome };
+    return { items: state.deliveries, total: state.deliveryTotal, dropped: state.deliveriesDropped, ...outcome };
   });
   app.post('/_sandbox/events', inspect, async (request) => {
     const { event, email, workspace } = parseEventRequest(request.body);

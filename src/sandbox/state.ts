@@ -240,6 +240,8 @@ export class SandboxState {
   tally = emptyTally();
   /** Delivery attempts made since the last reset, kept or not. */
   deliveryTotal = 0;
+  /** Deliveries dropped since the last reset because the delivery queue was full (deliveries.maxQueued); not kept in --data. */
+  deliveriesDropped = 0;
   private droppedScheduled = new Set<string>();
   private monthAt: Date | undefined;
   private monthOfNow = '';
@@ -496,6 +498,7 @@ export class SandboxState {
     this.contactOrder = new Fifo();
     this.deliveryLog = new Fifo();
     this.deliveryTotal = 0;
+    this.deliveriesDropped = 0;
     this.idempotency.clear();
     this.idempotencyOrder = new Fifo();
     this.sentThisMonth = { month: monthOf(new Date()), count: 0 };

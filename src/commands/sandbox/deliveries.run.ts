@@ -35,7 +35,7 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
   const workspace = sandboxWorkspace(ctx.settings());
   const { status, body } = await admin.call('GET', paths.sandboxDeliveries(workspace));
   if (status === 404) throw unknownWorkspace(root, workspace);
-  const all = (body as { items: DeliveryRow[] }).items;
+  const { items: all, dropped = 0 } = body as { items: DeliveryRow[]; dropped?: number };
   const limit = defaultListLimit(outputMode(ctx, globals), { all: flags.all, count: flags.last });
   const items = limit === undefined ? all : all.slice(-limit);
   const table = await printRows(
@@ -51,8 +51,10 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
       // The next retry goes with the result, so that the whole delivery id fits an 80-column line.
       { header: 'RESULT', value: result, kind: 'text' },
     ],
-    { empty: 'no deliveries', page: { hasMore: items.length < all.length, total: all.length } },
+    { empty: 'no deliveries', page: { hasMore: items.length < all.length, total: all.length, dropped } },
   );
   const note = table ? listNote(items.length, all.length, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
   if (note) ctx.io.err.write(note);
+  // Never silent: deliveries the sandbox had no room to hold for a receiver that was not answering.
+  if (dropped > 0 && !globals.quiet) ctx.io.err.write(`note: ${dropped} ${dropped === 1 ? 'delivery was' : 'deliveries were'} dropped because the delivery queue was full (deliveries.maxQueued in the sandbox's --config)\n`);
 }
