@@ -88,3 +88,51 @@ describe("webhooks listen --register --exec 'node app.js'", () => {
     }
   });
 });
+
+/** Whether a process of this pid is alive (signal 0 checks without signalling). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('webhooks listen --exec: the app does not outlive its listener', () => {
+  // SIGKILL gives the listener no chance to stop the app itself: what ends the app then must not
+  // depend on the listener running any code.
+  it.each(['SIGKILL', 'SIGTERM'] as const)('the listener gets %s: the app (and what its shell started) ends too', async (signal) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-exec-orphan-'));
+    const pidFile = join(dir, 'app.pid');
+    // The app ignores SIGTERM for a while, as a slow-stopping server might: only a SIGKILL after the grace ends it quickly.
+    const app = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => setTimeout(() => process.exit(0), 200)); setInterval(() => {}, 1000);`;
+    const listen = spawnCli(['webhooks', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/hook', '--stop-timeout', '1000', '--exec', `${JSON.stringify(process.execPath)} -e ${JSON.stringify(app)}`], {
+      cwd: dir,
+      env: cliEnv({ MAILROOM_WEBHOOK_TOKEN: 'wht_orphantestorphantestorphan01' }),
+      stdio: 'pipe',
+    });
+    let stderr = '';
+    listen.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<void>((r) => listen.on('exit', () => r()));
+    let pid: number | undefined;
+    try {
+      await expect.poll(() => (pid = Number(readPid(pidFile)) || undefined), { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(alive(pid!), stderr).toBe(true);
+      listen.kill(signal);
+      await exited;
+      await expect.poll(() => alive(pid!), { timeout: 10_000, interval: 50 }).toBe(false);
+    } finally {
+      if (listen.exitCode === null && listen.signalCode === null) listen.kill('SIGKILL');
+      if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+function readPid(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -231,7 +231,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   if (created) revealOnce(token, showReady);
   else showReady();
   // The app starts once deliveries can reach the listener, with the token it verifies them with.
-  const app = flags.exec === undefined ? undefined : execApp(flags.exec, { ...ctx.env, [TOKEN_ENV]: token }, ctx.io.err);
+  const app = flags.exec === undefined ? undefined : execApp(flags.exec, { ...ctx.env, [TOKEN_ENV]: token }, ctx.io.err, flags.stopTimeout);
   if (app) {
     appStartingUntil = Date.now() + APP_START_GRACE_MS;
     // Whatever ends this command, the app does not outlive it (stop() does nothing once it has exited).
