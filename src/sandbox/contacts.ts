@@ -8,23 +8,29 @@ function differs(current: Record<string, Scalar>, incoming: Record<string, Scala
 
 /**
  * A send to a new recipient creates a contact; new or changed `contactProperties` on a known one
- * update it. Returns what happened so the caller can fire the matching event.
+ * update it. Returns what happened, the contact not yet saved: the caller saves it (with the email
+ * that caused it, state.ts acceptEmail) and fires the matching event.
  */
-export function recordRecipient(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string): ContactChange {
+export function recipientContact(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string): ContactChange {
   const key = email.toLowerCase();
   const known = state.contacts.get(key);
   if (!known) {
     const contact: Contact = { id: newId('contact'), email, properties: { status: 'SUBSCRIBED', ...properties }, createdAt: now, updatedAt: now };
-    state.saveContact(contact);
     return { kind: 'CONTACT_CREATED', contact };
   }
   if (properties && differs(known.properties, properties)) {
     known.properties = { ...known.properties, ...properties };
     known.updatedAt = now;
-    state.saveContact(known);
     return { kind: 'CONTACT_UPDATED', contact: known };
   }
   return undefined;
+}
+
+/** `recipientContact`, saved. */
+export function recordRecipient(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string): ContactChange {
+  const change = recipientContact(state, email, properties, now);
+  if (change) state.saveContact(change.contact);
+  return change;
 }
 
 export function findOrCreateContact(state: SandboxState, email: string, now: string): Contact {

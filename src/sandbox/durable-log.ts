@@ -7,12 +7,18 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
+/** How many flushes may be under way at once (each one covering every write before it). */
+const MAX_SYNCS_IN_FLIGHT = 4;
+
 /**
  * An append-only file of lines, made durable with group commit: lines appended while a write is
  * on its way go together in the next write, each write followed by one fdatasync, so concurrent
- * requests share the cost of a flush. `durable()` resolves once every line appended so far is on
- * disk. After a failed write the journal refuses everything: a torn line may end the file, and
- * nothing may follow it.
+ * requests share the cost of a flush. A write does not wait for the flush of the one before it:
+ * while a flush is under way the next lines are written and flushed too (the disk may merge the
+ * flushes), so a request that comes during a flush waits for one flush, not for the end of that
+ * one and all of the next. A flush covers every write that ended before it began; `durable()`
+ * resolves once every line appended so far is covered by a flush that ended. After a failed write
+ * or flush the journal refuses everything: a torn line may end the file, and nothing may follow it.
  */
 export class Journal {
   private fd: FileHandle | undefined;
@@ -20,7 +26,8 @@ export class Journal {
   private appended = 0;
   private synced = 0;
   private waiters: Waiter[] = [];
-  private running = false;
+  private writing = false;
+  private readonly syncs = new Set<Promise<void>>();
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
   /** Bytes appended (for the caller's compaction policy). */
@@ -49,6 +56,7 @@ export class Journal {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.durable().catch(() => undefined);
+      while (this.syncs.size > 0) await Promise.allSettled([...this.syncs]);
       await this.fd?.close();
       this.fd = undefined;
     })();
@@ -56,15 +64,19 @@ export class Journal {
   }
 
   private kick(): void {
-    if (this.running || this.failure) return;
-    this.running = true;
+    if (this.writing || this.failure) return;
+    this.writing = true;
     // Next turn of the event loop: requests whose bodies arrive together share one write.
-    setImmediate(() => void this.drain());
+    setImmediate(() => void this.writeAll());
   }
 
-  private async drain(): Promise<void> {
+  private async writeAll(): Promise<void> {
     try {
-      while (this.pending.length > 0) {
+      while (this.pending.length > 0 && !this.failure) {
+        if (this.syncs.size >= MAX_SYNCS_IN_FLIGHT) {
+          await Promise.race(this.syncs);
+          continue;
+        }
         const lines = this.pending;
         const upTo = this.appended;
         this.pending = [];
@@ -73,20 +85,40 @@ export class Journal {
           await syncDirectory(dirname(this.file));
         }
         await this.fd.appendFile(`${lines.join('\n')}\n`);
-        await this.fd.datasync();
-        this.synced = upTo;
-        const done = this.waiters.filter((w) => w.upTo <= upTo);
-        this.waiters = this.waiters.filter((w) => w.upTo > upTo);
-        for (const w of done) w.resolve();
+        this.flush(this.fd, upTo);
       }
     } catch (err) {
-      this.failure = err as Error;
-      for (const w of this.waiters) w.reject(this.failure);
-      this.waiters = [];
-      this.pending = [];
+      this.fail(err as Error);
     } finally {
-      this.running = false;
+      this.writing = false;
     }
+  }
+
+  /** A flush of every write so far: the lines up to `upTo` are durable once it ends. */
+  private flush(fd: FileHandle, upTo: number): void {
+    const sync: Promise<void> = fd.datasync().then(
+      () => {
+        this.syncs.delete(sync);
+        if (this.failure) return;
+        if (upTo > this.synced) this.synced = upTo;
+        const done = this.waiters.filter((w) => w.upTo <= this.synced);
+        if (done.length === 0) return;
+        this.waiters = this.waiters.filter((w) => w.upTo > this.synced);
+        for (const w of done) w.resolve();
+      },
+      (err: Error) => {
+        this.syncs.delete(sync);
+        this.fail(err);
+      },
+    );
+    this.syncs.add(sync);
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.waiters) w.reject(this.failure);
+    this.waiters = [];
+    this.pending = [];
   }
 }
 

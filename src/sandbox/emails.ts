@@ -4,7 +4,7 @@ import { parseZonedDateTime } from '../schema/datetime.js';
 import type { ServiceEmailParse } from '../schema/email.js';
 import { quickParseEmail } from '../schema/email-quick.js';
 import type { ResolvedConfig } from './config.js';
-import { recordRecipient, type ContactChange } from './contacts.js';
+import { recipientContact, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './http-errors.js';
 import { renderTemplate } from './templates.js';
 import { newId, type EmailResultBody, type InboxEmail, type SandboxState } from './state.js';
@@ -152,10 +152,10 @@ export class EmailService {
     if (email.sendAt !== undefined) stored.sendAt = email.sendAt;
     if (requestId !== undefined) stored.requestId = requestId;
 
-    this.state.acceptEmail(stored, result, now);
-    if (status === 'SCHEDULED') this.hooks.scheduled(stored);
     const props = parsed.kind === 'raw' ? parsed.email.contactProperties : undefined;
-    const change = recordRecipient(this.state, email.to, props, createdAt);
+    const change = recipientContact(this.state, email.to, props, createdAt);
+    this.state.acceptEmail(stored, result, now, change?.contact);
+    if (status === 'SCHEDULED') this.hooks.scheduled(stored);
     if (change) this.hooks.contactChanged(change, createdAt);
     return { ok: true, result };
   }

@@ -6,19 +6,8 @@ import { JournalLock } from '../output/lock.js';
 import { fsReason } from '../files.js';
 import { SandboxConfigError } from './config.js';
 import { Journal, syncDirectory } from './durable-log.js';
-import { DEFAULT_RETAIN, SandboxState, type Change, type InboxEmail, type Snapshot } from './state.js';
-
-const str = z.string();
-const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
-const storedEmail = emailResult
-  .extend({ html: str, text: str.optional(), settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
-  .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? '')));
-const storedKey = z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str });
-const storedWebhook = z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str });
-const contact = z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str });
-const count = z.number().int().nonnegative();
-const tallyRow = z.looseObject({ raw: count, templated: count });
-const delivery = z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() });
+import { contact, count, decodeLine, delivery, emailResult, encodeChange, restoreText, storedEmail, storedKey, storedWebhook, str, tallyRow, type JournaledChange } from './journal-lines.js';
+import { DEFAULT_RETAIN, SandboxState, type Change, type Snapshot } from './state.js';
 
 /** What the sandbox reads back of a workspace: every field a request, the inbox or the scheduler relies on. */
 const workspaceSchema = z.looseObject({
@@ -46,40 +35,6 @@ const snapshotSchema = workspaceSchema.extend({
   workspaces: z.array(workspaceSchema).optional(),
 });
 
-const changeSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('email'), email: storedEmail, result: emailResult.optional() }),
-  z.object({ t: z.literal('sent'), id: str, type: z.enum(['raw', 'templated']).optional() }),
-  z.object({ t: z.literal('emailDeleted'), id: str }),
-  z.object({ t: z.literal('emailsCleared') }),
-  z.object({ t: z.literal('contact'), contact }),
-  z.object({ t: z.literal('contactDeleted'), email: str }),
-  z.object({ t: z.literal('key'), key: storedKey }),
-  z.object({ t: z.literal('keyDeleted'), id: str }),
-  z.object({ t: z.literal('webhook'), webhook: storedWebhook }),
-  z.object({ t: z.literal('webhookDeleted'), id: str }),
-  z.object({ t: z.literal('delivery'), record: delivery }),
-  z.object({ t: z.literal('primaryKey'), id: str }),
-  z.object({ t: z.literal('reset') }),
-  z.object({ t: z.literal('workspace'), workspace: z.looseObject({ id: str, name: str }) }),
-]);
-
-/** A journaled change and the workspace it belongs to (`w`, absent for the first workspace). */
-export type JournaledChange = Change & { w?: string };
-
-/**
- * An email saved before its text was generated (JSON leaves the undefined `text` out; text.ts
- * withText) gets the key back in its place after `html`, as when it was caught.
- */
-function restoreText(email: InboxEmail): InboxEmail {
-  if ('text' in email) return email;
-  const restored: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(email)) {
-    restored[key] = value;
-    if (key === 'html') restored.text = undefined;
-  }
-  return restored as unknown as InboxEmail;
-}
-
 /** Reads a `--data` file; a missing file is a fresh start, anything unreadable is an error. */
 export async function loadSnapshot(file: string): Promise<Snapshot | undefined> {
   let text: string;
@@ -106,19 +61,7 @@ export async function readJournal(file: string): Promise<JournaledChange[]> {
   const lines = text.split('\n');
   const torn = lines.pop();
   const changes: JournaledChange[] = [];
-  const parse = (line: string): JournaledChange | undefined => {
-    try {
-      const json = JSON.parse(line) as { w?: unknown };
-      const parsed = changeSchema.safeParse(json);
-      if (!parsed.success || (json.w !== undefined && typeof json.w !== 'string')) return undefined;
-      const change = parsed.data as JournaledChange;
-      if (change.t === 'email') change.email = restoreText(change.email);
-      if (typeof json.w === 'string') change.w = json.w;
-      return change;
-    } catch {
-      return undefined;
-    }
-  };
+  const parse = decodeLine;
   lines.forEach((line, i) => {
     const change = parse(line);
     if (!change) throw new SandboxConfigError(`data journal ${file} is damaged at line ${i + 1}`);
@@ -154,14 +97,20 @@ async function companions(file: string): Promise<{ journals: { seq: number; path
   return { journals, temps };
 }
 
-/** The journal is compacted into a new snapshot once it outgrows both this and the last snapshot. */
+/**
+ * The journal is compacted into a new snapshot once it outgrows both this and four times the last
+ * snapshot: a snapshot is written whole on the event loop (a retained inbox of 10,000 emails is
+ * about 8 MiB of JSON, tens of milliseconds), so under a steady load its cost per change falls with
+ * the factor, while a start after a crash replays at most about that much journal.
+ */
 export const COMPACT_MIN_BYTES = 16 * 1024 * 1024;
+const JOURNAL_PER_SNAPSHOT = 4;
 
 /**
  * `--data`: the state as a snapshot file plus an append-only journal of the changes since.
  * Every change is appended as it happens; `durable()` resolves once all of them are on disk (the
  * server awaits it before any 2xx answer leaves), so a SIGKILL loses nothing acknowledged. When the
- * journal outgrows the snapshot, a new snapshot is written in the background (temp file, fsync,
+ * journal outgrows the snapshot (COMPACT_MIN_BYTES), a new snapshot is written in the background (temp file, fsync,
  * rename) and the journals it covers are deleted; on close, one last snapshot holds everything.
  */
 export class Persistence {
@@ -278,8 +227,8 @@ export class Persistence {
   /** Appends a change of the first workspace, or of workspace `w`, to the journal; `durable()` tells when it is on disk. */
   record(change: Change, w?: string): void {
     if (!this.started || this.closed) return;
-    this.journal.append(JSON.stringify(w === undefined ? change : { w, ...change }));
-    if (!this.compacting && this.journal.bytes > Math.max(this.compactBytes, this.snapshotBytes)) {
+    this.journal.append(encodeChange(change, w));
+    if (!this.compacting && this.journal.bytes > Math.max(this.compactBytes, JOURNAL_PER_SNAPSHOT * this.snapshotBytes)) {
       this.compacting = this.compact()
         .catch((err: Error) => this.onError(err))
         .finally(() => {

@@ -123,7 +123,8 @@ const emptyTally = (): Tally => ({ SENT: { raw: 0, templated: 0 }, SCHEDULED: { 
  * snapshot. Each carries whole records (upserts), so replaying one twice changes nothing.
  */
 export type Change =
-  | { t: 'email'; email: InboxEmail; result?: EmailResultBody }
+  /** `result`: when the email claimed an idempotency key; `contact`: the contact its send created or updated. */
+  | { t: 'email'; email: InboxEmail; result?: EmailResultBody; contact?: Contact }
   /** `type`: so that the counts stay exact for an email no longer kept (absent in older journals). */
   | { t: 'sent'; id: string; type?: InboxEmail['type'] }
   | { t: 'emailDeleted'; id: string }
@@ -360,13 +361,22 @@ export class SandboxState {
     }
   }
 
-  /** An accepted email: into the inbox, counted against the month, its idempotency key claimed. */
-  acceptEmail(email: InboxEmail, result: EmailResultBody, now: Date): void {
+  /**
+   * An accepted email: into the inbox, counted against the month, its idempotency key claimed, and
+   * the contact its send created or changed (contacts.ts recipientContact) saved: one change.
+   */
+  acceptEmail(email: InboxEmail, result: EmailResultBody, now: Date, contact?: Contact): void {
     this.addEmail(email);
     this.countSent(now);
     // EmailService answered a known key with its first result, so this one is new.
-    if (email.idempotencyKey !== undefined) this.putIdempotency(email.idempotencyKey, result, true);
-    this.onChange?.(email.idempotencyKey !== undefined ? { t: 'email', email, result } : { t: 'email', email });
+    const keyed = email.idempotencyKey !== undefined;
+    if (keyed) this.putIdempotency(email.idempotencyKey!, result, true);
+    if (contact) this.putContact(contact);
+    if (!this.onChange) return;
+    const change: Change = { t: 'email', email };
+    if (keyed) change.result = result;
+    if (contact) change.contact = contact;
+    this.onChange(change);
   }
 
   /** The inbox's "delete": the email goes; its idempotency key still answers the email it created. */
@@ -426,6 +436,7 @@ export class SandboxState {
         this.addEmail(change.email);
         this.countSent(new Date(change.email.createdAt));
         if (change.result && change.email.idempotencyKey !== undefined) this.putIdempotency(change.email.idempotencyKey, change.result);
+        if (change.contact) this.putContact(change.contact);
         return;
       case 'emailDeleted':
         this.dropEmail(change.id);

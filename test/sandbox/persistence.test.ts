@@ -2,8 +2,10 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { resolveConfig } from '../../src/sandbox/config.js';
 import { loadSnapshot, Persistence, readJournal } from '../../src/sandbox/persistence.js';
 import { SandboxState, type InboxEmail } from '../../src/sandbox/state.js';
+import { workspaceParts } from '../../src/sandbox/workspaces.js';
 import { withText } from '../../src/sandbox/text.js';
 
 let dir: string;
@@ -188,6 +190,53 @@ describe('Persistence (--data): snapshot plus journal', () => {
     expect(JSON.parse(await readFile(file, 'utf8')).keys).toHaveLength(1);
     await p.close();
     expect(await readdir(join(dir, 'later'))).toEqual(['state.json']);
+  });
+});
+
+describe('the journal lines of accepted emails', () => {
+  test('one line per accepted email, without a copy of its answer or of the contact it made; read back, every answer, contact and email is the same', async () => {
+    const file = join(dir, 'state.json');
+    const p = await started(file, () => SandboxState.fresh('sk_live_lines'), noError);
+    const parts = workspaceParts(p.current, resolveConfig({}), (change) => p.record(change));
+    const now = new Date();
+    const inAnHour = new Date(now.getTime() + 3_600_000).toISOString();
+    const sends: Record<string, unknown>[] = [
+      { from: 'shop@example.com', to: 'ada@customer.test', subject: 'Plain', html: '<p>1</p>', idempotencyKey: 'k-plain' },
+      // The answer's `from` is the one sent; the email keeps the name joined in.
+      { from: 'shop@example.com', fromName: 'The Shop', to: 'bob@customer.test', subject: 'Named', html: '<p>2</p>', idempotencyKey: 'k-named', groupBy: 'orders' },
+      { from: 'The Shop <shop@example.com>', to: 'cy@customer.test', subject: 'Props', html: '<p>3</p>', contactProperties: { plan: 'pro', seats: 3 }, idempotencyKey: 'k-props' },
+      { template: 'welcome', to: 'dee@customer.test', variables: { name: 'Dee' }, idempotencyKey: 'k-template' },
+      { from: 'shop@example.com', to: 'eve@customer.test', subject: 'Later', html: '<p>5</p>', sendAt: inAnHour, idempotencyKey: 'k-later' },
+      // A known address: no contact made; then one whose properties change (updated, kept whole).
+      { from: 'shop@example.com', to: 'ada@customer.test', subject: 'Again', html: '<p>6</p>' },
+      { from: 'shop@example.com', to: 'ADA@customer.test', subject: 'Upgrade', html: '<p>7</p>', contactProperties: { plan: 'team' }, idempotencyKey: 'k-update' },
+      { from: 'shop@example.com', to: 'fay@customer.test', subject: 'Status given', html: '<p>8</p>', contactProperties: { status: 'UNSUBSCRIBED' } },
+    ];
+    const answers = sends.map((body) => {
+      const outcome = parts.emails.send(body, now, 'req_lines');
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.error));
+      return outcome.result;
+    });
+    // An answer that the email's fields would not give back is kept whole.
+    const odd = { id: 'trs_odd', messageId: 'm-trs_odd', status: 'SENT', to: 'trs_odd@x.test', type: 'raw', subject: 'Answered' } as const;
+    p.current.acceptEmail(sampleEmail('trs_odd', { idempotencyKey: 'k-odd', subject: 'Kept' }), odd, now);
+    await p.durable();
+    const journal = join(dir, (await readdir(dir)).find((f) => f.includes('.journal-'))!);
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.t)).toEqual([...sends.map(() => 'e'), 'e']);
+    expect(lines.map((l) => Object.keys(l).filter((k) => k !== 't' && k !== 'email'))).toEqual([['c'], ['c', 'rf'], ['c'], ['c'], ['c'], [], ['contact'], ['contact'], ['result']]);
+    expect(lines[1]!.rf).toBe('shop@example.com');
+
+    const again = (await Persistence.open(file, () => SandboxState.fresh(undefined), noError)).current;
+    expect(observable(again)).toEqual(observable(p.current));
+    for (const [i, body] of sends.entries()) {
+      const key = body.idempotencyKey as string | undefined;
+      if (key !== undefined) expect(JSON.stringify(again.idempotency.get(key))).toBe(JSON.stringify(answers[i]));
+    }
+    expect(JSON.stringify([...again.contacts.values()])).toBe(JSON.stringify([...p.current.contacts.values()]));
+    expect(again.contacts.get('ada@customer.test')!.properties).toEqual({ status: 'SUBSCRIBED', plan: 'team' });
+    expect(again.idempotency.get('k-odd')).toEqual(odd);
+    await parts.close();
   });
 });
 

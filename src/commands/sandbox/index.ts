@@ -32,7 +32,7 @@ export function register(parent: Command, ctx: Context): void {
     )
     .option('--host <host>', 'interface to listen on (default 127.0.0.1; anything else is reachable from other machines)')
     .option('--api-key <key>', 'secret of the ready API key (default: generated)')
-    .option('--data <file>', 'keep state in this file across restarts (saved before each answer; survives a crash)')
+    .option('--data <file>', "keep every workspace's state in this file across restarts (saved before each answer; survives a crash)")
     .option('--config <file>', 'JSON config: verifiedEmails, verifiedDomains, templates, monthlyLimit, rateLimit, retain, faults, deliveries, webhooks')
     .addOption(new Option('--monthly-limit <n>', 'emails accepted per month before 403').argParser(parseIntegerOption('--monthly-limit', 0)))
     .addOption(new Option('--retain <n>', 'keep the newest n emails, webhook deliveries and contacts (default 10000); counts cover all').argParser(parseIntegerOption('--retain', 1)))

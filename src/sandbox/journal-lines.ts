@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { Change, Contact, EmailResultBody, InboxEmail } from './state.js';
+
+// The records of a `--data` file as the sandbox reads them back: every field a request, the inbox
+// or the scheduler relies on (persistence.ts checks its snapshots with the same).
+export const str = z.string();
+export const emailResult = z.looseObject({ id: str, messageId: str, status: z.enum(['SENT', 'SCHEDULED']), to: str, type: z.enum(['raw', 'templated']) });
+export const storedEmail = emailResult
+  .extend({ html: str, text: str.optional(), settings: z.looseObject({ trackClicks: z.boolean(), trackOpens: z.boolean() }), createdAt: str, sendAt: str.optional() })
+  .refine((e) => e.status !== 'SCHEDULED' || !Number.isNaN(Date.parse(e.sendAt ?? '')));
+export const storedKey = z.looseObject({ id: str, displayName: str, role: str, status: str, secretKey: str, createdAt: z.iso.datetime(), updatedAt: str });
+export const storedWebhook = z.looseObject({ id: str, url: str, events: z.array(str), token: str, createdAt: str });
+export const contact = z.looseObject({ id: str, email: str, properties: z.record(str, z.unknown()), createdAt: str, updatedAt: str });
+export const count = z.number().int().nonnegative();
+export const tallyRow = z.looseObject({ raw: count, templated: count });
+export const delivery = z.looseObject({ webhookId: str, event: str, url: str, attempt: z.number() });
+
+/** A journaled change and the workspace it belongs to (`w`, absent for the first workspace). */
+export type JournaledChange = Change & { w?: string };
+
+/**
+ * Every line of a journal is a JSON object with its kind in `t` and, for a workspace other than
+ * the first, its id in `w`. An accepted email, the one change a send makes, is an `e` line: the
+ * email as kept, and only what cannot be worked out from it (an email line of the earlier format,
+ * `email`, carried its API answer and was followed by a `contact` line):
+ * - its API answer (idempotency keys answer it again) is rebuilt from the email's own fields, but
+ *   for `rf`, the `from` it answered where the email keeps another (`fromName` joined in), and
+ *   `result` whole should it ever differ otherwise;
+ * - the contact its send created, when it is what a send to a new address makes (`status:
+ *   SUBSCRIBED` and the email's `contactProperties`, created at the email's time), is only its
+ *   id, `c`; any other contact the send created or updated is whole, `contact`.
+ */
+const lineSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('e'), email: storedEmail, c: str.optional(), contact: contact.optional(), rf: str.optional(), result: emailResult.optional() }),
+  z.object({ t: z.literal('email'), email: storedEmail, result: emailResult.optional() }),
+  z.object({ t: z.literal('sent'), id: str, type: z.enum(['raw', 'templated']).optional() }),
+  z.object({ t: z.literal('emailDeleted'), id: str }),
+  z.object({ t: z.literal('emailsCleared') }),
+  z.object({ t: z.literal('contact'), contact }),
+  z.object({ t: z.literal('contactDeleted'), email: str }),
+  z.object({ t: z.literal('key'), key: storedKey }),
+  z.object({ t: z.literal('keyDeleted'), id: str }),
+  z.object({ t: z.literal('webhook'), webhook: storedWebhook }),
+  z.object({ t: z.literal('webhookDeleted'), id: str }),
+  z.object({ t: z.literal('delivery'), record: delivery }),
+  z.object({ t: z.literal('primaryKey'), id: str }),
+  z.object({ t: z.literal('reset') }),
+  z.object({ t: z.literal('workspace'), workspace: z.looseObject({ id: str, name: str }) }),
+]);
+
+/** The API answer EmailService gave for an email (emails.ts send), from the email as kept. */
+function answerOf(email: InboxEmail, from: string | undefined): EmailResultBody {
+  const result: EmailResultBody = { id: email.id, messageId: email.messageId, status: email.status, to: email.to, type: email.type };
+  if (email.type === 'raw') {
+    if (from !== undefined) result.from = from;
+    if (email.subject !== undefined) result.subject = email.subject;
+  } else if (email.template !== undefined) result.template = email.template;
+  if (email.groupBy !== undefined) result.groupBy = email.groupBy;
+  return result;
+}
+
+/** True when `answerOf` gives `result` back, given its `from`: no other field differs. */
+function rebuilds(result: EmailResultBody, email: InboxEmail): boolean {
+  return (
+    result.id === email.id &&
+    result.messageId === email.messageId &&
+    result.status === email.status &&
+    result.to === email.to &&
+    result.type === email.type &&
+    result.subject === (email.type === 'raw' ? email.subject : undefined) &&
+    result.template === (email.type === 'templated' ? email.template : undefined) &&
+    result.groupBy === email.groupBy &&
+    (email.type === 'raw' ? result.from !== undefined || email.from === undefined : result.from === undefined)
+  );
+}
+
+/** The contact a send to a new address makes (contacts.ts recipientContact), from the email. */
+function madeContact(email: InboxEmail, id: string): Contact {
+  return { id, email: email.to, properties: { status: 'SUBSCRIBED', ...email.contactProperties }, createdAt: email.createdAt, updatedAt: email.createdAt };
+}
+
+function isMadeContact(c: Contact, email: InboxEmail): boolean {
+  if (c.email !== email.to || c.createdAt !== email.createdAt || c.updatedAt !== email.createdAt) return false;
+  const props = email.contactProperties;
+  let n = 1;
+  if (props !== undefined) {
+    for (const key in props) {
+      if (key === 'status' || c.properties[key] !== props[key]) return false;
+      n += 1;
+    }
+  }
+  if (c.properties.status !== 'SUBSCRIBED') return false;
+  for (const key in c.properties) if (--n < 0 || !Object.hasOwn(c.properties, key)) return false;
+  return n === 0;
+}
+
+/** The journal line of a change of the first workspace, or of workspace `w`. */
+export function encodeChange(change: Change, w?: string): string {
+  const where = w === undefined ? '' : `"w":${JSON.stringify(w)},`;
+  if (change.t !== 'email') return w === undefined ? JSON.stringify(change) : `{${where}${JSON.stringify(change).slice(1)}`;
+  const { email, result, contact: made } = change;
+  let extra = '';
+  if (made !== undefined) extra += isMadeContact(made, email) ? `"c":${JSON.stringify(made.id)},` : `"contact":${JSON.stringify(made)},`;
+  if (result !== undefined) {
+    if (!rebuilds(result, email)) extra += `"result":${JSON.stringify(result)},`;
+    else if (result.from !== email.from && result.from !== undefined) extra += `"rf":${JSON.stringify(result.from)},`;
+  }
+  return `{"t":"e",${where}${extra}"email":${JSON.stringify(email)}}`;
+}
+
+/** The change a journal line holds (this format or the earlier one), or undefined when it is not one. */
+export function decodeLine(line: string): JournaledChange | undefined {
+  let json: { w?: unknown };
+  try {
+    json = JSON.parse(line) as { w?: unknown };
+  } catch {
+    return undefined;
+  }
+  const parsed = lineSchema.safeParse(json);
+  if (!parsed.success || (json.w !== undefined && typeof json.w !== 'string')) return undefined;
+  const line_ = parsed.data;
+  let change: JournaledChange;
+  if (line_.t === 'e') {
+    const email = restoreText(line_.email as InboxEmail);
+    change = { t: 'email', email };
+    if (email.idempotencyKey !== undefined) change.result = (line_.result as EmailResultBody | undefined) ?? answerOf(email, line_.rf ?? email.from);
+    if (line_.c !== undefined) change.contact = madeContact(email, line_.c);
+    else if (line_.contact !== undefined) change.contact = line_.contact as Contact;
+  } else {
+    change = line_ as JournaledChange;
+    if (change.t === 'email') change.email = restoreText(change.email);
+  }
+  if (typeof json.w === 'string') change.w = json.w;
+  return change;
+}
+
+/**
+ * An email saved before its text was generated (JSON leaves the undefined `text` out; text.ts
+ * withText) gets the key back in its place after `html`, as when it was caught.
+ */
+export function restoreText(email: InboxEmail): InboxEmail {
+  if ('text' in email) return email;
+  const restored: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(email)) {
+    restored[key] = value;
+    if (key === 'html') restored.text = undefined;
+  }
+  return restored as unknown as InboxEmail;
+}
