@@ -41,31 +41,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     emails: async () => ((await call('GET', '/_sandbox/emails')) as { items: SandboxEmail[] }).items.map(caught),
     ...waits(call),
     deliveries,
-    waitForDeliveries(count, { timeoutMs = 5_000 } = {}) {
-      return new Promise((resolve, reject) => {
-        let done = false;
-        const check = () => {
-          void deliveries().then((items) => {
-            if (done || items.length < count) return;
-            finish();
-            resolve(items);
-          }, fail);
-        };
-        const fail = (err: unknown) => {
-          if (done) return;
-          finish();
-          reject(err instanceof Error ? err : new Error(String(err)));
-        };
-        const timer = setTimeout(() => fail(new Error(`mailroom sandbox: ${count} deliveries were not recorded within ${timeoutMs} ms`)), timeoutMs);
-        const unsubscribe = running.onDelivery(check);
-        function finish() {
-          done = true;
-          clearTimeout(timer);
-          unsubscribe();
-        }
-        check();
-      });
-    },
+    // The long poll, as every workspace handle waits: one implementation, one refusal of a count over retain.
+    waitForDeliveries: deliveryWaits(call).waitForDeliveries,
     async waitForIdle({ timeoutMs = 5_000 } = {}) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
@@ -208,7 +185,13 @@ function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<u
   const wait = async (query: URLSearchParams, timeoutMs: number, failure: string): Promise<SandboxDelivery[]> => {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
     query.set('timeoutMs', String(timeoutMs));
-    const { items, timedOut, closed } = (await call('GET', `/_sandbox/deliveries/wait?${query.toString()}`)) as { items: DeliveryRecord[]; timedOut: boolean; closed?: true };
+    const { items, timedOut, closed } = (await call('GET', `/_sandbox/deliveries/wait?${query.toString()}`).catch((err: unknown) => {
+      const retain = err instanceof RefusedCall && err.status === 400 ? (err.body as { retain?: unknown } | undefined)?.retain : undefined;
+      if (typeof retain === 'number') {
+        throw new RangeError(`mailroom sandbox: waitForDeliveries(${query.get('count')}): the sandbox keeps only the newest ${retain} delivery attempts (retain): a wait for more could never see them all`);
+      }
+      throw err;
+    })) as { items: DeliveryRecord[]; timedOut: boolean; closed?: true };
     if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${failure}`);
     if (timedOut) throw new Error(`mailroom sandbox: ${failure} ${timeoutMs} ms`);
     return items.map(publicDelivery);

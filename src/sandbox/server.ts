@@ -232,6 +232,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.get('/_sandbox/deliveries/wait', inspect, async (request, reply) => {
     const { state, deliveryWaits } = picked(request);
     const wanted = parseDeliveryWait(request.query as Record<string, string | undefined>);
+    // Only the newest `retain` attempts are kept, and a wait counts the kept ones: more could only time out.
+    if (!wanted.idle && wanted.count > state.retain) {
+      throw new HttpError(400, `Invalid request: count ${wanted.count} is more delivery attempts than this sandbox keeps (retain ${state.retain}): a wait for more could never see them all`, { retain: state.retain });
+    }
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const outcome = await deliveryWaits.wait(wanted, gone.signal);

@@ -166,3 +166,22 @@ describe('waitForEmails beyond what the sandbox keeps', () => {
     expect((await sb.waitForEmails(2)).map((e) => e.subject)).toEqual(['one', 'two']);
   });
 });
+
+describe('waitForDeliveries beyond what the sandbox keeps', () => {
+  test('a count over retain is refused at once (RangeError naming both): the sandbox, a workspace, a connection', async () => {
+    const sb = await startSandbox({ log: () => undefined, config: { retain: 2 } });
+    open.push(sb);
+    const { connectSandbox } = await import('../../src/sandbox/library.js');
+    const workspace = await sb.workspace();
+    for (const target of [sb, workspace, connectSandbox(sb.baseUrl)]) {
+      const started = Date.now();
+      const err = await target.waitForDeliveries(3, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(err).toBeInstanceOf(RangeError);
+      expect((err as Error).message).toBe('mailroom sandbox: waitForDeliveries(3): the sandbox keeps only the newest 2 delivery attempts (retain): a wait for more could never see them all');
+    }
+    // At the limit, the wait works as before.
+    const err = await sb.waitForDeliveries(2, { timeoutMs: 50 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('mailroom sandbox: 2 deliveries were not recorded within 50 ms');
+  });
+});
