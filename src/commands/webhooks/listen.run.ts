@@ -26,6 +26,12 @@ import { revealOnce } from '../../secrets.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;
+/**
+ * Bytes printed on stdout and not yet taken by its reader (`| less` left on its first page) past
+ * which deliveries are answered 503 rather than printed: the lines would pile up in memory.
+ */
+const OUTPUT_BACKLOG = 256 * 1024;
+const UNREAD_OUTPUT = 'stdout is not being read (the lines printed so far wait for their reader); retry later';
 /** How long an app started with --exec has to start listening before refused forwards count as failed, and how often they are tried meanwhile. */
 const APP_START_GRACE_MS = 10_000;
 const APP_START_RETRY_MS = 100;
@@ -143,7 +149,11 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   const settle = async (d: Delivery): Promise<Delivery> => {
     let out = d;
     let holds = false;
-    if (forwardable(d)) {
+    if (!mode.quiet && ctx.io.out.writableLength > OUTPUT_BACKLOG) {
+      // Printed lines nobody reads must not pile up in memory: the service retries a 503.
+      warnOnce('output', 'warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is');
+      out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: UNREAD_OUTPUT };
+    } else if (forwardable(d)) {
       if (reserved >= flags.forwardQueue) {
         out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: `the forward queue is full (${count(reserved, 'delivery')} waiting for ${forwardTo}, --forward-queue); retry later` };
       } else {
@@ -190,6 +200,8 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
     settle,
     onDelivery: (d) => {
       received += 1;
+      // Its line would wait behind the others nobody reads: the journal and the stop line count it.
+      if (d.reason === UNREAD_OUTPUT) return;
       if (d.status === 200 && d.event?.event === 'TESTING_CONNECTION') return print(d, { note: 'connection test; not forwarded' });
       if (!forwardable(d) || d.status !== 200) return print(d);
       accepted.push(d);
