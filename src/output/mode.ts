@@ -30,6 +30,6 @@ export function defaultListLimit(mode: OutputMode, asked: { all?: boolean; count
 /** The note under a table that shows fewer rows than there are: how many, and, when it was the default, how to see the rest. */
 export function listNote(shown: number, total: number, opts: { byDefault: boolean; countFlag: string }): string | undefined {
   if (shown >= total) return undefined;
-  const of = `Showing the newest ${shown} of ${total}`;
+  const of = `Showing the newest ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`;
   return opts.byDefault ? `${of}: --all shows every one, ${opts.countFlag} <n> another number.\n` : `${of}.\n`;
 }

@@ -77,6 +77,21 @@ describe('mailroom batch end to end', () => {
     expect(await sandbox.emails()).toHaveLength(0);
   });
 
+  it('counts of a thousand or more are written with a separator, every one of them (1,200 of 1,200)', async () => {
+    const input = join(dir, 'many-invalid.ndjson');
+    writeFileSync(input, Array.from({ length: 1200 }, (_, i) => JSON.stringify({ to: `nope-${i}`, subject: 'Hi', html: '<p>x</p>' })).join('\n') + '\n');
+    const r = await runInProcess(['batch', input, '--from', 'ops@example.com', '--dry-run'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Dry run: 1,200 entries, 0 valid, 1,200 invalid; nothing sent.');
+    expect(r.stderr).toContain('mailroom: 1,200 of 1,200 entries are invalid; nothing was sent');
+    // Refused by the API (an unverified sender): the exit-7 line counts the same way.
+    const refused = join(dir, 'many-refused.ndjson');
+    writeFileSync(refused, Array.from({ length: 1200 }, (_, i) => JSON.stringify({ from: 'someone@unverified.test', to: `u${i}@example.com`, subject: 'Hi', html: '<p>x</p>' })).join('\n') + '\n');
+    const sent = await runInProcess(['batch', refused, '--new-run'], { env });
+    expect(sent.code).toBe(7);
+    expect(sent.stderr).toContain('mailroom: 1,200 of 1,200 emails failed');
+  });
+
   it('a bad input file or a bad key stops the run with the documented code and one line', async () => {
     const missing = await runInProcess(['batch', join(dir, 'nope.ndjson')], { env });
     expect(missing).toMatchObject({ code: 2, stdout: '' });

@@ -58,3 +58,11 @@ describe('absent values', () => {
   });
 });
 
+
+describe('listNote', () => {
+  it('counts of a thousand or more with a separator, as every other count', async () => {
+    const { listNote } = await import('../../src/output/mode.js');
+    expect(listNote(1_000, 12_000, { byDefault: false, countFlag: '--last' })).toBe('Showing the newest 1,000 of 12,000.\n');
+    expect(listNote(50, 120, { byDefault: true, countFlag: '--last' })).toBe('Showing the newest 50 of 120: --all shows every one, --last <n> another number.\n');
+  });
+});
