@@ -92,7 +92,24 @@ function wantsStackTraces(args) {
   return args.includes('--verbose') || args.includes('-v') || process.env.MAILROOM_DEBUG === '1';
 }
 
-module.exports = { answerFromCatalog };
+/** Proxy variables (src/transport/agent.ts): with one set, undici's whole package is needed. */
+const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
+
+/**
+ * The one-file bundle that runs this command line, or undefined for dist/main.js (start-up time:
+ * scripts/build.mjs, "dist/fast/check.js"). Only a plain `check`: anything that needs a module the
+ * fast bundle leaves out (--sandbox, --jq, a proxy, help) or its source map (--verbose's stack
+ * traces) goes to dist/main.js, as does anything this cannot read for sure (options before the
+ * command, `--`).
+ */
+function fastBundle(args, env) {
+  if (args[0] !== 'check') return undefined;
+  const unsure = (a) => a === '--' || a === 'help' || a === '-h' || a === '--help' || a === '-v' || a === '--verbose' || a.startsWith('--sandbox') || a.startsWith('--jq');
+  if (args.some(unsure) || env.MAILROOM_DEBUG === '1' || PROXY_VARIABLES.some((name) => env[name])) return undefined;
+  return '../dist/fast/check.js';
+}
+
+module.exports = { answerFromCatalog, fastBundle };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
@@ -102,6 +119,6 @@ if (require.main === module) {
   } else if (!answerFromCatalog(args)) {
     // Before the bundle loads: Node reads the maps of modules loaded after this only.
     if (wantsStackTraces(args)) process.setSourceMapsEnabled(true);
-    import('../dist/main.js');
+    import(fastBundle(args, process.env) ?? '../dist/main.js');
   }
 }

@@ -34,6 +34,56 @@ const common = {
   logLevel: 'warning',
 };
 
+// Start-up time: swap two load-time requires that mailroom never uses for stand-ins
+// (scripts/bundle-stubs/): undici's HTTP/2 client (node:http2 + tls, ~8 ms; mailroom never enables
+// h2) and Commander's node:child_process (~3 ms; loaded lazily if ever used).
+const bundleStubs = {
+  name: 'bundle-stubs',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/undici-no-h2.cjs') } : undefined,
+    );
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/child-process.cjs') } : undefined,
+    );
+  },
+};
+
+/** For a one-command bundle: src/commands/index.ts loads that command's definition alone. */
+function onlyCommand(name) {
+  return {
+    name: 'only-command',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]commands[\\/]index\.ts$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const table = /const LOADERS = \{\n([\s\S]*?)\n\} satisfies/.exec(text);
+        const line = table?.[1].split('\n').find((l) => l.trimStart().startsWith(`${name}: `));
+        if (!line) throw new Error(`src/commands/index.ts: no LOADERS line for "${name}" (the fast bundle's build reads that table)`);
+        return { contents: text.replace(table[0], `const LOADERS = {\n${line}\n} satisfies`), loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
+ * What the launcher never runs a fast bundle for (bin/mailroom.js, fastBundle), in its place: the
+ * sandbox session (--sandbox), jq (--jq), undici's whole package (a proxy in the environment) and
+ * its FormData body reader (mailroom sends JSON text only).
+ */
+const notInFastBundle = {
+  name: 'not-in-fast-bundle',
+  setup(b) {
+    const missing = (args) => ({ path: args.path, namespace: 'not-in-fast-bundle' });
+    b.onResolve({ filter: /^\.\/(sandbox\/session|output\/jq)\.js$/ }, (args) => (/[\\/]src[\\/]program\.ts$/.test(args.importer) ? missing(args) : undefined));
+    b.onResolve({ filter: /^undici$/ }, (args) => (/[\\/]src[\\/]transport[\\/]agent\.ts$/.test(args.importer) ? missing(args) : undefined));
+    b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) => (/undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer) ? missing(args) : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'not-in-fast-bundle' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`internal error: ${args.path} is not in this bundle (bin/mailroom.js runs dist/main.js for it)`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 const docsOnly = process.argv.includes('--docs');
 let files = [];
 if (!docsOnly) {
@@ -50,22 +100,7 @@ if (!docsOnly) {
     // Written below, chunks first and each file by rename, so a CLI started mid-build never reads a
     // half-written file. Stale hashed chunks are harmless, and pruned when npm packs or installs (below).
     write: false,
-    plugins: [
-      {
-        // Start-up time: swap two load-time requires that mailroom never uses for stand-ins
-        // (scripts/bundle-stubs/): undici's HTTP/2 client (node:http2 + tls, ~8 ms; mailroom never
-        // enables h2) and Commander's node:child_process (~3 ms; loaded lazily if ever used).
-        name: 'bundle-stubs',
-        setup(b) {
-          b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-            /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/undici-no-h2.cjs') } : undefined,
-          );
-          b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-            /commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: resolve('scripts/bundle-stubs/child-process.cjs') } : undefined,
-          );
-        },
-      },
-    ],
+    plugins: [bundleStubs],
   });
 
   files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')));
@@ -75,6 +110,30 @@ if (!docsOnly) {
     await writeFile(tmp, file.contents);
     await rename(tmp, file.path);
   }
+
+  // dist/fast/check.js: `mailroom check` in one file, which bin/mailroom.js runs for a plain `check`
+  // (start-up time: Node loads each bundle file on its own, and the split build's check loads 41 of
+  // them, ~15 ms of CPU; docs/development.md, "Start-up time"). The same src/main.ts with only check's
+  // definition, not split, no source map: `--verbose` (stack traces), `--sandbox`, `--jq`, help and a
+  // proxy in the environment are left to dist/main.js by the launcher, so the modules they need are
+  // not in this file, and reaching one here is an internal error, never a second copy of mailroom's
+  // modules (its held secrets are module state).
+  const fast = await build({
+    ...common,
+    splitting: false,
+    // Shorter names and syntax (576 KB instead of 726 KB: install size), function and class names
+    // kept; whitespace and the `// path` line above each module too (test/e2e/help.test.ts reads them).
+    minifySyntax: true,
+    minifyIdentifiers: true,
+    keepNames: true,
+    entryPoints: { check: 'src/main.ts' },
+    outdir: 'dist/fast',
+    write: false,
+    metafile: true,
+    plugins: [bundleStubs, onlyCommand('check'), notInFastBundle],
+  });
+  await mkdir(resolve('dist/fast'), { recursive: true });
+  for (const file of fast.outputFiles) await writeAtomically(file.path, file.contents);
 
   // The library entries' types, beside their code (package.json "exports" names them).
   await writeDeclarations(Object.values(LIBRARY_ENTRIES));

@@ -14,7 +14,10 @@ interface LauncherIO {
   err(text: string): void;
   columns(fd: 1 | 2): number | undefined;
 }
-const { answerFromCatalog } = createRequire(import.meta.url)('../../bin/mailroom.js') as { answerFromCatalog(args: string[], io: LauncherIO): boolean };
+const { answerFromCatalog, fastBundle } = createRequire(import.meta.url)('../../bin/mailroom.js') as {
+  answerFromCatalog(args: string[], io: LauncherIO): boolean;
+  fastBundle(args: string[], env: Record<string, string | undefined>): string | undefined;
+};
 
 const catalog = await renderHelpCatalog();
 const catalogText = JSON.stringify(catalog);
@@ -80,5 +83,37 @@ describe('help and version from the catalog (bin/mailroom.js answers without loa
     expect(fromCatalog(['help', 'chek'])).toBeUndefined();
     const r = await launch(['help', 'chek']);
     expect(r).toEqual({ stdout: '', stderr: expect.stringMatching(/^mailroom: no help for "chek": not a command or a help topic\n/), code: 2 });
+  });
+});
+
+describe('the one-file bundle of `check` (bin/mailroom.js fastBundle; what it holds: test/e2e/help.test.ts)', () => {
+  it('runs a plain check, whatever its own options', () => {
+    for (const args of [['check'], ['check', '-q'], ['check', '--json'], ['check', '--json', 'status,role'], ['check', '--profile', 'ci', '--timeout', '5s', '--allow-http', '--no-color']]) {
+      expect(fastBundle(args, {}), args.join(' ')).toBe('../dist/fast/check.js');
+    }
+  });
+
+  it('leaves to dist/main.js what it does not hold or cannot read for sure: --sandbox, --jq, --verbose (source maps), help, `--`, options before the command, a proxy, MAILROOM_DEBUG, other commands', () => {
+    const full = [
+      ['check', '--sandbox'],
+      ['check', '-q', '--sandbox'],
+      ['check', '--jq', '.status'],
+      ['check', '--jq=.status'],
+      ['check', '--verbose'],
+      ['check', '-v'],
+      ['check', '--help'],
+      ['check', '-h'],
+      ['check', 'help'],
+      ['check', '--', 'x'],
+      ['--json', 'check'],
+      ['-q', 'check'],
+      ['send', '--to', 'check'],
+      ['batch', 'emails.ndjson'],
+      [],
+    ];
+    for (const args of full) expect(fastBundle(args, {}), args.join(' ')).toBeUndefined();
+    for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']) expect(fastBundle(['check'], { [name]: 'http://proxy.test:3128' }), name).toBeUndefined();
+    expect(fastBundle(['check'], { MAILROOM_DEBUG: '1' })).toBeUndefined();
+    expect(fastBundle(['check'], { HTTP_PROXY: '', MAILROOM_DEBUG: '0' }), 'empty or off: no proxy, no debugging').toBe('../dist/fast/check.js');
   });
 });

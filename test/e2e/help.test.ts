@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,6 +231,121 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       ]);
     });
 
+    /** The dist/ files one run of bin/mailroom.js resolves (relative to dist/). */
+    function distFilesOf(args: string[], extraEnv: Record<string, string> = {}): string[] {
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-bin-'));
+      try {
+        const list = join(dir, 'modules.txt');
+        spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-modules.mjs'), BIN, ...args], {
+          env: { ...env, ...checkEnv, MAILROOM_CONFIG_DIR: dir, ...extraEnv, MAILROOM_TEST_MODULES_FILE: list },
+          stdio: 'ignore',
+        });
+        const urls = readFileSync(list, 'utf8').split('\n').filter((line) => line.startsWith('file:') && line.includes('/dist/'));
+        return [...new Set(urls.map((url) => relative(join(ROOT, 'dist'), fileURLToPath(url))))];
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+
+    it('a plain `check` runs dist/fast/check.js alone (start-up time: one file to load); --jq, --verbose, options before it and a proxy run dist/main.js', () => {
+      expect(distFilesOf(['check', '-q', '--max-retries', '0'])).toEqual(['fast/check.js']);
+      expect(distFilesOf(['check', '--json', '--max-retries', '0'])).toEqual(['fast/check.js']);
+      for (const [args, extraEnv] of [
+        [['check', '-q', '--jq', '.status'], {}],
+        [['check', '-q', '--verbose'], {}],
+        [['--max-retries', '0', 'check', '-q'], {}],
+        [['check', '-q'], { HTTPS_PROXY: 'http://127.0.0.1:1' }],
+      ] as const) {
+        const files = distFilesOf([...args], extraEnv);
+        expect(files, args.join(' ')).toContain('main.js');
+        expect(files, args.join(' ')).not.toContain('fast/check.js');
+      }
+    });
+
+    it('dist/fast/check.js holds exactly these modules: an import added to check\'s path (start-up time) fails here until listed', () => {
+      // The modules of check's path in dist/main.js (above), and those they load on demand, which the
+      // one-file bundle holds unevaluated until then: prompts and colours for a terminal, the sandbox
+      // admin transport, the keychain's wrapper. Not --sandbox, --jq or a proxy's undici (the launcher
+      // runs dist/main.js for those), and never zod, conf or jq.
+      expect(sourcesIn([join(ROOT, 'dist', 'fast', 'check.js')])).toEqual([
+        'node_modules/@inquirer/ansi',
+        'node_modules/@inquirer/confirm',
+        'node_modules/@inquirer/core',
+        'node_modules/@inquirer/figures',
+        'node_modules/@inquirer/password',
+        'node_modules/ansi-regex',
+        'node_modules/ansi-styles',
+        'node_modules/chalk',
+        'node_modules/cli-width',
+        'node_modules/color-convert',
+        'node_modules/color-name',
+        'node_modules/commander',
+        'node_modules/emoji-regex',
+        'node_modules/is-fullwidth-code-point',
+        'node_modules/mute-stream',
+        'node_modules/signal-exit',
+        'node_modules/string-width',
+        'node_modules/strip-ansi',
+        'node_modules/undici',
+        'node_modules/wrap-ansi',
+        'node_modules/yoctocolors-cjs',
+        'src/api/paths.ts',
+        'src/commands/check.run.ts',
+        'src/commands/check.ts',
+        'src/commands/context.ts',
+        'src/commands/index.ts',
+        'src/commands/shared/json-fields.ts',
+        'src/commands/shared/option-parsers.ts',
+        'src/commands/shared/repeatable-options.ts',
+        'src/commands/shared/transport-hints.ts',
+        'src/commands/verb.ts',
+        'src/config/environment.ts',
+        'src/config/file.ts',
+        'src/config/keychain.ts',
+        'src/config/paths.ts',
+        'src/config/sandbox-default.ts',
+        'src/config/settings.ts',
+        'src/config/url.ts',
+        'src/context.ts',
+        'src/errors.ts',
+        'src/exit-codes.ts',
+        'src/exit.ts',
+        'src/files.ts',
+        'src/help-layout.ts',
+        'src/help-topics.ts',
+        'src/input/prompter.ts',
+        'src/input/secret-file.ts',
+        'src/main.ts',
+        'src/output/color.ts',
+        'src/output/document.ts',
+        'src/output/fields.ts',
+        'src/output/index.ts',
+        'src/output/mode.ts',
+        'src/output/one-line.ts',
+        'src/output/print.ts',
+        'src/output/relative-time.ts',
+        'src/output/wrap.ts',
+        'src/plural.ts',
+        'src/program.ts',
+        'src/report-error.ts',
+        'src/run.ts',
+        'src/schema/ids.ts',
+        'src/schema/own-field.ts',
+        'src/schema/text.ts',
+        'src/secrets.ts',
+        'src/transport/agent.ts',
+        'src/transport/attempt.ts',
+        'src/transport/create.ts',
+        'src/transport/http-errors.ts',
+        'src/transport/http.ts',
+        'src/transport/pacer.ts',
+        'src/transport/rate-headers.ts',
+        'src/transport/retry.ts',
+        'src/transport/sandbox-admin.ts',
+        'src/version.ts',
+      ]);
+    });
+
     it('a batch whose entries pass the quick check loads no zod, conf or sandbox code (zod loads only to say what is wrong)', () => {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-batch-'));
       try {
@@ -320,13 +435,13 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     });
 
-    it('hands anything else to dist/main.js: options before --help, unknown commands, a bare group', async () => {
+    it('hands anything else to dist/main.js (a plain check to dist/fast/check.js): options before --help, unknown commands, a bare group', async () => {
       const cases = [['--json', '--help'], ['chek', '--help'], ['help', 'chek'], ['keys', 'nosuch'], ['check'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']];
       const runs = await Promise.all(cases.map((args) => nodeAsync(bin, args)));
       for (const [i, args] of cases.entries()) {
         const r = runs[i] as Awaited<ReturnType<typeof nodeAsync>>;
         expect(r.code, args.join(' ')).not.toBe(0);
-        expect(r.stderr, args.join(' ')).toMatch(/dist[\\/]main\.js/);
+        expect(r.stderr, args.join(' ')).toMatch(args[0] === 'check' ? /dist[\\/]fast[\\/]check\.js/ : /dist[\\/]main\.js/);
       }
     });
   });
