@@ -20,6 +20,12 @@ const HEARTBEAT_MS = 15_000;
 export class LiveFeed {
   /** Each open stream and its workspace. */
   private readonly clients = new Map<ServerResponse, string | undefined>();
+  /**
+   * Streams whose page does not read (a tab asleep) and missed a message: each message holds the
+   * whole state, so none is queued for them, only the latest sent once they read again. Memory per
+   * page stays at what its stream already holds.
+   */
+  private readonly behind = new Set<ServerResponse>();
   private readonly versions = new Map<string | undefined, number>();
   /** The workspaces changed since the last messages went out. */
   private readonly changedSince = new Set<string | undefined>();
@@ -42,9 +48,16 @@ export class LiveFeed {
     });
     res.write(`retry: 1000\n${this.message(workspace)}`);
     this.clients.set(res, workspace);
-    res.on('close', () => this.clients.delete(res));
+    res.on('close', () => {
+      this.clients.delete(res);
+      this.behind.delete(res);
+    });
+    res.on('drain', () => {
+      if (this.behind.delete(res)) res.write(this.message(workspace));
+    });
     this.heartbeat ??= setInterval(() => {
-      for (const c of this.clients.keys()) c.write(': keep-alive\n\n');
+      // A stream still holding data needs no keep-alive.
+      for (const c of this.clients.keys()) if (!c.writableNeedDrain) c.write(': keep-alive\n\n');
     }, HEARTBEAT_MS).unref();
   }
 
@@ -60,7 +73,9 @@ export class LiveFeed {
       this.changedSince.clear();
       for (const [c, w] of this.clients) {
         const msg = messages.get(w);
-        if (msg !== undefined) c.write(msg);
+        if (msg === undefined) continue;
+        if (c.writableNeedDrain) this.behind.add(c);
+        else c.write(msg);
       }
     }, COALESCE_MS);
     this.pending.unref();
@@ -72,6 +87,7 @@ export class LiveFeed {
     this.pending = this.heartbeat = undefined;
     for (const c of this.clients.keys()) c.end();
     this.clients.clear();
+    this.behind.clear();
   }
 
   private message(workspace: string | undefined): string {
