@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, cleanEnv } from '../helpers/cli.js';
@@ -62,5 +63,34 @@ describe('source maps', () => {
       for (const source of ours) expect(existsSync(source), source).toBe(true);
       if (file === 'main.js') expect(ours).toContain(join(ROOT, 'src', 'main.ts'));
     }
+  });
+
+  it("name the file of each module, mailroom's and the bundled packages' (whose maps keep the first mapping of a line: install size)", () => {
+    const dist = join(ROOT, 'dist');
+    let modules = 0;
+    let packages = 0;
+    for (const file of bundleFiles(dist)) {
+      const js = join(dist, file);
+      const map = new SourceMap(JSON.parse(readFileSync(`${js}.map`, 'utf8')) as SourceMapPayload);
+      const lines = readFileSync(js, 'utf8').split('\n');
+      for (const [i, line] of lines.entries()) {
+        // esbuild's line above each module: `// src/run.ts`, `// node_modules/undici/lib/core/util.js`.
+        const module = /^\/\/ (?:\S*\/)?(src\/\S+\.ts|node_modules\/(?:@[^/\s]+\/)?[^/\s]+\/)/.exec(line)?.[1];
+        if (!module) continue;
+        // Its first line of code that maps anywhere (esbuild leaves a helper such as `var _a;` unmapped).
+        let source: string | undefined;
+        for (let j = i + 1; j < lines.length && source === undefined && !lines[j]!.startsWith('// '); j++) {
+          const entry = map.findEntry(j, Math.max(0, lines[j]!.search(/\S/))) as { generatedLine?: number; originalSource?: string };
+          if (entry.generatedLine === j) source = entry.originalSource;
+        }
+        // A package's own map may name its sources by URL: only that it maps is checked there.
+        if (module.startsWith('src/')) expect(source, `${file}:${i + 1}`).toContain(module);
+        else expect(source, `${file}:${i + 1} (${module})`).toMatch(/\S/);
+        modules += 1;
+        if (module.startsWith('node_modules/')) packages += 1;
+      }
+    }
+    expect(packages).toBeGreaterThan(10);
+    expect(modules - packages).toBeGreaterThan(10);
   });
 });
