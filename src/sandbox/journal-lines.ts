@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Change, Contact, EmailResultBody, InboxEmail } from './state.js';
 
 // The records of a `--data` file as the sandbox reads them back: every field a request, the inbox
