@@ -55,11 +55,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       }
       return deliveries();
     },
+    // Deliveries already on their way arrive first: a receiver in the same test process has seen
+    // them before reset() resolves, so none lands in the next test.
     reset: async () => {
-      // Deliveries already on their way arrive first: a receiver in the same test process has
-      // seen them before reset() resolves, so none lands in the next test.
-      await running.deliveriesSettled();
-      await call('POST', '/_sandbox/reset', {});
+      await call('POST', '/_sandbox/reset', { settle: true });
     },
     trigger: async (event, { email } = {}) =>
       ((await call('POST', '/_sandbox/events', email === undefined ? { event } : { event, email })) as { event: Envelope }).event satisfies SandboxEnvelope,
@@ -115,7 +114,7 @@ function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<Sand
     deliveries: async () => ((await scoped('GET', '/_sandbox/deliveries')) as { items: DeliveryRecord[] }).items.map(publicDelivery),
     ...deliveryWaits(scoped),
     reset: async () => {
-      await call('POST', '/_sandbox/reset', scope);
+      await call('POST', '/_sandbox/reset', { ...scope, settle: true });
     },
     trigger: async (event, { email } = {}) =>
       ((await call('POST', '/_sandbox/events', { event, ...(email === undefined ? {} : { email }), ...scope })) as { event: Envelope }).event satisfies SandboxEnvelope,

@@ -232,7 +232,10 @@ export interface SandboxWorkspace {
   waitForDeliveries(count: number, options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
   /** Resolves to this workspace's attempts once none is queued, in flight or waiting for a retry; rejects after `timeoutMs` (default 5000). */
   waitForIdle(options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
-  /** Empties this workspace's emails, contacts, deliveries and idempotency keys; its keys and webhooks stay. Other workspaces are untouched. */
+  /**
+   * Lets this workspace's deliveries already on their way reach their receivers, then empties its
+   * emails, contacts, deliveries and idempotency keys; its keys and webhooks stay. Other workspaces are untouched.
+   */
   reset(): Promise<void>;
   /** Fires an event to this workspace's subscribed webhooks. */
   trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;

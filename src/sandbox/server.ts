@@ -248,8 +248,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     deliverer.publishSoon(envelope);
     return { event: envelope };
   });
+  // `settle: true` (the library's reset()): the deliveries already on their way reach their
+  // receivers first, so that none lands in a test's receiver after the next one began.
   app.post('/_sandbox/reset', inspect, async (request) => {
-    const parts = workspaces.pick(workspaceOf(request.body));
+    const { workspace, settle } = resetRequest(request.body);
+    const parts = workspaces.pick(workspace);
+    if (settle) await parts.deliverer.settled();
     parts.state.reset();
     limiter?.reset();
     parts.reset();
@@ -286,15 +290,16 @@ function isEmailPath(request: FastifyRequest): boolean {
   return request.url.startsWith('/v1/emails');
 }
 
-/** The `workspace` of a control request's body (`{}` and no body: the first workspace). */
-function workspaceOf(body: unknown): string | undefined {
-  if (body === undefined || body === null) return undefined;
+/** The `workspace` (`{}` and no body: the first) and `settle` of a reset's body. */
+function resetRequest(body: unknown): { workspace: string | undefined; settle: boolean } {
+  if (body === undefined || body === null) return { workspace: undefined, settle: false };
   if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Invalid request: the body must be a JSON object');
-  const extra = Object.keys(body).filter((k) => k !== 'workspace');
+  const extra = Object.keys(body).filter((k) => k !== 'workspace' && k !== 'settle');
   if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
-  const { workspace } = body as { workspace?: unknown };
+  const { workspace, settle } = body as { workspace?: unknown; settle?: unknown };
   if (workspace !== undefined && typeof workspace !== 'string') throw new HttpError(400, 'Invalid request: workspace must be a workspace id (wrk_…)');
-  return workspace;
+  if (settle !== undefined && typeof settle !== 'boolean') throw new HttpError(400, 'Invalid request: settle must be true or false');
+  return { workspace, settle: settle === true };
 }
 
 function nameOf(body: unknown): string | undefined {

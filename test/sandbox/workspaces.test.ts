@@ -224,6 +224,33 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     expect((await fetch(`${sb.baseUrl}/_sandbox/stream?workspace=wrk_nope`)).status).toBe(404);
   });
 
+  test("a workspace's reset() lets the deliveries already on their way reach their receiver first, in-process and through connectSandbox", async () => {
+    const answered: string[] = [];
+    let arrived: () => void = () => undefined;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrived();
+        // The receiver takes its time; a reset that does not wait cuts the attempt off.
+        setTimeout(() => res.end(), 200);
+      });
+      res.on('close', () => answered.push(res.writableFinished ? 'answered' : 'cut off'));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    for (const [n, handle] of [await sb.workspace(), await connectSandbox(sb.baseUrl).workspace()].entries()) {
+      await api(handle.apiKey, 'POST', '/v1/webhooks', { url, events: ['CONTACT_CREATED'] });
+      const onItsWay = new Promise<void>((r) => (arrived = r));
+      await api(handle.apiKey, 'POST', '/v1/emails', { ...receipt('slow'), idempotencyKey: undefined, to: `slow${n}@customer.test` });
+      await onItsWay;
+      await handle.reset();
+      expect(answered).toEqual(['answered']);
+      expect(await handle.deliveries()).toEqual([]);
+      answered.length = 0;
+    }
+  });
+
   test("a workspace's key manages its own workspace's keys only", async () => {
     const a = await sb.workspace();
     const own = await api(a.apiKey, 'GET', `/v1/workspaces/${a.workspaceId}/api-keys`);
@@ -287,5 +314,8 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     expect(((await bad.json()) as { message: string }).message).toBe('Invalid request: unknown field extra');
     const reset = await post('/_sandbox/reset', { workspace: 'wrk_nope' });
     expect(reset.status).toBe(404);
+    const settle = await post('/_sandbox/reset', { settle: 'yes' });
+    expect(settle.status).toBe(400);
+    expect(((await settle.json()) as { message: string }).message).toBe('Invalid request: settle must be true or false');
   });
 });
