@@ -95,18 +95,21 @@ function wantsStackTraces(args) {
 /** Proxy variables (src/transport/agent.ts): with one set, undici's whole package is needed. */
 const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
 
+/** The commands built into one file each (scripts/build.mjs FAST_COMMANDS). */
+const FAST_COMMANDS = ['check', 'batch'];
+
 /**
  * The one-file bundle that runs this command line, or undefined for dist/main.js (start-up time:
- * scripts/build.mjs, "dist/fast/check.js"). Only a plain `check`: anything that needs a module the
- * fast bundle leaves out (--sandbox, --jq, a proxy, help) or its source map (--verbose's stack
- * traces) goes to dist/main.js, as does anything this cannot read for sure (options before the
- * command, `--`).
+ * scripts/build.mjs, "dist/fast/<command>.js"). Only a plain `check` or `batch`: anything that needs
+ * a module the fast bundle leaves out (--sandbox, --jq, a proxy, help) or its source map
+ * (--verbose's stack traces) goes to dist/main.js, as does anything this cannot read for sure
+ * (options before the command, `--`).
  */
 function fastBundle(args, env) {
-  if (args[0] !== 'check') return undefined;
+  if (!FAST_COMMANDS.includes(args[0])) return undefined;
   const unsure = (a) => a === '--' || a === 'help' || a === '-h' || a === '--help' || a === '-v' || a === '--verbose' || a.startsWith('--sandbox') || a.startsWith('--jq');
   if (args.some(unsure) || env.MAILROOM_DEBUG === '1' || PROXY_VARIABLES.some((name) => env[name])) return undefined;
-  return '../dist/fast/check.js';
+  return `../dist/fast/${args[0]}.js`;
 }
 
 module.exports = { answerFromCatalog, fastBundle };

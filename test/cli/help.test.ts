@@ -86,14 +86,17 @@ describe('help and version from the catalog (bin/mailroom.js answers without loa
   });
 });
 
-describe('the one-file bundle of `check` (bin/mailroom.js fastBundle; what it holds: test/e2e/help.test.ts)', () => {
-  it('runs a plain check, whatever its own options', () => {
+describe('the one-file bundles of `check` and `batch` (bin/mailroom.js fastBundle; what they hold: test/e2e/help.test.ts)', () => {
+  it('runs a plain check or batch, whatever its own options', () => {
+    for (const args of [['batch', 'emails.ndjson'], ['batch', '-', '--json', '--concurrency', '4'], ['batch', 'journals', 'list']]) {
+      expect(fastBundle(args, {}), args.join(' ')).toBe('../dist/fast/batch.js');
+    }
     for (const args of [['check'], ['check', '-q'], ['check', '--json'], ['check', '--json', 'status,role'], ['check', '--profile', 'ci', '--timeout', '5s', '--allow-http', '--no-color']]) {
       expect(fastBundle(args, {}), args.join(' ')).toBe('../dist/fast/check.js');
     }
   });
 
-  it('leaves to dist/main.js what it does not hold or cannot read for sure: --sandbox, --jq, --verbose (source maps), help, `--`, options before the command, a proxy, MAILROOM_DEBUG, other commands', () => {
+  it('leaves to dist/main.js what they do not hold or cannot read for sure: --sandbox, --jq, --verbose (source maps), help, `--`, options before the command, a proxy, MAILROOM_DEBUG, other commands', () => {
     const full = [
       ['check', '--sandbox'],
       ['check', '-q', '--sandbox'],
@@ -108,7 +111,11 @@ describe('the one-file bundle of `check` (bin/mailroom.js fastBundle; what it ho
       ['--json', 'check'],
       ['-q', 'check'],
       ['send', '--to', 'check'],
-      ['batch', 'emails.ndjson'],
+      ['batch', 'emails.ndjson', '--sandbox'],
+      ['batch', 'emails.ndjson', '--jq', '.sent'],
+      ['batch', 'emails.ndjson', '-v'],
+      ['--profile', 'ci', 'batch', 'emails.ndjson'],
+      ['lint', 'email.html'],
       [],
     ];
     for (const args of full) expect(fastBundle(args, {}), args.join(' ')).toBeUndefined();

@@ -247,18 +247,29 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     }
 
-    it('a plain `check` runs dist/fast/check.js alone (start-up time: one file to load); --jq, --verbose, options before it and a proxy run dist/main.js', () => {
-      expect(distFilesOf(['check', '-q', '--max-retries', '0'])).toEqual(['fast/check.js']);
-      expect(distFilesOf(['check', '--json', '--max-retries', '0'])).toEqual(['fast/check.js']);
-      for (const [args, extraEnv] of [
-        [['check', '-q', '--jq', '.status'], {}],
-        [['check', '-q', '--verbose'], {}],
-        [['--max-retries', '0', 'check', '-q'], {}],
-        [['check', '-q'], { HTTPS_PROXY: 'http://127.0.0.1:1' }],
-      ] as const) {
-        const files = distFilesOf([...args], extraEnv);
-        expect(files, args.join(' ')).toContain('main.js');
-        expect(files, args.join(' ')).not.toContain('fast/check.js');
+    it('a plain `check` or `batch` runs its dist/fast/ file alone (start-up time: one file to load); --jq, --verbose, --sandbox, options before the command and a proxy run dist/main.js', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-input-'));
+      try {
+        const input = join(dir, 'in.ndjson');
+        writeFileSync(input, `${JSON.stringify({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', html: '<p>Hi</p>' })}\n`);
+        expect(distFilesOf(['check', '-q', '--max-retries', '0'])).toEqual(['fast/check.js']);
+        expect(distFilesOf(['check', '--json', '--max-retries', '0'])).toEqual(['fast/check.js']);
+        expect(distFilesOf(['batch', input, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
+        for (const [args, extraEnv] of [
+          [['check', '-q', '--jq', '.status'], {}],
+          [['check', '-q', '--verbose'], {}],
+          [['--max-retries', '0', 'check', '-q'], {}],
+          [['check', '-q'], { HTTPS_PROXY: 'http://127.0.0.1:1' }],
+          [['batch', input, '--dry-run', '--json', '--jq', '.total'], {}],
+          [['batch', input, '--dry-run', '-v'], {}],
+          [['--json', 'batch', input, '--dry-run'], {}],
+        ] as const) {
+          const files = distFilesOf([...args], extraEnv);
+          expect(files, args.join(' ')).toContain('main.js');
+          expect(files.filter((f) => f.startsWith('fast/')), args.join(' ')).toEqual([]);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
 
@@ -330,6 +341,148 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/report-error.ts',
         'src/run.ts',
         'src/schema/ids.ts',
+        'src/schema/own-field.ts',
+        'src/schema/text.ts',
+        'src/secrets.ts',
+        'src/transport/agent.ts',
+        'src/transport/attempt.ts',
+        'src/transport/create.ts',
+        'src/transport/http-errors.ts',
+        'src/transport/http.ts',
+        'src/transport/pacer.ts',
+        'src/transport/rate-headers.ts',
+        'src/transport/retry.ts',
+        'src/transport/sandbox-admin.ts',
+        'src/version.ts',
+      ]);
+    });
+
+    it('dist/fast/batch.js holds exactly these modules: an import added to batch\'s path (start-up time) fails here until listed', () => {
+      // Batch's path and what it loads on demand, held unevaluated until then: zod and the schemas
+      // (an entry the quick check cannot vouch for), the CSV reader, the progress bar, tables, prompts
+      // and colours for a terminal, the keychain's wrapper. Not --sandbox, --jq or a proxy's undici
+      // (the launcher runs dist/main.js for those), and never conf, fastify or jq.
+      expect(sourcesIn([join(ROOT, 'dist', 'fast', 'batch.js')])).toEqual([
+        'node_modules/@colors/colors',
+        'node_modules/@inquirer/ansi',
+        'node_modules/@inquirer/confirm',
+        'node_modules/@inquirer/core',
+        'node_modules/@inquirer/figures',
+        'node_modules/@inquirer/password',
+        'node_modules/ansi-regex',
+        'node_modules/ansi-styles',
+        'node_modules/chalk',
+        'node_modules/cli-table3',
+        'node_modules/cli-width',
+        'node_modules/color-convert',
+        'node_modules/color-name',
+        'node_modules/commander',
+        'node_modules/csv-parse',
+        'node_modules/emoji-regex',
+        'node_modules/is-fullwidth-code-point',
+        'node_modules/mute-stream',
+        'node_modules/signal-exit',
+        'node_modules/string-width',
+        'node_modules/strip-ansi',
+        'node_modules/undici',
+        'node_modules/wrap-ansi',
+        'node_modules/yoctocolors-cjs',
+        'node_modules/zod',
+        'src/api/batch-answer.ts',
+        'src/api/call-errors.ts',
+        'src/api/paths.ts',
+        'src/api/same-email.ts',
+        'src/batch/chunks.ts',
+        'src/batch/done-set.ts',
+        'src/batch/earlier-runs.ts',
+        'src/batch/entry-reports.ts',
+        'src/batch/fingerprint.ts',
+        'src/batch/http.ts',
+        'src/batch/journal-read.ts',
+        'src/batch/journal.ts',
+        'src/batch/journals.ts',
+        'src/batch/match.ts',
+        'src/batch/memory.ts',
+        'src/batch/paths.ts',
+        'src/batch/resume-checks.ts',
+        'src/batch/run.ts',
+        'src/batch/same-entries.ts',
+        'src/batch/sender.ts',
+        'src/batch/window.ts',
+        'src/batch/wording.ts',
+        'src/commands/batch.run.ts',
+        'src/commands/batch.ts',
+        'src/commands/context.ts',
+        'src/commands/index.ts',
+        'src/commands/journals/index.ts',
+        'src/commands/journals/list.run.ts',
+        'src/commands/journals/list.ts',
+        'src/commands/journals/prune.run.ts',
+        'src/commands/journals/prune.ts',
+        'src/commands/journals/show.run.ts',
+        'src/commands/journals/show.ts',
+        'src/commands/shared/batch-summary.ts',
+        'src/commands/shared/batch-wording.ts',
+        'src/commands/shared/dependent-options.ts',
+        'src/commands/shared/json-fields.ts',
+        'src/commands/shared/option-parsers.ts',
+        'src/commands/shared/repeatable-options.ts',
+        'src/commands/shared/transport-hints.ts',
+        'src/commands/shared/unreadable-journals.ts',
+        'src/commands/verb.ts',
+        'src/config/environment.ts',
+        'src/config/file.ts',
+        'src/config/keychain.ts',
+        'src/config/paths.ts',
+        'src/config/sandbox-default.ts',
+        'src/config/settings.ts',
+        'src/config/url.ts',
+        'src/context.ts',
+        'src/errors.ts',
+        'src/exit-codes.ts',
+        'src/exit.ts',
+        'src/files.ts',
+        'src/help-layout.ts',
+        'src/help-topics.ts',
+        'src/input/choice.ts',
+        'src/input/csv.ts',
+        'src/input/detect.ts',
+        'src/input/entries.ts',
+        'src/input/json-stream.ts',
+        'src/input/json-text.ts',
+        'src/input/ndjson.ts',
+        'src/input/prompter.ts',
+        'src/input/secret-file.ts',
+        'src/input/sources.ts',
+        'src/input/stdin.ts',
+        'src/input/text.ts',
+        'src/input/time.ts',
+        'src/main.ts',
+        'src/output/color.ts',
+        'src/output/document.ts',
+        'src/output/drained.ts',
+        'src/output/fields.ts',
+        'src/output/files.ts',
+        'src/output/lock.ts',
+        'src/output/mode.ts',
+        'src/output/one-line.ts',
+        'src/output/print.ts',
+        'src/output/progress.ts',
+        'src/output/relative-time.ts',
+        'src/output/targets.ts',
+        'src/output/wrap.ts',
+        'src/plural.ts',
+        'src/program.ts',
+        'src/report-error.ts',
+        'src/run.ts',
+        'src/schema/address.ts',
+        'src/schema/common.ts',
+        'src/schema/datetime.ts',
+        'src/schema/email-quick.ts',
+        'src/schema/email.ts',
+        'src/schema/ids.ts',
+        'src/schema/issues.ts',
+        'src/schema/limits.ts',
         'src/schema/own-field.ts',
         'src/schema/text.ts',
         'src/secrets.ts',
