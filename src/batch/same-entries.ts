@@ -127,7 +127,12 @@ function replay(held: InputItem[], rest: AsyncIterator<InputItem>, failure: { er
   let at = 0;
   const iterator: AsyncIterator<InputItem> = {
     next: () => {
-      if (at < held.length) return Promise.resolve({ value: held[at++]!, done: false });
+      if (at < held.length) {
+        const value = held[at]!;
+        // Not kept for the rest of the run once handed on.
+        held[at++] = undefined as unknown as InputItem;
+        return Promise.resolve({ value, done: false });
+      }
       if (failure !== undefined) {
         const { error } = failure;
         failure = undefined;

@@ -44,9 +44,9 @@ so retries and --resume never send an email twice. A journal is always written (
 A new run of entries that a journal in the state directory already sent (the same file, or the same
 first entries from any file or stdin; same host and key) is refused: --resume <journal> finishes that
 run or sends only entries added since, --new-run sends everything again.
-Exit codes: 0 all sent, 7 some failed, 2 bad input (nothing sent), 3 auth, 5 limits, 6 network,
-9 a file could not be written (disk full: resume with room), 130 interrupted (resume with
---resume <journal>).
+Exit codes: 0 all sent, 7 some failed, 2 bad input or entries sent before (nothing sent), 3 auth,
+5 limits, 6 network, 9 a file could not be written (disk full: resume with room), 130 interrupted
+(resume with --resume <journal>).
 Journals of earlier runs: mailroom batch journals (a file named journals: mailroom batch ./journals).`,
     )
     .action(verb(ctx, () => import('./batch.run.js'), (flags: Omit<BatchOptions, 'file'>, [file], cmd): BatchOptions => {
