@@ -107,12 +107,13 @@ async function* batchTargets(spec: string, cwd: string, io: Pick<IO, 'in' | 'isS
   const label = source.label;
   const byBody = new Map<string, number[]>();
   const now = new Date();
-  let index = 0;
+  // Entries are numbered as batch numbers them (its errors, --report and idempotency keys): from 0.
+  let index = -1;
   for await (const item of items) {
     index++;
     const where = { input: `${label} entry ${index}`, ...(spec === '-' ? {} : { file: spec }), line: item.line };
-    // batch's own check of the entry (it counts from 0), so lint passes exactly what batch would send.
-    const prepared = await prepareEntry(item, index - 1, FLAG_GIVEN, () => 'lint', () => now);
+    // batch's own check of the entry, so lint passes exactly what batch would send.
+    const prepared = await prepareEntry(item, index, FLAG_GIVEN, () => 'lint', () => now);
     const problem = prepared.ok ? undefined : prepared.error;
     if (typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) {
       yield { ...where, entries: [index], findings: [finding('entry-invalid', problem ?? 'the entry is not a JSON object', { line: item.line })], skipped: [] };

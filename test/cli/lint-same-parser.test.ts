@@ -51,11 +51,11 @@ describe('lint judges an entry with the parser send and batch use', () => {
       const batch = await inDir(['batch', 'entries.ndjson', '--dry-run', '--json']);
       expect(batch.code).not.toBe(0);
       const batchError = (JSON.parse(batch.stdout) as { errors: Array<{ index: number; error: string }> }).errors;
-      // batch counts its entries from 0, lint from 1: the second line is batch's entry 1, lint's entry 2.
+      // Both count entries from 0: the second line is entry 1 for each.
       expect(batchError.map((e) => e.index)).toEqual([1]);
       for (const [args, input, label] of [
-        [['--batch', 'entries.ndjson'], undefined, 'entries.ndjson entry 2'],
-        [['--batch', '-'], lines, 'stdin entry 2'],
+        [['--batch', 'entries.ndjson'], undefined, 'entries.ndjson entry 1'],
+        [['--batch', '-'], lines, 'stdin entry 1'],
       ] as const) {
         const r = await inDir(['lint', ...args, '--json'], input === undefined ? {} : { input });
         expect(r.code).toBe(10);
@@ -79,7 +79,7 @@ describe('lint judges an entry with the parser send and batch use', () => {
     const batch = await inDir(['batch', 'bad.csv', '--dry-run', '--json']);
     const batchError = (JSON.parse(batch.stdout) as { errors: Array<{ index: number; error: string }> }).errors;
     expect(batchError).toHaveLength(1);
-    expect(invalid((await inDir(['lint', '--batch', 'bad.csv', '--json'])).stdout)).toEqual([['bad.csv entry 1', 'error', batchError[0]!.error]]);
+    expect(invalid((await inDir(['lint', '--batch', 'bad.csv', '--json'])).stdout)).toEqual([['bad.csv entry 0', 'error', batchError[0]!.error]]);
   });
 });
 
@@ -98,6 +98,6 @@ describe('lint leaves to the command line what the command line can give', () =>
     const batch = await inDir(['batch', 'defaults.ndjson', '--from', 'a@example.com', '--subject', 'Hi', '--dry-run', '--json']);
     const batchError = (JSON.parse(batch.stdout) as { errors: Array<{ index: number; error: string }> }).errors;
     expect(batchError.map((e) => e.index)).toEqual([1]);
-    expect(invalid((await inDir(['lint', '--batch', 'defaults.ndjson', '--json'])).stdout)).toEqual([['defaults.ndjson entry 2', 'error', batchError[0]!.error]]);
+    expect(invalid((await inDir(['lint', '--batch', 'defaults.ndjson', '--json'])).stdout)).toEqual([['defaults.ndjson entry 1', 'error', batchError[0]!.error]]);
   });
 });

@@ -141,13 +141,14 @@ describe('mailroom lint: inputs', () => {
     const r = await lint(['--batch', 'batch.ndjson', '--json']);
     expect(r.code).toBe(10);
     const results = json(r.stdout).results;
+    // Numbered from 0, as batch numbers its entries (its errors, --report, idempotency keys).
     expect(results.map((x) => [x.input, x.entries, x.findings.map((f) => f.check)])).toEqual([
-      ['batch.ndjson entries 1-3', [1, 2, 3], ['link-http']],
+      ['batch.ndjson entries 0-2', [0, 1, 2], ['link-http']],
       // batch refuses "{{email}}" as an address: so does lint, beside the placeholder finding.
-      ['batch.ndjson entry 3', [3], ['entry-invalid', 'placeholder-unresolved']],
-      ['batch.ndjson entry 4', [4], ['text-missing', 'head-no-title', 'head-no-preheader', 'placeholder-unresolved']],
-      ['batch.ndjson entry 5', [5], ['entry-invalid']],
-      ['batch.ndjson entry 6', [6], []],
+      ['batch.ndjson entry 2', [2], ['entry-invalid', 'placeholder-unresolved']],
+      ['batch.ndjson entry 3', [3], ['text-missing', 'head-no-title', 'head-no-preheader', 'placeholder-unresolved']],
+      ['batch.ndjson entry 4', [4], ['entry-invalid']],
+      ['batch.ndjson entry 5', [5], []],
     ]);
     expect(results[1]?.line).toBe(3);
     expect(results[4]?.skipped).toEqual(['template "welcome" is stored with the service: give --templates <dir> with its source as <name>.html to check it']);
@@ -160,7 +161,7 @@ describe('mailroom lint: inputs', () => {
     expect(r.code).toBe(10);
     expect(r.stdout).not.toContain('\u001b');
     expect(r.stderr).not.toContain('\u001b');
-    expect(r.stderr).toContain('skipped: esc.ndjson entry 1: template "we\\u001b[2Jlcome" is stored with the service');
+    expect(r.stderr).toContain('skipped: esc.ndjson entry 0: template "we\\u001b[2Jlcome" is stored with the service');
   });
 
   it('--templates that is missing, a file or empty (a typo): exit 2 before any input is read, not every template skipped and exit 0', async () => {
@@ -186,9 +187,9 @@ describe('mailroom lint: inputs', () => {
     expect(r.code).toBe(10);
     const results = json(r.stdout).results;
     expect(results.map((x) => [x.input, x.findings.map((f) => `${f.check}: ${f.message}`)])).toEqual([
+      ['templated.ndjson entry 0', ['text-missing: no plain-text part: the service will generate one from the HTML']],
+      ['templated.ndjson entry 1', ['template-variable-missing: template "welcome" uses {{plan}}, which the entry\'s variables do not give']],
       ['templated.ndjson entry 1', ['text-missing: no plain-text part: the service will generate one from the HTML']],
-      ['templated.ndjson entry 2', ['template-variable-missing: template "welcome" uses {{plan}}, which the entry\'s variables do not give']],
-      ['templated.ndjson entry 2', ['text-missing: no plain-text part: the service will generate one from the HTML']],
     ]);
   });
 });
