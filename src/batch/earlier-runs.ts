@@ -154,12 +154,13 @@ export interface FirstRequest {
 }
 
 /**
- * The journals in `dir` of runs to the same host with the same key that sent at least one request,
+ * The journals in `dir` of runs to the same host with the same key (to any, without `api`: a dry run
+ * knows no key) that sent at least one request,
  * with the checkpoint of their first: one directory listing and one small read per journal. Journals
  * written before checkpoints existed, or not readable, are left out (their whole-input fingerprint
  * is still compared, by earlierRunsOf).
  */
-export function firstRequestsOf(dir: string, api: ApiIdentity): FirstRequest[] {
+export function firstRequestsOf(dir: string, api: ApiIdentity | undefined): FirstRequest[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith('.journal'));
@@ -171,7 +172,7 @@ export function firstRequestsOf(dir: string, api: ApiIdentity): FirstRequest[] {
   for (const name of names) {
     const path = join(dir, name);
     const start = journalStart(path, buf);
-    if (!start?.first || start.header.api?.baseUrl !== api.baseUrl || start.header.api.key !== api.key) continue;
+    if (!start?.first || (api && (start.header.api?.baseUrl !== api.baseUrl || start.header.api.key !== api.key))) continue;
     found.push({ path, header: start.header, upTo: start.first.upTo, sha: start.first.sha });
   }
   return found;

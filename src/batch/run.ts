@@ -116,10 +116,11 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   let report: NdjsonWriter | undefined;
   let failedOut: NdjsonWriter | undefined;
   try {
-    if (header && !resuming && o.api && !sentBefore && input.error === undefined) {
+    // A dry run sends nothing and knows no key: it notes a run of its entries to any API.
+    if (!resuming && !sentBefore && input.error === undefined && (o.dryRun || (header && o.api))) {
       const piped = source.path === undefined && o.stdio !== undefined && o.entries === undefined && o.stream === undefined;
       input.items = await checkEntriesNotSentBefore(
-        { dir: o.journalDir, api: o.api, newRun: Boolean(o.newRun), label: source.label, input: source.path ? (o.input ?? '-') : piped ? '-' : source.label, piped, file: source.path !== undefined, wording, warn: ctx.warn },
+        { dir: o.journalDir, api: o.dryRun ? undefined : o.api, newRun: Boolean(o.newRun), label: source.label, input: source.path ? (o.input ?? '-') : piped ? '-' : source.label, piped, file: source.path !== undefined, wording, warn: ctx.warn },
         input.items,
       );
     }

@@ -22,7 +22,8 @@ const HOLD_LIMIT = 10_000;
 export interface SameEntriesCheck {
   /** The state directory's journals. */
   dir: string;
-  api: ApiIdentity;
+  /** The API this run sends to; none in a dry run, which compares with runs to any API and only notes what it finds. */
+  api: ApiIdentity | undefined;
   /** Send again on purpose: only noted. */
   newRun: boolean;
   /** How messages name the input ("stdin", the path as given, "the entries"). */
@@ -81,6 +82,14 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
   }
   const found = await newestThatSent(matches);
   if (found === undefined) return replay(held, rest, failure);
+  if (c.api === undefined) {
+    const { run } = found;
+    const { name } = c.wording;
+    c.warn(
+      `${c.label}: its first ${count(run.upTo + 1, 'entry')} (as far as a dry run compares) are the ones run ${run.header.runId} sent to ${run.header.api?.baseUrl} (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('journal')} ${oneLine(run.path)} sends only what it did not, ${name('newRun')} sends them again`,
+    );
+    return replay(held, rest, failure);
+  }
   if (c.newRun) {
     c.warn(`${c.wording.name('newRun')}: sending again what ${oneLine(found.run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
     return replay(held, rest, failure);

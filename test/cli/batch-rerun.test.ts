@@ -143,6 +143,12 @@ describe('a new run whose first entries an earlier run sent (stdin, an appended 
     const journal = JSON.parse(first.stdout).journal as string;
     const requests = proxy.requests();
     expect(await sandbox.emails()).toHaveLength(40);
+    // A dry run after it still sends nothing and writes no journal, and says what a real run would meet.
+    const dryAfter = await runInProcess([...args('-'), '--dry-run'], { env, input: text });
+    expect(dryAfter.code).toBe(0);
+    expect(dryAfter.stderr).toContain(
+      `mailroom: note: stdin: its first 10 entries (as far as a dry run compares) are the ones run ${JSON.parse(first.stdout).runId} sent to ${proxy.baseUrl} (the journal ${journal}): a run with that host's key would be refused; --resume ${journal} sends only what it did not, --new-run sends them again\n`,
+    );
 
     const again = await runInProcess(args('-'), { env, input: text });
     expect(again.code).toBe(2);
