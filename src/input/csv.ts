@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { usageError } from '../errors.js';
 import type { InputItem } from './json-stream.js';
-import { INPUT_LIMIT, sizeWords } from './text.js';
+import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 import { setOwn } from '../schema/own-field.js';
 
 const BOOLEAN: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false };
@@ -11,9 +11,10 @@ const SETTINGS = new Set(['trackClicks', 'trackOpens']);
 /**
  * Streams CSV with csv-parse: the header row names the fields, `var.<name>` columns go to
  * `variables`, `prop.<name>` to `contactProperties`, `settings.trackClicks|trackOpens` to `settings`
- * (true/false/yes/no/1/0); an empty cell means the field is absent.
+ * (true/false/yes/no/1/0); an empty cell means the field is absent. A usage error names `label`, the
+ * input, first.
  */
-export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
+export async function* readCsvItems(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem> {
   const { parse } = await import('csv-parse');
   // The parser runs ahead of this loop: an error in line 2 can come before the header row is read
   // here, so the header the error message names is caught as the parser makes it.
@@ -52,8 +53,8 @@ export async function* readCsvItems(chunks: AsyncIterable<string>): AsyncGenerat
     }
   } catch (err) {
     // csv-parse's errors carry a code (CSV_..., INVALID_OPENING_QUOTE) and where the parser was.
-    if (err instanceof Error && typeof (err as Partial<CsvError>).code === 'string' && 'lines' in err) throw usageError(csvProblem(err as CsvError, header ?? firstRow));
-    throw err;
+    if (err instanceof Error && typeof (err as Partial<CsvError>).code === 'string' && 'lines' in err) throw locatedError(usageError(csvProblem(err as CsvError, header ?? firstRow)), label);
+    throw locatedError(err, label);
   } finally {
     // Stopped early: the source ends the input's read, and its file handle is closed before we go on.
     source.destroy();

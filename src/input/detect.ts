@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { IO } from '../context.js';
-import { usageError, ValidationError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { readCsvItems } from './csv.js';
 import { readJsonItems, type InputItem } from './json-stream.js';
@@ -168,21 +168,11 @@ export async function readInput(source: InputSource, forced: InputFormat | undef
   }
   const format = detectFormat(forced, source.path, head);
   const chunks = prepend(head, text);
-  const items = format === 'json' ? readJsonItems(chunks) : format === 'ndjson' ? readNdjsonItems(chunks) : readCsvItems(chunks);
+  const items = format === 'json' ? readJsonItems(chunks, source.label) : format === 'ndjson' ? readNdjsonItems(chunks, source.label) : readCsvItems(chunks, source.label);
   // The peek above started the read: a run that stops before (or while) reading the items ends it here.
   const close = async () => {
     await items.return(undefined);
     await text.return(undefined);
   };
-  return { format, items: located(items, source.label), counter, close };
-}
-
-/** A reader's usage error ("line 3, column 7: ...") names the input it is about. */
-async function* located(items: AsyncGenerator<InputItem>, label: string): AsyncGenerator<InputItem> {
-  try {
-    yield* items;
-  } catch (err) {
-    if (err instanceof ValidationError && !err.message.startsWith(`${label}: `)) throw usageError(`${label}: ${err.message}`, err.hints);
-    throw err;
-  }
+  return { format, items, counter, close };
 }

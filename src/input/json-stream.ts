@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { locateJsonError } from './json-text.js';
-import { INPUT_LIMIT, sizeWords } from './text.js';
+import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 
 /** One element of the input: its parsed value, or why it could not be parsed, and where it began. */
 export interface InputItem {
@@ -252,18 +252,22 @@ export class JsonArrayScanner {
   }
 }
 
-/** Streams the items of a JSON array (or `{ "emails": [...] }`) from text chunks. */
-export async function* readJsonItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
+/** Streams the items of a JSON array (or `{ "emails": [...] }`) from text chunks; a usage error names `label`, the input, first. */
+export async function* readJsonItems(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem> {
   const scanner = new JsonArrayScanner();
   const out: InputItem[] = [];
-  for await (const chunk of chunks) {
-    scanner.push(chunk, out);
-    if (out.length > 0) {
-      yield* out;
-      out.length = 0;
+  try {
+    for await (const chunk of chunks) {
+      scanner.push(chunk, out);
+      if (out.length > 0) {
+        yield* out;
+        out.length = 0;
+      }
     }
+    scanner.finish();
+  } catch (err) {
+    throw locatedError(err, label);
   }
-  scanner.finish();
 }
 
 function parseElement(text: string, line: number, column: number): InputItem {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { isMailroomError, usageError } from '../errors.js';
+import { isMailroomError, usageError, ValidationError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { BODY_LIMIT } from '../schema/limits.js';
 
@@ -12,6 +12,16 @@ import { BODY_LIMIT } from '../schema/limits.js';
 export const INPUT_LIMIT = BODY_LIMIT;
 
 export const sizeWords = (bytes: number): string => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`);
+
+/**
+ * A reader's usage error ("line 3, column 7: ...") naming the input it is about. The readers apply
+ * it around their whole loop, not per item (an async generator wrapping each item costs a batch run
+ * a few allocations per entry).
+ */
+export function locatedError(err: unknown, label: string | undefined): unknown {
+  if (label === undefined || !(err instanceof ValidationError) || err.message.startsWith(`${label}: `)) return err;
+  return usageError(`${label}: ${err.message}`, err.hints);
+}
 
 /** `--html-file page.html`, `--file (stdin)`: how messages name what was read. */
 export const sourceLabel = (spec: string, flag: string): string => (spec === '-' ? `${flag} (stdin)` : `${flag} ${spec}`);
