@@ -11,6 +11,11 @@ function unauthorized(scope: AuthScope, what: string): HttpError {
   return new HttpError(401, message, {}, { 'www-authenticate': 'Bearer' });
 }
 
+/** The secret of a well-formed `Authorization: Bearer <secret>` header, else undefined. */
+export function bearerSecret(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}
+
 /** The key presenting the request; a deleted key is gone from the map, so it fails at once. */
 export function authenticate<T extends { key: StoredKey }>(keyOf: (secret: string) => T | undefined, header: string | undefined, scope: AuthScope): T {
   if (header === undefined || header === '') throw unauthorized(scope, 'Missing API key (send the header "Authorization: Bearer <API_KEY>")');

@@ -12,13 +12,27 @@ export function isApiPath(url: string): boolean {
  * "lost" answers whose work is done but whose connection is destroyed before the answer is written,
  * and a delay of the answer after the work is done (latencyMs: the client that times out while it
  * waits has had its email accepted, and must not send it twice).
+ *
+ * With a seed, each workspace draws from a sequence of its own (`sequenceOf` names the workspace of
+ * a request: its key's, else the first), and a reset of a workspace starts only its sequence again:
+ * a parallel test worker in its own workspace meets the same faults whatever the others do.
  */
-export function installFaults(app: FastifyInstance, faults: ResolvedConfig['faults']): { restart(): void } {
+export function installFaults(app: FastifyInstance, faults: ResolvedConfig['faults'], sequenceOf: (request: FastifyRequest) => string): { restart(workspaceId: string): void } {
   const { errorRate, dropRate, lostRate, latencyMs, latencyBeforeMs, seed } = faults;
-  let random = seed === undefined ? Math.random : seededRandom(seed);
-  // A reset starts the seeded sequence again: each test of a shared sandbox meets the same faults.
-  const restart = () => {
-    if (seed !== undefined) random = seededRandom(seed);
+  const sequences = new Map<string, () => number>();
+  const randomOf = (request: FastifyRequest): (() => number) => {
+    if (seed === undefined) return Math.random;
+    const id = sequenceOf(request);
+    let random = sequences.get(id);
+    if (!random) {
+      random = seededRandom(seed);
+      sequences.set(id, random);
+    }
+    return random;
+  };
+  // A reset starts the workspace's seeded sequence again: each test of a shared sandbox meets the same faults.
+  const restart = (workspaceId: string) => {
+    sequences.delete(workspaceId);
   };
   if (errorRate === 0 && dropRate === 0 && lostRate === 0 && latencyMs === 0 && latencyBeforeMs === 0) return { restart };
   const lost = new WeakSet<FastifyRequest>();
@@ -43,6 +57,7 @@ export function installFaults(app: FastifyInstance, faults: ResolvedConfig['faul
   app.addHook('onRequest', async (request, reply) => {
     if (!isApiPath(request.url)) return;
     if (latencyBeforeMs > 0) await sleep(latencyBeforeMs);
+    const random = errorRate > 0 || dropRate > 0 || lostRate > 0 ? randomOf(request) : Math.random;
     if (errorRate > 0 && random() < errorRate) throw new HttpError(503, 'Service temporarily unavailable (fault injected by the sandbox: errorRate)');
     if (dropRate > 0 && random() < dropRate) {
       request.raw.socket.destroy();

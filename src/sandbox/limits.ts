@@ -49,8 +49,9 @@ export class RateLimiter {
     });
   }
 
-  reset(): void {
-    this.buckets.clear();
+  /** Forgets the buckets of these keys (a workspace's reset: other workspaces' keys keep theirs). */
+  forget(keyIds: Iterable<string>): void {
+    for (const id of keyIds) this.buckets.delete(id);
   }
 
   private headers(bucket: Bucket): Record<string, string> {

@@ -37,7 +37,8 @@ export interface FaultConfig {
   latencyBeforeMs?: number;
   /**
    * Makes the faults repeatable: an integer from 0 to 2^32 - 1 seeds the draws, so the n-th /v1
-   * request meets the same fault on every run (and again after a reset). Without it, Math.random.
+   * request meets the same fault on every run (and again after a reset). Each workspace draws from
+   * its own sequence, restarted by its own reset only. Without it, Math.random.
    */
   seed?: number;
 }
@@ -234,7 +235,9 @@ export interface SandboxWorkspace {
   waitForIdle(options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
   /**
    * Lets this workspace's deliveries already on their way reach their receivers, then empties its
-   * emails, contacts, deliveries and idempotency keys; its keys and webhooks stay. Other workspaces are untouched.
+   * emails, contacts, deliveries, idempotency keys, counts and its keys' rate limits, and starts its
+   * seeded fault sequence again; its keys and webhooks stay. Other workspaces are untouched: their
+   * emails, counts, rate-limit windows and fault sequences go on as they were.
    */
   reset(): Promise<void>;
   /** Fires an event to this workspace's subscribed webhooks. */
@@ -277,8 +280,9 @@ export interface Sandbox {
   waitForIdle(options?: { timeoutMs?: number }): Promise<SandboxDelivery[]>;
   /**
    * Lets the deliveries already on their way reach their receivers (each within the delivery
-   * timeout), then empties emails, contacts, deliveries, idempotency keys and rate limits and drops
-   * pending retries; keys and webhooks stay.
+   * timeout), then empties emails, contacts, deliveries, idempotency keys, counts and its keys' rate
+   * limits, drops pending retries and starts its seeded fault sequence again; keys and webhooks stay.
+   * Only the first workspace's: the others (`workspace()`) are untouched.
    */
   reset(): Promise<void>;
   /** Fires an event to the subscribed webhooks, as `mailroom sandbox trigger` does; resolves to the envelope sent. */

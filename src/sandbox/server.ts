@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
 import { BATCH_BODY_LIMIT, BODY_LIMIT } from '../schema/limits.js';
-import { authenticate, authorize, requireWorkspace, type AuthScope } from './auth.js';
+import { authenticate, authorize, bearerSecret, requireWorkspace, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
 import { DeliveryWaits, parseDeliveryWait } from './delivery-waits.js';
@@ -89,7 +89,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  const faults = installFaults(app, config.faults);
+  // A request's faults come from its key's workspace's sequence; without a known key, the first's.
+  const faults = installFaults(app, config.faults, (request) => {
+    const secret = bearerSecret(request.headers.authorization);
+    return (secret === undefined ? undefined : workspaces.keyOf(secret))?.parts.state.workspace.id ?? state.workspace.id;
+  });
 
   const limiter = config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit);
   app.addHook('onRequest', async (request, reply) => {
@@ -254,10 +258,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const { workspace, settle } = resetRequest(request.body);
     const parts = workspaces.pick(workspace);
     if (settle) await parts.deliverer.settled();
+    // Only this workspace's: another test worker's rate-limit windows and fault sequence go on as they were.
+    limiter?.forget(parts.state.keys.keys());
     parts.state.reset();
-    limiter?.reset();
     parts.reset();
-    faults.restart();
+    faults.restart(parts.state.workspace.id);
     return { reset: true };
   });
   app.post('/_sandbox/workspaces', inspect, async (request) => {

@@ -56,10 +56,12 @@ describe('RateLimiter', () => {
     expect(new RateLimiter(50).take('aki_a', 0)['ratelimit-policy']).toBe('"default";q=50;w=1');
   });
 
-  test('reset forgets every bucket', () => {
+  test('forget forgets the buckets of the keys named, and only those', () => {
     const limiter = new RateLimiter(1);
     limiter.take('aki_a', 0);
-    limiter.reset();
+    limiter.take('aki_b', 0);
+    limiter.forget(['aki_a']);
     expect(() => limiter.take('aki_a', 0)).not.toThrow();
+    expect(() => limiter.take('aki_b', 0)).toThrow(HttpError);
   });
 });
