@@ -148,8 +148,7 @@ export class Deliverer {
   private drop(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): void {
     const record = this.notDelivered(hook, event, body, attempt, `dropped: the delivery queue is full (${this.options.maxQueued} waiting for a turn or a retry, deliveries.maxQueued)`);
     if (resendOf !== undefined) record.resendOf = resendOf;
-    this.state.deliveriesDropped += 1;
-    this.state.addDelivery(record);
+    this.state.addDroppedDelivery(record);
   }
 
   private async attempt(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): Promise<void> {

@@ -42,7 +42,7 @@ const lineSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('keyDeleted'), id: str }),
   z.object({ t: z.literal('webhook'), webhook: storedWebhook }),
   z.object({ t: z.literal('webhookDeleted'), id: str }),
-  z.object({ t: z.literal('delivery'), record: delivery }),
+  z.object({ t: z.literal('delivery'), record: delivery, dropped: z.literal(true).optional() }),
   z.object({ t: z.literal('primaryKey'), id: str }),
   z.object({ t: z.literal('reset') }),
   z.object({ t: z.literal('workspace'), workspace: z.looseObject({ id: str, name: str }) }),

@@ -24,6 +24,7 @@ const workspaceSchema = z.looseObject({
     .looseObject({
       emails: z.looseObject({ SENT: tallyRow, SCHEDULED: tallyRow }),
       deliveries: count,
+      dropped: count.optional(),
       droppedScheduled: z.array(str),
     })
     .optional(),

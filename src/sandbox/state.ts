@@ -110,6 +110,8 @@ export interface WorkspaceSnapshot {
 export interface Totals {
   emails: Tally;
   deliveries: number;
+  /** Deliveries the full delivery queue had no room for (deliveries.maxQueued); absent in older files: none counted. */
+  dropped?: number;
   /** Emails no longer kept that were still scheduled: their send, when due, still moves the count. */
   droppedScheduled: string[];
 }
@@ -135,7 +137,8 @@ export type Change =
   | { t: 'keyDeleted'; id: string }
   | { t: 'webhook'; webhook: StoredWebhook }
   | { t: 'webhookDeleted'; id: string }
-  | { t: 'delivery'; record: DeliveryRecord }
+  /** `dropped`: a delivery the full queue had no room for, counted apart (absent in older journals). */
+  | { t: 'delivery'; record: DeliveryRecord; dropped?: true }
   | { t: 'primaryKey'; id: string }
   | { t: 'reset' }
   /** A workspace made with `POST /_sandbox/workspaces` (empty: its key follows as changes of its own). */
@@ -241,7 +244,7 @@ export class SandboxState {
   tally = emptyTally();
   /** Delivery attempts made since the last reset, kept or not. */
   deliveryTotal = 0;
-  /** Deliveries dropped since the last reset because the delivery queue was full (deliveries.maxQueued); not kept in --data. */
+  /** Deliveries dropped since the last reset because the delivery queue was full (deliveries.maxQueued). */
   deliveriesDropped = 0;
   private droppedScheduled = new Set<string>();
   private monthAt: Date | undefined;
@@ -277,6 +280,7 @@ export class SandboxState {
     if (snap.totals) {
       state.tally = snap.totals.emails;
       state.deliveryTotal = snap.totals.deliveries;
+      state.deliveriesDropped = snap.totals.dropped ?? 0;
       for (const id of snap.totals.droppedScheduled) state.droppedScheduled.add(id);
     }
     return state;
@@ -313,7 +317,7 @@ export class SandboxState {
       deliveries: this.deliveries,
       idempotency: [...this.idempotency],
       sentThisMonth: this.sentThisMonth,
-      totals: { emails: this.tally, deliveries: this.deliveryTotal, droppedScheduled: [...this.droppedScheduled] },
+      totals: { emails: this.tally, deliveries: this.deliveryTotal, dropped: this.deliveriesDropped, droppedScheduled: [...this.droppedScheduled] },
     };
   }
 
@@ -428,6 +432,13 @@ export class SandboxState {
     this.onChange?.({ t: 'delivery', record });
   }
 
+  /** A delivery the full queue had no room for: in the log as not delivered, and counted. */
+  addDroppedDelivery(record: DeliveryRecord): void {
+    this.pushDelivery(record);
+    this.deliveriesDropped += 1;
+    this.onChange?.({ t: 'delivery', record, dropped: true });
+  }
+
   /** Replays a journaled change (see persistence.ts); reports nothing. */
   apply(change: Change): void {
     switch (change.t) {
@@ -480,6 +491,7 @@ export class SandboxState {
         return;
       case 'delivery':
         this.pushDelivery(change.record);
+        if (change.dropped) this.deliveriesDropped += 1;
         return;
       case 'primaryKey':
         this.primaryKeyId = change.id;
