@@ -518,6 +518,30 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     });
 
+    it('a batch whose entries pass the quick check runs no zod in dist/fast/batch.js either (the file holds it; only an entry the check cannot vouch for runs it)', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mailroom-zod-'));
+      try {
+        const entry = (n: number) => JSON.stringify({ from: 'Ops <ops@example.com>', to: `user${n}@customer.test`, subject: `Order ${n}`, html: `<p>Order <b>${n}</b></p>` });
+        const valid = join(dir, 'in.ndjson');
+        writeFileSync(valid, `${[1, 2, 3].map(entry).join('\n')}\n`);
+        const bad = join(dir, 'bad.ndjson');
+        writeFileSync(bad, `${entry(1)}\n{"to":"nobody"}\n`);
+        const ranZod = (input: string) => {
+          const file = join(dir, 'zod.txt');
+          spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-zod.mjs'), BIN, 'batch', input, '--dry-run', '--json'], {
+            env: { ...env, MAILROOM_CONFIG_DIR: dir, MAILROOM_STATE_DIR: join(dir, 'state'), MAILROOM_TEST_ZOD_FILE: file },
+            stdio: 'ignore',
+          });
+          return readFileSync(file, 'utf8');
+        };
+        expect(distFilesOf(['batch', valid, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
+        expect(ranZod(valid)).toBe('false');
+        expect(ranZod(bad), '(the check sees a run that does run zod)').toBe('true');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('jq (jq-wasm, bundled) loads only with --jq; check and help never load it', () => {
       const jq = /^\/\/ (?:\S*\/)?node_modules\/jq-wasm\//m;
       const [json, filtered] = modulesOfEach([['config', 'path', '--json'], ['config', 'path', '--jq', '.path']]);
