@@ -7,9 +7,17 @@ export function noun(n: number, singular: string, plural?: string): string {
 }
 
 /**
+ * A number as a person reads it, with thousands separators: "12,000". For every count in a line
+ * meant for people; machine output (--json, NDJSON, reports) keeps plain numbers.
+ */
+export function figure(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
  * A count as a person writes it: "1 entry", "2,000 emails", "0 keys". The one place every printed
  * count gets its plural, so no message says "1 entries".
  */
 export function count(n: number, singular: string, plural?: string): string {
-  return `${n.toLocaleString('en-US')} ${noun(n, singular, plural)}`;
+  return `${figure(n)} ${noun(n, singular, plural)}`;
 }

@@ -1,7 +1,7 @@
 import type { CommandContext } from './context.js';
 import type { Globals } from '../context.js';
 import { MailroomError, QuietExit, usageError } from '../errors.js';
-import { count } from '../plural.js';
+import { count, figure } from '../plural.js';
 import type { BatchSummary } from '../batch/run-options.js';
 import { runBatch } from '../batch/run.js';
 import { batchJournalDir, privateStateDir } from '../batch/paths.js';
@@ -132,7 +132,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   if (summary.failed > 0) {
     const hints: string[] = [];
     if (summary.failedFile && summary.failed > summary.uncertain) hints.push(failedEntriesNote(summary));
-    if (summary.uncertain > 0 && summary.journal) hints.push(`${summary.uncertain} may be retried safely with --resume ${summary.journal}`);
+    if (summary.uncertain > 0 && summary.journal) hints.push(`${figure(summary.uncertain)} may be retried safely with --resume ${summary.journal}`);
     throw new MailroomError('partial', `${summary.failed.toLocaleString('en-US')} of ${count(summary.total, 'email')} failed`, { hints });
   }
 }

@@ -1,4 +1,5 @@
 import type { Context, Globals } from '../context.js';
+import { figure } from '../plural.js';
 
 export interface OutputMode {
   /** 'table' for people at a terminal; 'json' when piped or with --json. */
@@ -30,6 +31,6 @@ export function defaultListLimit(mode: OutputMode, asked: { all?: boolean; count
 /** The note under a table that shows fewer rows than there are: how many, and, when it was the default, how to see the rest. */
 export function listNote(shown: number, total: number, opts: { byDefault: boolean; countFlag: string }): string | undefined {
   if (shown >= total) return undefined;
-  const of = `Showing the newest ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`;
+  const of = `Showing the newest ${figure(shown)} of ${figure(total)}`;
   return opts.byDefault ? `${of}: --all shows every one, ${opts.countFlag} <n> another number.\n` : `${of}.\n`;
 }

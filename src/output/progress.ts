@@ -1,4 +1,5 @@
 import type { Clock, IO } from '../context.js';
+import { figure } from '../plural.js';
 import type { BatchProgress as PublicBatchProgress } from '../types.js';
 
 /**
@@ -95,8 +96,8 @@ function format(p: BatchProgress, final: boolean, now: number): string {
   const eta = left === undefined ? '?' : `${left}s`;
   const filled = Math.round((percent / 100) * BAR_WIDTH);
   const bar = '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
-  const skipped = p.skipped ? `, ${p.skipped} skipped` : '';
-  return `${bar} ${percent}% | ${p.sent} sent, ${p.failed} failed${skipped} | ${rate}/s, ${p.concurrency} in flight | ETA ${eta}`;
+  const skipped = p.skipped ? `, ${figure(p.skipped)} skipped` : '';
+  return `${bar} ${percent}% | ${figure(p.sent)} sent, ${figure(p.failed)} failed${skipped} | ${figure(rate)}/s, ${figure(p.concurrency)} in flight | ETA ${eta}`;
 }
 
 const realClock: Clock = {
@@ -139,11 +140,11 @@ export function createProgressLines(io: IO, pace: Clock = realClock): ProgressVi
     lastAt = now;
     lastPercent = m.percent;
     const { p } = latest;
-    const skipped = p.skipped ? `, ${p.skipped} skipped` : '';
-    const settled = p.sent + p.failed + p.skipped;
-    const where = m.known ? `${m.percent}% (${settled} of ${latest.final ? p.read : `about ${estimateTotal(p)}`})` : `${settled} so far`;
+    const skipped = p.skipped ? `, ${figure(p.skipped)} skipped` : '';
+    const settled = figure(p.sent + p.failed + p.skipped);
+    const where = m.known ? `${m.percent}% (${settled} of ${latest.final ? figure(p.read) : `about ${figure(estimateTotal(p))}`})` : `${settled} so far`;
     const eta = m.known && m.eta !== undefined ? `, ETA ${duration(m.eta)}` : '';
-    io.err.write(`batch: ${where}: ${p.sent} sent, ${p.failed} failed${skipped}, ${m.rate}/s${eta}, ${duration(m.seconds)} elapsed\n`);
+    io.err.write(`batch: ${where}: ${figure(p.sent)} sent, ${figure(p.failed)} failed${skipped}, ${figure(m.rate)}/s${eta}, ${duration(m.seconds)} elapsed\n`);
   };
   const stopTimer = pace.every(LINE_EVERY_MS, check);
   return {

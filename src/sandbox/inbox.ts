@@ -1,3 +1,4 @@
+import { figure } from '../plural.js';
 import { countEmails, filterEmails, isFiltered, type EmailFilter } from './email-query.js';
 import { countRemoteResources } from './email-html.js';
 import { ASSET_VERSION } from './inbox-assets.js';
@@ -30,8 +31,8 @@ type Section = 'inbox' | 'deliveries' | 'none';
 function layout(title: string, section: Section, body: string, state: SandboxState | undefined, scope?: string): string {
   const inScope = query({ workspace: scope });
   const nav = state
-    ? `<nav class="sections"><a href="/${h(inScope)}"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${state.emailTotal}</span></a>` +
-      `<a href="/deliveries${h(inScope)}"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${state.deliveryTotal}</span></a></nav>`
+    ? `<nav class="sections"><a href="/${h(inScope)}"${section === 'inbox' ? ' aria-current="page"' : ''}>Inbox <span class="n" data-count="emails">${figure(state.emailTotal)}</span></a>` +
+      `<a href="/deliveries${h(inScope)}"${section === 'deliveries' ? ' aria-current="page"' : ''}>Deliveries <span class="n" data-count="deliveries">${figure(state.deliveryTotal)}</span></a></nav>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -97,7 +98,7 @@ function pager(base: string, params: Record<string, string | undefined>, page: n
   if (of === 0) return '';
   const link = (p: number, rel: string, label: string) =>
     p < 1 || p > pages ? `<span class="off">${label}</span>` : `<a rel="${rel}" href="${base}${h(query({ ...params, page: p === 1 ? undefined : p }))}">${label}</a>`;
-  return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span class="count">${from}–${to} of ${of} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
+  return `<nav class="pager" aria-label="Pages">${link(page - 1, 'prev', '← Newer')}<span class="count">${figure(from)}–${figure(to)} of ${figure(of)} ${noun}</span>${link(page + 1, 'next', 'Older →')}</nav>`;
 }
 
 /** The workspaces a sandbox has (the first is its own), for the inbox's workspace filter. */
@@ -148,19 +149,19 @@ export function inboxPage(state: SandboxState, filter: EmailFilter, pageParam: s
 <select name="kind" aria-label="Kind">${option('', 'Any kind', params.kind)}${option('raw', 'Raw', params.kind)}${option('template', 'Template', params.kind)}</select>
 <button type="submit">Search</button>${isFiltered(filter) ? `<a class="reset" href="/${h(query({ workspace: scope }))}">Clear filters</a>` : ''}</form>`;
 
-  const summary = `<div class="summary"><span><b data-count="emails">${counts.total}</b> emails</span>
-<a href="/${h(query({ status: 'SENT', workspace: scope }))}">${counts.sent} sent</a><a href="/${h(query({ status: 'SCHEDULED', workspace: scope }))}">${counts.scheduled} scheduled</a>
-<a href="/${h(query({ kind: 'raw', workspace: scope }))}">${counts.raw} raw</a><a href="/${h(query({ kind: 'template', workspace: scope }))}">${counts.templated} template</a><span class="unread-count" id="unread"></span>
+  const summary = `<div class="summary"><span><b data-count="emails">${figure(counts.total)}</b> emails</span>
+<a href="/${h(query({ status: 'SENT', workspace: scope }))}">${figure(counts.sent)} sent</a><a href="/${h(query({ status: 'SCHEDULED', workspace: scope }))}">${figure(counts.scheduled)} scheduled</a>
+<a href="/${h(query({ kind: 'raw', workspace: scope }))}">${figure(counts.raw)} raw</a><a href="/${h(query({ kind: 'template', workspace: scope }))}">${figure(counts.templated)} template</a><span class="unread-count" id="unread"></span>
 ${counts.total > 0 ? `<button type="button" class="danger" data-action="clear"${scope === undefined ? '' : ` data-workspace="${h(scope)}"`}>Delete all</button>` : ''}</div>`;
 
   let list: string;
   if (counts.total === 0) list = '<p class="empty">No email caught yet. Point a client at this sandbox and send one; it appears here at once.</p>';
-  else if (matching.length === 0) list = `<p class="empty">No email matches. <a href="/${h(query({ workspace: scope }))}">Show all ${counts.total}</a></p>`;
+  else if (matching.length === 0) list = `<p class="empty">No email matches. <a href="/${h(query({ workspace: scope }))}">Show all ${figure(counts.total)}</a></p>`;
   else {
     const from = (page - 1) * PAGE_SIZE + 1;
     list = `<ol class="list" id="list">${rows}</ol>${pager('/', params, page, pages, from, from + shown.length - 1, matching.length, isFiltered(filter) ? 'matching' : 'emails')}`;
   }
-  const title = isFiltered(filter) ? `Inbox: ${matching.length} matching` : `Inbox (${counts.total})`;
+  const title = isFiltered(filter) ? `Inbox: ${figure(matching.length)} matching` : `Inbox (${figure(counts.total)})`;
   return layout(title, 'inbox', `${form}${summary}<div id="live-region" data-live="emails">${list}</div>`, state, scope);
 }
 
@@ -321,7 +322,7 @@ ${d.body !== undefined ? `<details class="raw"><summary>Exact bytes</summary><pr
 ${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">Resend</button>` : '<p class="note">Cannot be resent: its webhook is gone or it was recorded without its body.</p>'}</div></details></li>`;
   };
 
-  const summary = `<div class="summary"><span><b>${all.length}</b> attempts</span><span>${all.length - failed - notSent} delivered</span><span>${failed} failed</span>${notSent - state.deliveriesDropped > 0 ? `<span>${notSent - state.deliveriesDropped} not delivered (off this machine)</span>` : ''}${state.deliveriesDropped > 0 ? `<span>${state.deliveriesDropped} dropped: the delivery queue was full</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
+  const summary = `<div class="summary"><span><b>${figure(all.length)}</b> attempts</span><span>${figure(all.length - failed - notSent)} delivered</span><span>${figure(failed)} failed</span>${notSent - state.deliveriesDropped > 0 ? `<span>${figure(notSent - state.deliveriesDropped)} not delivered (off this machine)</span>` : ''}${state.deliveriesDropped > 0 ? `<span>${figure(state.deliveriesDropped)} dropped: the delivery queue was full</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
   const list =
     all.length === 0
       ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`

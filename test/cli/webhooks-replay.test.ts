@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,23 @@ describe('webhooks replay', () => {
       expect(lines.map((l) => [l.event, l.forward.status])).toEqual(FIRED.map((e) => [e, 200]));
       expect(res.stderr).toBe(`Replayed 4 of 4 deliveries to ${app.url}: 4 ok, 0 failed\n`);
       expect(res.stdout + res.stderr).not.toContain(token);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts in the human lines carry thousands separators; the JSON lines stay plain', async () => {
+    // The journal's four accepted deliveries 300 times over: 1,200 to replay, every 50th refused by the app.
+    const many = join(mkdtempSync(join(tmpdir(), 'mailroom-replay-many-')), 'journal.ndjson');
+    writeFileSync(many, readFileSync(journal, 'utf8').repeat(300));
+    const app = await startApp(token, (n) => (n % 50 === 0 ? 500 : 200));
+    try {
+      const res = await runInProcess(['webhooks', 'replay', '--journal', many, '--forward-to', app.url, '--token', token]);
+      expect(res.code).toBe(7);
+      expect(app.received).toHaveLength(1200);
+      expect(res.stderr).toContain(`Replayed 1,200 of 1,200 deliveries to ${app.url}: 1,176 ok, 24 failed\n`);
+      expect(res.stderr).toContain('mailroom: 24 of 1,200 replayed deliveries failed\n');
+      expect(res.stdout.trim().split('\n')).toHaveLength(1200);
     } finally {
       await app.close();
     }

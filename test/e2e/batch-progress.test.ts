@@ -6,8 +6,9 @@ import { batchWorld, ndjsonInput } from '../helpers/batch.js';
 // The bar redraws its line with \r; every frame is one "N% | S sent, F failed" between them.
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-const FRAME = /(\d+)% \| (\d+) sent, (\d+) failed/g;
-const frames = (out: string) => [...plain(out).matchAll(FRAME)].map((m) => ({ percent: Number(m[1]), settled: Number(m[2]) + Number(m[3]) }));
+const FRAME = /(\d+)% \| ([\d,]+) sent, ([\d,]+) failed/g;
+const num = (s: string) => Number(s.replace(/,/g, ''));
+const frames = (out: string) => [...plain(out).matchAll(FRAME)].map((m) => ({ percent: Number(m[1]), settled: num(m[2]!) + num(m[3]!) }));
 const CTRL_C = '\x03';
 /** What the terminal shows: each line as its last redraw left it (a redraw starts with \r and clears to the right). */
 const screen = (out: string) =>
@@ -31,7 +32,7 @@ describe('the batch progress bar on a terminal', () => {
     for (const f of seen) expect(f.percent, `${f.percent}% at ${f.settled} of 3000`).toBeLessThanOrEqual(Math.floor((f.settled / 3000) * 100) + 1);
     expect(seen.at(-1)).toEqual({ percent: 100, settled: 3000 });
     // The last frame, then a line break, then the summary at the start of its own line.
-    expect(screen(r.stdout)).toMatch(/100% \| 3000 sent, 0 failed [^\r\n]*\nSent 3,000 of 3,000 emails in /);
+    expect(screen(r.stdout)).toMatch(/100% \| 3,000 sent, 0 failed [^\r\n]*\nSent 3,000 of 3,000 emails in /);
   });
 
   it('interrupted: the bar stays where it stopped (no 100%, no ETA 0s) and its line ends before the summary', async () => {
@@ -40,7 +41,7 @@ describe('the batch progress bar on a terminal', () => {
     const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--size', '1', '--concurrency', '1'], {
       env,
       tty: true,
-      input: [{ after: /\d+% \| [1-9]\d* sent/, send: CTRL_C }, { after: /to finish, run again/, send: '' }],
+      input: [{ after: /\d+% \| [1-9][\d,]* sent/, send: CTRL_C }, { after: /to finish, run again/, send: '' }],
       timeoutMs: 60_000,
     });
     expect(r.code).toBe(130);
@@ -59,7 +60,7 @@ describe('the batch progress bar on a terminal', () => {
     const r = await runCli(['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--size', '1', '--concurrency', '1'], {
       env,
       tty: true,
-      input: [{ after: /\d+% \| [1-9]\d* sent/, send: CTRL_C + CTRL_C }],
+      input: [{ after: /\d+% \| [1-9][\d,]* sent/, send: CTRL_C + CTRL_C }],
       timeoutMs: 60_000,
     });
     expect(r.code).toBe(130);

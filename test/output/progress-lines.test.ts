@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/context.js';
-import { createProgressLines, type BatchProgress } from '../../src/output/progress.js';
+import { createProgressBar, createProgressLines, type BatchProgress } from '../../src/output/progress.js';
 import { fakeContext } from '../helpers/context.js';
 
 /** A clock the test moves by hand; its timer fires when the test says time has passed. */
@@ -58,7 +58,7 @@ describe('batch progress lines for a stderr that is not a terminal (CI)', () => 
     view.stop();
     const out = lines(stderr());
     expect(out).toHaveLength(9);
-    expect(out[0]).toBe('batch: 10% (1200 of about 12000): 1200 sent, 0 failed, 10/s, ETA 18m 00s, 2m 00s elapsed');
+    expect(out[0]).toBe('batch: 10% (1,200 of about 12,000): 1,200 sent, 0 failed, 10/s, ETA 18m 00s, 2m 00s elapsed');
     expect(out.map((l) => Number(/(\d+)%/.exec(l)![1]))).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90]);
     expect(stderr()).not.toContain('\r');
     expect(stderr()).not.toContain('\u001b');
@@ -85,11 +85,11 @@ describe('batch progress lines for a stderr that is not a terminal (CI)', () => 
     const view = createProgressLines(ctx.io, clock);
     view.update(at(150, 1000));
     clock.advance(10_000);
-    expect(lines(stderr())).toEqual(['batch: 15% (150 of about 1000): 150 sent, 0 failed, 15/s, ETA 57s, 10s elapsed']);
+    expect(lines(stderr())).toEqual(['batch: 15% (150 of about 1,000): 150 sent, 0 failed, 15/s, ETA 57s, 10s elapsed']);
     clock.advance(290_000);
     expect(lines(stderr())).toHaveLength(1);
     clock.advance(10_000);
-    expect(lines(stderr())[1]).toBe('batch: 15% (150 of about 1000): 150 sent, 0 failed, 0/s, 5m 10s elapsed');
+    expect(lines(stderr())[1]).toBe('batch: 15% (150 of about 1,000): 150 sent, 0 failed, 0/s, 5m 10s elapsed');
     view.stop();
     clock.advance(600_000);
     expect(lines(stderr())).toHaveLength(2);
@@ -108,6 +108,21 @@ describe('batch progress lines for a stderr that is not a terminal (CI)', () => 
     expect(lines(stderr())).toEqual(['batch: 63 so far: 63 sent, 0 failed, 6/s, 10s elapsed', 'batch: 133 so far: 133 sent, 0 failed, 7/s, 20s elapsed']);
   });
 
+  it('counts and the rate carry thousands separators, as every count mailroom prints', () => {
+    const { ctx, stderr } = fakeContext();
+    const clock = handClock();
+    const view = createProgressLines(ctx.io, clock);
+    view.update({ ...at(12_000, 40_000, 1_500), skipped: 2_000, read: 14_000 });
+    clock.advance(10_000);
+    view.update({ ...at(30_000, 40_000, 1_500), skipped: 2_000, read: 40_000 }, true);
+    clock.advance(10_000);
+    view.stop();
+    expect(lines(stderr())).toEqual([
+      'batch: 29% (14,000 of about 46,667): 10,500 sent, 1,500 failed, 2,000 skipped, 1,050/s, ETA 32s, 10s elapsed',
+      'batch: 80% (32,000 of 40,000): 28,500 sent, 1,500 failed, 2,000 skipped, 1,425/s, ETA 6s, 20s elapsed',
+    ]);
+  });
+
   it('nothing before the first update, nothing after stop', () => {
     const { ctx, stderr } = fakeContext();
     const clock = handClock();
@@ -116,5 +131,15 @@ describe('batch progress lines for a stderr that is not a terminal (CI)', () => 
     view.stop();
     clock.advance(120_000);
     expect(stderr()).toBe('');
+  });
+});
+
+describe('the batch progress bar on a terminal', () => {
+  it('counts and the rate carry thousands separators', () => {
+    const { ctx, stderr } = fakeContext();
+    const bar = createProgressBar(ctx.io, new AbortController().signal);
+    bar.update({ read: 12_000, sent: 11_000, failed: 1_000, skipped: 1_500, bytesRead: 1, bytesTotal: 1, startedAt: Date.now() - 5_000, concurrency: 1_024 }, true);
+    bar.stop();
+    expect(stderr()).toMatch(/\| 11,000 sent, 1,000 failed, 1,500 skipped \| 2,\d{3}\/s, 1,024 in flight \| ETA /);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { countRemoteResources, emailFrameCsp, prepareEmailHtml } from '../../src/sandbox/email-html.js';
-import { INBOX_CSP, inboxPage, relative } from '../../src/sandbox/inbox.js';
+import { deliveriesPage, INBOX_CSP, inboxPage, relative } from '../../src/sandbox/inbox.js';
 import { SandboxState, type InboxEmail } from '../../src/sandbox/state.js';
 import { sign } from '../../src/webhook/signature.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -30,6 +30,23 @@ describe('inbox pages (rendering)', () => {
     expect(html).toContain('/inbox/trs_1%22%3E%3Cscript%3Ex%3C%2Fscript%3E');
     expect(html).toContain('<title>Inbox (1) · mailroom sandbox</title>');
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+  });
+
+  test('counts on the pages carry thousands separators, as every count mailroom prints (the live-update state stays plain)', () => {
+    const state = SandboxState.fresh(undefined);
+    for (let i = 0; i < 1_234; i++) state.addEmail({ ...evil, id: `trs_${i}`, to: 'ada@x.test' });
+    for (let i = 0; i < 1_100; i++) state.addDelivery({ id: `dlv_${i}`, webhookId: 'wh_1', event: 'CONTACT_CREATED', url: 'http://127.0.0.1:9/h', attempt: 1, statusCode: 200, durationMs: 1, createdAt: evil.createdAt });
+    const html = inboxPage(state, {}, undefined);
+    expect(html).toContain('<title>Inbox (1,234) · mailroom sandbox</title>');
+    expect(html).toContain('<span class="n" data-count="emails">1,234</span>');
+    expect(html).toContain('<span class="n" data-count="deliveries">1,100</span>');
+    expect(html).toContain('<b data-count="emails">1,234</b> emails');
+    expect(html).toContain('>1,234 sent</a>');
+    expect(html).toMatch(/<span class="count">1–\d+ of 1,234 emails<\/span>/);
+    expect(html).toContain('data-state="1234,0,1100"');
+    const deliveries = deliveriesPage(state, undefined);
+    expect(deliveries).toContain('<span><b>1,100</b> attempts</span><span>1,100 delivered</span>');
+    expect(deliveries).toMatch(/<span class="count">1–\d+ of 1,100 attempts<\/span>/);
   });
 
   test('the page policy allows the sandbox’s own script only: no inline script, nothing from elsewhere', () => {

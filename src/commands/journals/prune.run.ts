@@ -5,6 +5,7 @@ import { printJson } from '../../output/print.js';
 import { outputMode } from '../../output/mode.js';
 import { oneLine } from '../../output/one-line.js';
 import { noteUnreadable } from '../shared/unreadable-journals.js';
+import { count, figure } from '../../plural.js';
 
 export interface JournalsPruneOptions {
   olderThanMs: number | undefined;
@@ -26,7 +27,7 @@ export async function run(opts: JournalsPruneOptions, ctx: CommandContext): Prom
   // What was kept is said on stderr even with --json and -q: it is why a journal the user expected gone is not.
   if (result.unfinished.length > 0) {
     const n = result.unfinished.length;
-    ctx.io.err.write(`mailroom: kept ${n} unfinished ${n === 1 ? 'journal' : 'journals'} (a resume sends the rest exactly once from it; --force deletes it too): ${result.unfinished.map((j) => j.runId).join(', ')}\n`);
+    ctx.io.err.write(`mailroom: kept ${count(n, 'unfinished journal')} (a resume sends the rest exactly once from it; --force deletes it too): ${result.unfinished.map((j) => j.runId).join(', ')}\n`);
   }
   if (result.running.length > 0) {
     ctx.io.err.write(`mailroom: kept ${result.running.map((j) => j.runId).join(', ')}: a run is sending ${result.running.length === 1 ? 'it' : 'them'} now\n`);
@@ -34,6 +35,6 @@ export async function run(opts: JournalsPruneOptions, ctx: CommandContext): Prom
 }
 
 function describe(j: JournalFacts): string {
-  const what = `${j.runId} (${oneLine(j.input)}, ${j.finished ? 'finished' : 'unfinished'}, ${j.sent} sent)`;
+  const what = `${j.runId} (${oneLine(j.input)}, ${j.finished ? 'finished' : 'unfinished'}, ${figure(j.sent)} sent)`;
   return j.link ? `${what}: the link ${oneLine(j.link)}; the journal ${oneLine(j.journal)} itself is kept` : `${what}: ${oneLine(j.journal)}`;
 }

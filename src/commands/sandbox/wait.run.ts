@@ -4,6 +4,7 @@ import { sandboxWorkspace, unknownWorkspace } from '../../api/sandbox-admin.js';
 import { MailroomError, usageError } from '../../errors.js';
 import { printRows } from '../../output/index.js';
 import { paths } from '../../api/paths.js';
+import { figure } from '../../plural.js';
 
 export interface SandboxWaitOptions {
   to?: string;
@@ -48,8 +49,8 @@ export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promi
   const { items, timedOut } = body as { items: SandboxEmail[]; timedOut: boolean };
   if (timedOut) {
     const what = [flags.to === undefined ? '' : ` to ${flags.to}`, flags.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(flags.subject)}`].join('');
-    const missing = count === 1 ? `no email${what} was caught` : `fewer than ${count} emails${what} were caught`;
-    throw new MailroomError('not-caught', `${missing} within ${seconds(timeoutMs)} (${items.length} matching caught)`, {
+    const missing = count === 1 ? `no email${what} was caught` : `fewer than ${figure(count)} emails${what} were caught`;
+    throw new MailroomError('not-caught', `${missing} within ${seconds(timeoutMs)} (${figure(items.length)} matching caught)`, {
       hints: ['see what was caught: mailroom sandbox emails'],
     });
   }

@@ -1,9 +1,8 @@
 import type { Writable } from 'node:stream';
-import { count, noun } from '../../plural.js';
+import { count, figure as n, noun } from '../../plural.js';
 import { oneLine } from '../../output/one-line.js';
 import type { BatchSummary } from '../../batch/run-options.js';
 
-const n = (v: number) => v.toLocaleString('en-US');
 const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /**
@@ -94,6 +93,6 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
 
 /** Where the failed entries are, as read, and which are not there: those the API may have (a resume settles them). */
 export function failedEntriesNote(s: Pick<BatchSummary, 'failedFile' | 'failed' | 'uncertain'>): string {
-  const without = s.uncertain > 0 ? ` (without the ${s.uncertain} that may have been sent: --resume settles those)` : '';
+  const without = s.uncertain > 0 ? ` (without the ${n(s.uncertain)} that may have been sent: --resume settles those)` : '';
   return `failed entries, as read: ${s.failedFile}${without}; fix them and send that file with the same flags`;
 }

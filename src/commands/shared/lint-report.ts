@@ -4,6 +4,7 @@ import { EXIT } from '../../exit-codes.js';
 import { toJunit, toSarif, type LintReport } from '../../lint/formats.js';
 import { outputMode, palette, printJson, printTable } from '../../output/index.js';
 import { oneLine } from '../../output/one-line.js';
+import { count, figure } from '../../plural.js';
 
 export type LintFormat = 'table' | 'json' | 'sarif' | 'junit';
 
@@ -30,7 +31,7 @@ export async function printLintReport(outcome: LintReport, asked: LintFormat | u
       { header: 'WHERE', value: (f) => f.where, kind: 'text' },
       { header: 'MESSAGE', value: (f) => f.message, kind: 'text' },
     ],
-    `no findings in ${outcome.results.length} ${outcome.results.length === 1 ? 'email' : 'emails'}`,
+    `no findings in ${count(outcome.results.length, 'email')}`,
   );
   const c = await palette(ctx.io.color);
   const hints = new Map(rows.map((f) => [f.check, f.hint]));
@@ -38,8 +39,7 @@ export async function printLintReport(outcome: LintReport, asked: LintFormat | u
   const skipped = [...outcome.skipped, ...outcome.results.flatMap((r) => r.skipped.map((s) => `${r.input}: ${s}`))];
   // Template names and file names come from the input: their control characters are escaped.
   for (const s of skipped) ctx.io.err.write(`skipped: ${oneLine(s)}\n`);
-  ctx.io.err.write(`${countsLine(outcome.counts)} in ${plural(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
+  ctx.io.err.write(`${countsLine(outcome.counts)} in ${count(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const countsLine = ({ error, warning, info }: LintReport['counts']) => `${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info`;
+const countsLine = ({ error, warning, info }: LintReport['counts']) => `${count(error, 'error')}, ${count(warning, 'warning')}, ${figure(info)} info`;

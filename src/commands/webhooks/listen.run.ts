@@ -4,7 +4,7 @@ import { untilStopped } from '../../until-stopped.js';
 import type { ForwardResult } from '../../webhook/forward.js';
 import type { EventName } from '../../schema/index.js';
 import type { Delivery } from '../../webhook/listener.js';
-import { count } from '../../plural.js';
+import { count, figure } from '../../plural.js';
 import { parseEvents } from '../../input/events.js';
 import { checkForwardUrl, forwardsToItself, forward, forwardableHeaders } from '../../webhook/forward.js';
 import { checkOutputs } from '../../output/targets.js';
@@ -301,7 +301,7 @@ interface StopReport {
 function printStopped(ctx: CommandContext, s: StopReport): void {
   const { received, failed, waiting, journal, forwardTo } = s;
   const requests = `${count(received, 'request')} received`;
-  const parts = [...(failed.length > 0 ? [`${failed.length} failed to forward`] : []), ...(waiting.length > 0 ? [`${waiting.length} not forwarded`] : [])];
+  const parts = [...(failed.length > 0 ? [`${figure(failed.length)} failed to forward`] : []), ...(waiting.length > 0 ? [`${figure(waiting.length)} not forwarded`] : [])];
   if (parts.length === 0) {
     ctx.io.err.write(`Stopped: ${requests}\n`);
     return;

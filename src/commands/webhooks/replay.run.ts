@@ -1,6 +1,6 @@
 import type { CommandContext } from '../context.js';
 import { MailroomError, interruptedError } from '../../errors.js';
-import { count, noun } from '../../plural.js';
+import { count, figure } from '../../plural.js';
 import { formatLines, linesFor, parseLines, parseSince, selectEntries, replayRequest } from '../../webhook/replay.js';
 import { normalizeEnvelope } from '../../schema/index.js';
 import { parseEvents } from '../../input/events.js';
@@ -66,17 +66,17 @@ export async function run(flags: WebhooksReplayOptions, ctx: CommandContext): Pr
     const shown = { receivedAt: entry.receivedAt, path: entry.path, status: 200, verified: true, event: parsed, forward: result };
     ctx.io.out.write(mode.format === 'json' ? `${JSON.stringify(deliveryRecord(shown))}\n` : `${deliveryLine(shown, colors)}\n`);
   }
-  if (!globals.quiet) ctx.io.err.write(`Replayed ${sent} of ${count(entries.length, 'delivery')} to ${forwardTo}: ${sent - failed} ok, ${failed} failed\n`);
+  if (!globals.quiet) ctx.io.err.write(`Replayed ${figure(sent)} of ${count(entries.length, 'delivery')} to ${forwardTo}: ${figure(sent - failed)} ok, ${figure(failed)} failed\n`);
   for (const entry of entries.slice(sent)) notTaken.add(entry.line);
   const again = () => `  ${flags.rerun({ '--lines': formatLines(linesFor(entries, notTaken)) })}`;
   if (sent < entries.length) {
     // Ctrl-C: the delivery under way was let finish; exit 130 like every command, saying where to pick up.
-    throw interruptedError(`replayed ${sent} of ${count(entries.length, 'delivery')}${failed > 0 ? ` (${failed} failed)` : ''}`, [
+    throw interruptedError(`replayed ${figure(sent)} of ${count(entries.length, 'delivery')}${failed > 0 ? ` (${figure(failed)} failed)` : ''}`, [
       failed > 0 ? 'to replay the rest and the failed ones:' : 'to replay the rest:',
       again(),
     ]);
   }
   if (failed > 0) {
-    throw new MailroomError('partial', `${failed} of ${sent} replayed ${noun(sent, 'delivery')} failed`, { hints: ['see the lines above for what your app answered; to re-send only those:', again()] });
+    throw new MailroomError('partial', `${figure(failed)} of ${count(sent, 'replayed delivery', 'replayed deliveries')} failed`, { hints: ['see the lines above for what your app answered; to re-send only those:', again()] });
   }
 }
