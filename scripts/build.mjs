@@ -187,6 +187,10 @@ if (!docsOnly && (['prepack', 'dependencies'].includes(process.env.npm_lifecycle
     const path = resolve('dist/chunks', name);
     if (!keep.has(path)) await rm(path, { force: true });
   }
+  // A command no longer in FAST_COMMANDS leaves no one-file bundle behind either.
+  for (const name of await readdir(resolve('dist/fast'))) {
+    if (!FAST_COMMANDS.some((command) => name === `${command}.js`)) await rm(resolve('dist/fast', name), { force: true });
+  }
 }
 
 /**
