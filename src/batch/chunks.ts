@@ -3,8 +3,11 @@ import type { MailroomError } from '../errors.js';
 import type { InvalidEntry, PreparedEntry, ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import { inputHash, type DoneSet } from './done-set.js';
-import type { Journal } from './journal.js';
+import type { CheckpointRecord, Journal } from './journal.js';
 import type { BatchSummary } from './run-options.js';
+
+/** Entries before a new run's first request whose running hash is kept to compare other runs' first requests with. */
+const HOLD_LIMIT = 10_000;
 
 export interface ChunkOptions {
   /** The refusal of a resume whose input is not its run's. */
@@ -22,6 +25,11 @@ export interface ChunkOptions {
   onInvalid: (e: InvalidEntry) => void;
   prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
   keepHeap: () => void;
+  /**
+   * A new run's first request, before it is sent: writes its checkpoint (`publish`) or throws the
+   * refusal (first-request-claim.ts); `digestAt` is the running hash after each entry before it.
+   */
+  claimFirst?: (mark: CheckpointRecord, digestAt: (index: number) => string | undefined, publish: () => void) => void;
   /** Waits for `--report -` or `--failed -` to be taken by a slow reader (run.ts); undefined when nothing waits. */
   outputsDrained?: () => Promise<void> | undefined;
 }
@@ -57,10 +65,24 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
     unhashed = '';
     return running!.copy().digest('hex').slice(0, 32);
   };
+  /** Until the first request is claimed: the running hash after each entry (bounded), to compare other runs' first requests with. */
+  let digests: string[] | undefined = c.claimFirst && running && c.journal ? [] : undefined;
   const take = (n: number) => {
     const chunk = ready.slice(0, n);
     ready = ready.slice(n);
-    if (running && c.journal) c.journal.append({ upTo: index, sha: checkpoint() });
+    if (running && c.journal) {
+      const mark = { upTo: index, sha: checkpoint() };
+      if (digests) {
+        const journal = c.journal;
+        const seen = digests;
+        digests = undefined;
+        // Written and forced to disk before the first request: from then on every run finds it.
+        c.claimFirst!(mark, (i) => (i === mark.upTo ? mark.sha : seen[i]), () => {
+          journal.append(mark);
+          journal.sync();
+        });
+      } else c.journal.append(mark);
+    }
     return chunk;
   };
   for await (const item of items) {
@@ -75,6 +97,7 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
     const hash = c.hashing ? inputHash(text!) : undefined;
     if (running) {
       unhashed += `${text!}\n`;
+      if (digests && index < HOLD_LIMIT) digests.push(checkpoint());
       // Bounded, for the entries a resume skips without a chunk in between.
       if (unhashed.length > 65_536) {
         running.update(unhashed);

@@ -1,6 +1,9 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { makeDirectory } from '../files.js';
+import { lockHolder, type LockOwner } from '../output/lock.js';
+import { oneLine } from '../output/one-line.js';
 import { usageError, type MailroomError } from '../errors.js';
 import type { ApiIdentity, CheckpointRecord, JournalHeader } from './journal.js';
 import { loadJournal } from './journal-read.js';
@@ -16,8 +19,8 @@ export interface EarlierRun {
   refused: number;
   /** Last write to the journal. */
   modifiedAt: Date;
-  /** `<journal>.lock` exists: a run may be sending it right now. */
-  locked: boolean;
+  /** The live process sending it right now, if one is. */
+  sending: LockOwner | undefined;
   /** The journal ends with its run's end record: nothing of the input was left unsent. */
   finished: boolean;
 }
@@ -76,7 +79,7 @@ export async function earlierRunsOf(dir: string, fingerprint: string, api: ApiId
     // with none accepted: every entry was refused by the API or invalid, so nothing was sent.
     if (loaded.checkpoints.size === 0 && sent === 0 && refused === 0) continue;
     if (loaded.finished !== undefined && sent === 0) continue;
-    return { newest: { ...match, sent, refused, locked: existsSync(`${match.path}.lock`), finished: loaded.finished !== undefined }, older: matches.length - i - 1 };
+    return { newest: { ...match, sent, refused, sending: lockHolder(match.path), finished: loaded.finished !== undefined }, older: matches.length - i - 1 };
   }
   return undefined;
 }
@@ -212,9 +215,41 @@ export function rerunRefusal(runs: EarlierRuns, input: string, wording: BatchWor
       : `to finish that run, sending only what it did not: ${wording.finishRun(run.header, run.path, input)}`,
     `to send every entry again on purpose: add ${wording.name('newRun')}`,
   ];
-  if (run.locked) hints.unshift(`a run may be sending that journal right now (${run.path}.lock exists)`);
   return usageError(
     `${input} was already sent to ${run.header.api?.baseUrl} with this API key: the journal ${run.path}${others} records ${what.join(' and ')} (${when}); a new run would send them again, so nothing was sent`,
     hints,
+  );
+}
+
+/** What a refusal of a run started at the same moment as another names. */
+export interface SameMoment {
+  /** How messages name the input ("stdin", the path as given, "the entries"). */
+  label: string;
+  /** The input as a resume command names it. */
+  input: string;
+  /** The input is piped: a resume command reads it from the same producer. */
+  piped: boolean;
+  wording: BatchWording;
+}
+
+/**
+ * The refusal of a new run whose first entries another run is sending right now (`owner`, its
+ * process), or sent while this one was starting (no owner: it has ended since, or was killed).
+ * `--new-run` does not get past a run that is sending them: two runs at once are an accident (a CI
+ * job retried while the first attempt runs, a cron job overlapping itself), not a decision.
+ */
+export function sameMomentRefusal(c: SameMoment, journal: string, header: JournalHeader, owner: LockOwner | undefined): MailroomError {
+  const { name, finishRun } = c.wording;
+  const resume = `${c.piped ? 'pipe the same input into: ' : ''}${finishRun(header, journal, c.input)}`;
+  if (owner) {
+    const who = `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}`;
+    return usageError(
+      `${c.label}: run ${header.runId} (${who}, the journal ${oneLine(journal)}) is sending the same entries to ${header.api?.baseUrl} with this API key right now; a second run would send them twice, so nothing was sent`,
+      [`once that run has ended, what it did not send goes with: ${resume}`, `${name('newRun')} sends them again on purpose, once that run has ended`],
+    );
+  }
+  return usageError(
+    `${c.label}: run ${header.runId} (the journal ${oneLine(journal)}) sent the same entries to ${header.api?.baseUrl} with this API key while this run was starting; a new run would send them again, so nothing was sent`,
+    [`to finish that run, sending only what it did not: ${resume}`, `to send every entry again on purpose: add ${name('newRun')}`],
   );
 }

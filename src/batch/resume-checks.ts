@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { usageError } from '../errors.js';
 import type { EntryDefaults } from '../input/entries.js';
 import { oneLine } from '../output/one-line.js';
-import { earlierRunsOf, journalStart, rerunRefusal } from './earlier-runs.js';
+import { earlierRunsOf, journalStart, rerunRefusal, sameMomentRefusal } from './earlier-runs.js';
 import { fingerprintFile, fingerprintStart } from './fingerprint.js';
 import type { ApiIdentity, JournalHeader } from './journal.js';
 import type { BatchEnv, BatchRunOptions } from './run-options.js';
@@ -34,6 +34,8 @@ const DEFAULT_FIELDS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendA
 export async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o: BatchRunOptions, fingerprint: string, api: ApiIdentity): Promise<boolean> {
   const runs = await earlierRunsOf(o.journalDir, fingerprint, api);
   if (runs === undefined) return false;
+  const { sending, path, header } = runs.newest;
+  if (sending) throw sameMomentRefusal({ label: o.input ?? '-', input: o.input ?? '-', piped: false, wording }, path, header, sending);
   if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-', wording);
   ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})`);
   return true;

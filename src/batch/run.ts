@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { MailroomError, isMailroomError, usageError } from '../errors.js';
@@ -12,7 +12,7 @@ import { rememberJournal } from './earlier-runs.js';
 import { fingerprintFile } from './fingerprint.js';
 import { heapKeeper } from './memory.js';
 import { DONE_OK, DoneSet } from './done-set.js';
-import { Journal, newRunId, type JournalHeader, type OkRecord } from './journal.js';
+import { Journal, newRunId, type CheckpointRecord, type JournalHeader, type OkRecord } from './journal.js';
 import { loadJournal, readJournalHeader } from './journal-read.js';
 import { FailedEntries, failedLine, NdjsonWriter, type ReportLine } from './entry-reports.js';
 import { BatchSender, realClock } from './sender.js';
@@ -20,6 +20,7 @@ import { FIELD_WORDING } from './wording.js';
 
 import { chunkEntries } from './chunks.js';
 import { checkEntriesNotSentBefore } from './same-entries.js';
+import { claimFirstRequest } from './first-request-claim.js';
 import { checkNotSentBefore, checkSameApi, checkSameRun, defaultsDigest, inputDiffers } from './resume-checks.js';
 import type { BatchEnv, BatchProgress, BatchRunOptions, BatchSummary, EntryError } from './run-options.js';
 
@@ -113,14 +114,20 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
 
   // Opened before any output: a new run refused for entries an earlier run sent leaves every file as it was.
   const input = await openEntries(o, source);
+  const piped = source.path === undefined && o.stdio !== undefined && o.entries === undefined && o.stream === undefined;
+  /** How the refusals of a new run name its input. */
+  const named = { label: source.label, input: source.path ? (o.input ?? '-') : piped ? '-' : source.label, piped };
+  /** The journals the check before reading compared with. */
+  const seen = new Set<string>();
+  /** Set when another run of the same entries claimed their first request first: this run sends nothing. */
+  let refused: unknown;
   let report: NdjsonWriter | undefined;
   let failedOut: NdjsonWriter | undefined;
   try {
     // A dry run sends nothing and knows no key: it notes a run of its entries to any API.
     if (!resuming && !sentBefore && input.error === undefined && (o.dryRun || (header && o.api))) {
-      const piped = source.path === undefined && o.stdio !== undefined && o.entries === undefined && o.stream === undefined;
       input.items = await checkEntriesNotSentBefore(
-        { dir: o.journalDir, api: o.dryRun ? undefined : o.api, newRun: Boolean(o.newRun), label: source.label, input: source.path ? (o.input ?? '-') : piped ? '-' : source.label, piped, file: source.path !== undefined, wording, warn: ctx.warn },
+        { dir: o.journalDir, api: o.dryRun ? undefined : o.api, newRun: Boolean(o.newRun), ...named, file: source.path !== undefined, wording, warn: ctx.warn, seen },
         input.items,
       );
     }
@@ -254,6 +261,22 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
         : (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
       outputsDrained,
+      ...(!resuming && journal && o.api
+        ? {
+            claimFirst: (mark: CheckpointRecord, digestAt: (index: number) => string | undefined, publish: () => void) => {
+              let published = false;
+              try {
+                claimFirstRequest({ dir: o.journalDir, api: o.api!, runId, newRun: Boolean(o.newRun), seen, ...named, wording }, mark, digestAt, () => {
+                  published = true;
+                  publish();
+                });
+              } catch (err) {
+                if (!published) refused = err;
+                throw err;
+              }
+            },
+          }
+        : {}),
     });
 
     if (o.dryRun || !o.send) {
@@ -293,8 +316,11 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
         summary.fatal ??= isMailroomError(err) ? err : new MailroomError('unexpected', `closing ${file?.path}: ${String(err)}`, { cause: err });
       }
     }
+    if (refused !== undefined && journal) forget(journal.path, resumePath === undefined ? undefined : join(o.journalDir, `${runId}.journal`));
     newJournalLock?.release();
   }
+  // Refused before its first request: as the refusals before reading, an error, not a summary.
+  if (refused !== undefined) throw refused;
   summary.unsent = summary.total - summary.sent - summary.failed - summary.skipped - summary.duplicates;
   summary.durationMs = clock.now() - startedAt;
   summary.emailsPerSecond = summary.durationMs > 0 ? Math.round((summary.sent / summary.durationMs) * 1000 * 10) / 10 : 0;
@@ -313,6 +339,18 @@ function markFinished(journal: Journal | undefined, summary: BatchSummary): void
   } catch (err) {
     // A full disk at the very end: the run's records are whole; it is only not marked finished.
     if (!isMailroomError(err)) throw err;
+  }
+}
+
+/** A refused run's journal (it recorded no request) and its link in the state directory: gone, so no listing shows a run that never was. */
+function forget(journal: string, link: string | undefined): void {
+  for (const path of [link, journal]) {
+    if (path === undefined) continue;
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone.
+    }
   }
 }
 

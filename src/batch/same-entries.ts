@@ -1,12 +1,13 @@
 import { createHash, type Hash } from 'node:crypto';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { usageError, type MailroomError } from '../errors.js';
 import type { InputItem } from '../input/json-stream.js';
+import { lockHolder } from '../output/lock.js';
 import { oneLine } from '../output/one-line.js';
 import { count } from '../plural.js';
 import { entryText, ownKey } from './chunks.js';
 import { DONE_FAILED, DONE_OK, DoneSet } from './done-set.js';
-import { firstRequestsOf, type FirstRequest } from './earlier-runs.js';
+import { firstRequestsOf, sameMomentRefusal, type FirstRequest } from './earlier-runs.js';
 import type { ApiIdentity } from './journal.js';
 import { loadJournal, type LoadedJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
@@ -17,7 +18,7 @@ import type { BatchWording } from './wording.js';
 // same order are the same emails, and a new run would send them again under new keys.
 
 /** Entries held back at most while the comparison is undecided (an earlier run's first request reached no further). */
-const HOLD_LIMIT = 10_000;
+export const HOLD_LIMIT = 10_000;
 
 export interface SameEntriesCheck {
   /** The state directory's journals. */
@@ -36,6 +37,8 @@ export interface SameEntriesCheck {
   file: boolean;
   wording: BatchWording;
   warn: (message: string) => void;
+  /** Filled with the run ids of the journals compared here: the claim of the first request (first-request-claim.ts) judges only the others. */
+  seen?: Set<string>;
 }
 
 const digest = (hash: Hash) => hash.copy().digest('hex').slice(0, 32);
@@ -50,6 +53,7 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
   const byUpTo = new Map<number, FirstRequest[]>();
   let reach = -1;
   for (const run of firstRequestsOf(c.dir, c.api)) {
+    c.seen?.add(run.header.runId);
     if (run.upTo >= HOLD_LIMIT) continue;
     byUpTo.set(run.upTo, [...(byUpTo.get(run.upTo) ?? []), run]);
     reach = Math.max(reach, run.upTo);
@@ -90,6 +94,8 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
     );
     return replay(held, rest, failure);
   }
+  const sending = lockHolder(found.run.path);
+  if (sending) throw sameMomentRefusal(c, found.run.path, found.journal.header, sending);
   if (c.newRun) {
     c.warn(`${c.wording.name('newRun')}: sending again what ${oneLine(found.run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
     return replay(held, rest, failure);
@@ -222,7 +228,6 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
   const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
   const resume = `${c.piped ? 'pipe the same input into: ' : ''}${finishRun(journal.header, run.path, c.input)}`;
   const hints: string[] = [];
-  if (existsSync(`${run.path}.lock`)) hints.push(`a run may be sending that journal right now (${run.path}.lock exists)`);
   if (differs) hints.push(`one or more of entries ${entries} to ${differsBy} differ from the ones that run read: resuming it would be refused`);
   else if (same < lastMark) hints.push(`that run read more entries than ${c.label} has: resuming it with this input would be refused`);
   else if (!finished) hints.push(`to finish that run, sending only what it did not: ${resume}`);

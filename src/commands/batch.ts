@@ -43,7 +43,8 @@ Every entry gets an idempotency key fixed for the run (mr-<runId>-<index>) unles
 so retries and --resume never send an email twice. A journal is always written (path in the summary).
 A new run of entries that a journal in the state directory already sent (the same file, or the same
 first entries from any file or stdin; same host and key) is refused: --resume <journal> finishes that
-run or sends only entries added since, --new-run sends everything again.
+run or sends only entries added since, --new-run sends everything again. Of two runs of the same
+entries started at once, one sends them and the other exits 2 naming it (--new-run too).
 Exit codes: 0 all sent, 7 some failed, 2 bad input or entries sent before (nothing sent), 3 auth,
 5 limits, 6 network, 9 a file could not be written (disk full: resume with room), 130 interrupted
 (resume with --resume <journal>).

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { storageError, usageError, ValidationError } from '../errors.js';
 
-interface Owner {
+export interface LockOwner {
   pid: number;
   host: string;
   startedAt: string;
@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
   }
 }
 
-function readOwner(path: string): { owner: Owner | undefined; text: string } | undefined {
+function readOwner(path: string): { owner: LockOwner | undefined; text: string } | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -31,8 +31,8 @@ function readOwner(path: string): { owner: Owner | undefined; text: string } | u
     return undefined;
   }
   try {
-    const o = JSON.parse(text) as Partial<Owner>;
-    if (typeof o.pid === 'number' && typeof o.host === 'string') return { owner: o as Owner, text };
+    const o = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof o.pid === 'number' && typeof o.host === 'string') return { owner: o as LockOwner, text };
   } catch {
     // Being written, or not ours.
   }
@@ -61,7 +61,7 @@ export class JournalLock {
 
   static acquire(journal: string, use: LockUse = { subject: `--resume ${journal}`, holder: 'another mailroom batch', createDir: true }): JournalLock {
     const path = `${journal}.lock`;
-    const me: Owner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+    const me: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
     if (use.createDir) {
       try {
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -121,6 +121,12 @@ export function lockHeld(journal: string): boolean {
   return found.owner.host !== hostname() || alive(found.owner.pid);
 }
 
+/** The live process (or one on another host) holding `<journal>.lock`, when one does and says who it is. */
+export function lockHolder(journal: string): LockOwner | undefined {
+  const owner = readOwner(`${journal}.lock`)?.owner;
+  return owner && (owner.host !== hostname() || alive(owner.pid)) ? owner : undefined;
+}
+
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
@@ -162,7 +168,7 @@ function mtime(path: string): number {
   }
 }
 
-function inUse(use: LockUse, lock: string, owner: Owner | undefined) {
+function inUse(use: LockUse, lock: string, owner: LockOwner | undefined) {
   const who = owner ? `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}, started ${owner.startedAt}` : `lock ${lock}`;
   return usageError(`${use.subject} is in use by ${use.holder} (${who})`, [
     `wait for it to finish or stop it; if no such run exists, remove ${lock}`,

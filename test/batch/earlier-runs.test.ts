@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { earlierRunsOf, firstRequestsOf } from '../../src/batch/earlier-runs.js';
@@ -36,7 +36,7 @@ describe('earlier runs of an input (the re-run check)', () => {
     const newest = journal(dir, { sent: 7, age: 10 });
     writeFileSync(join(dir, 'not-a-journal.journal'), 'hello\n');
     const found = await earlierRunsOf(dir, 'sha256:aa', api);
-    expect(found?.newest).toMatchObject({ path: newest, sent: 7, refused: 0, locked: false });
+    expect(found?.newest).toMatchObject({ path: newest, sent: 7, refused: 0, sending: undefined });
     // The one that sent nothing is newer still, but is not a run of it that sent anything.
     expect(found?.older).toBe(1);
     expect(older).toBeDefined();
@@ -52,8 +52,12 @@ describe('earlier runs of an input (the re-run check)', () => {
     const kept = journal(elsewhere, { sent: 4 });
     symlinkSync(kept, join(dir, 'x.journal'));
     symlinkSync(join(elsewhere, 'deleted.journal'), join(dir, 'y.journal'));
+    // Held by a live process (this one): a run is sending it now.
+    writeFileSync(`${kept}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+    expect((await earlierRunsOf(dir, 'sha256:aa', api))?.newest).toMatchObject({ path: kept, sent: 4, sending: { pid: process.pid } });
+    // A lock whose process is gone (or not a lock of ours): nobody is sending it.
     writeFileSync(`${kept}.lock`, '123\n');
-    expect((await earlierRunsOf(dir, 'sha256:aa', api))?.newest).toMatchObject({ path: kept, sent: 4, locked: true });
+    expect((await earlierRunsOf(dir, 'sha256:aa', api))?.newest).toMatchObject({ path: kept, sending: undefined });
   });
 
   it("a finished run that the API accepted nothing of sent nothing: not a run to refuse a repeat of", async () => {

@@ -397,6 +397,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/batch/earlier-runs.ts',
         'src/batch/entry-reports.ts',
         'src/batch/fingerprint.ts',
+        'src/batch/first-request-claim.ts',
         'src/batch/http.ts',
         'src/batch/journal-read.ts',
         'src/batch/journal.ts',
