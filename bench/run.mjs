@@ -1,11 +1,11 @@
 // `npm run bench [-- name...]`: runs the benchmarks under bench/ one after another (after the build
 // `npm run bench` does first), each in its own process with its output as it prints it, and exits 1
-// when any of them failed. Names: startup, import, batch, sandbox, sandbox-memory, pacing, listener-stalled, lint, install (default: all, in that order).
+// when any of them failed. Names: startup, import, batch, sandbox, sandbox-memory, sandbox-replay, pacing, listener-stalled, lint, install (default: all, in that order).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['startup', 'import', 'batch', 'sandbox', 'sandbox-memory', 'pacing', 'listener-stalled', 'lint', 'install'];
+const ALL = ['startup', 'import', 'batch', 'sandbox', 'sandbox-memory', 'sandbox-replay', 'pacing', 'listener-stalled', 'lint', 'install'];
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !ALL.includes(n));
 if (unknown.length > 0) {

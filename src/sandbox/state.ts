@@ -221,6 +221,11 @@ export function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
 
+/** The month of a time the sandbox wrote (`toISOString`: 2026-11-26T07:59:54.163Z), read without a Date; any other form through one. */
+function monthOfStamp(at: string): string {
+  return at.length === 24 && at[23] === 'Z' && at[4] === '-' && at[10] === 'T' ? at.slice(0, 7) : monthOf(new Date(at));
+}
+
 /**
  * The in-memory store of one sandbox. Maps keep every per-request lookup O(1). Every change goes
  * through a method here that reports it to `onChange` (the `--data` journal): callers read the
@@ -445,7 +450,7 @@ export class SandboxState {
       case 'email':
         if (this.emailsById.has(change.email.id)) return;
         this.addEmail(change.email);
-        this.countSent(new Date(change.email.createdAt));
+        this.countMonth(monthOfStamp(change.email.createdAt));
         if (change.result && change.email.idempotencyKey !== undefined) this.putIdempotency(change.email.idempotencyKey, change.result);
         if (change.contact) this.putContact(change.contact);
         return;
@@ -579,7 +584,10 @@ export class SandboxState {
       this.monthAt = now;
       this.monthOfNow = monthOf(now);
     }
-    const month = this.monthOfNow;
+    this.countMonth(this.monthOfNow);
+  }
+
+  private countMonth(month: string): void {
     if (this.sentThisMonth.month !== month) this.sentThisMonth = { month, count: 0 };
     this.sentThisMonth.count += 1;
   }
