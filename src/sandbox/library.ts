@@ -7,6 +7,7 @@
 import type { EventName } from '../schema/events.js';
 import type { Envelope } from '../webhook/samples.js';
 import type { DeliveryRecord } from './state.js';
+import { count as counted, figure } from '../plural.js';
 import { caught } from './caught.js';
 import type { CaughtEmail, SandboxConnection, SandboxDelivery, SandboxEmail, SandboxWorkspace, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
 
@@ -164,11 +165,11 @@ function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>)
     if (filter.subject !== undefined) query.set('subject', filter.subject);
     const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`).catch((err: unknown) => {
       const retain = err instanceof RefusedCall && err.status === 400 ? (err.body as { retain?: unknown } | undefined)?.retain : undefined;
-      if (typeof retain === 'number') throw new RangeError(`mailroom sandbox: waitForEmails(${count}): the sandbox keeps only the newest ${retain} emails (retain): a wait for more could never see them all`);
+      if (typeof retain === 'number') throw new RangeError(`mailroom sandbox: waitForEmails(${count}): the sandbox keeps only the newest ${figure(retain)} emails (retain): a wait for more could never see them all`);
       throw err;
     })) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
-    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${items.length} matching caught)`);
-    if (timedOut) throw new Error(`mailroom sandbox: ${describeWait(count, filter)} within ${timeoutMs} ms (${items.length} matching caught)`);
+    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${figure(items.length)} matching caught)`);
+    if (timedOut) throw new Error(`mailroom sandbox: ${describeWait(count, filter)} within ${timeoutMs} ms (${figure(items.length)} matching caught)`);
     return items.map(caught);
   };
   return {
@@ -187,7 +188,7 @@ function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<u
     const { items, timedOut, closed } = (await call('GET', `/_sandbox/deliveries/wait?${query.toString()}`).catch((err: unknown) => {
       const retain = err instanceof RefusedCall && err.status === 400 ? (err.body as { retain?: unknown } | undefined)?.retain : undefined;
       if (typeof retain === 'number') {
-        throw new RangeError(`mailroom sandbox: waitForDeliveries(${query.get('count')}): the sandbox keeps only the newest ${retain} delivery attempts (retain): a wait for more could never see them all`);
+        throw new RangeError(`mailroom sandbox: waitForDeliveries(${query.get('count')}): the sandbox keeps only the newest ${figure(retain)} delivery attempts (retain): a wait for more could never see them all`);
       }
       throw err;
     })) as { items: DeliveryRecord[]; timedOut: boolean; closed?: true };
@@ -198,7 +199,7 @@ function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<u
   return {
     waitForDeliveries(count, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       if (!Number.isInteger(count) || count < 1) return Promise.reject(new TypeError(`mailroom sandbox: waitForDeliveries wants a whole number of deliveries of at least 1, not ${String(count)}`));
-      return wait(new URLSearchParams({ count: String(count) }), timeoutMs, `${count} deliveries were not recorded within`);
+      return wait(new URLSearchParams({ count: String(count) }), timeoutMs, `${counted(count, 'delivery')} ${count === 1 ? 'was' : 'were'} not recorded within`);
     },
     waitForIdle: ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) => wait(new URLSearchParams({ idle: 'true' }), timeoutMs, 'deliveries were still pending after'),
   };
@@ -206,7 +207,7 @@ function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<u
 
 function describeWait(count: number, filter: WaitForEmailOptions): string {
   const what = [filter.to === undefined ? '' : ` to ${filter.to}`, filter.subject === undefined ? '' : ` with a subject containing ${JSON.stringify(filter.subject)}`].join('');
-  return count === 1 ? `no email${what} was caught` : `fewer than ${count} emails${what} were caught`;
+  return count === 1 ? `no email${what} was caught` : `fewer than ${figure(count)} emails${what} were caught`;
 }
 
 /** A recorded attempt as the public type has it; attempts always carry their id, body and signature now. */

@@ -134,7 +134,7 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
 
   test('waitForDeliveries rejects after its time limit with what it waited for', async () => {
     const sb = await sandbox();
-    await expect(sb.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 deliveries were not recorded within 50 ms');
+    await expect(sb.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 delivery was not recorded within 50 ms');
   });
 
   test('waitForIdle() resolves to every attempt once none is queued, in flight or waiting for its retry', async () => {

@@ -185,3 +185,16 @@ describe('waitForDeliveries beyond what the sandbox keeps', () => {
     expect((err as Error).message).toBe('mailroom sandbox: 2 deliveries were not recorded within 50 ms');
   });
 });
+
+describe('the counts in what a wait rejects with', () => {
+  test('carry thousands separators and the right plural, as every count mailroom prints', async () => {
+    const sb = await startSandbox({ log: () => undefined, config: { retain: 2_000 } });
+    open.push(sb);
+    const message = (p: Promise<unknown>) => p.then(() => 'resolved', (e: unknown) => (e as Error).message);
+    expect(await message(sb.waitForEmails(2_500))).toBe('mailroom sandbox: waitForEmails(2500): the sandbox keeps only the newest 2,000 emails (retain): a wait for more could never see them all');
+    expect(await message(sb.waitForEmails(1_500, { timeoutMs: 50 }))).toBe('mailroom sandbox: fewer than 1,500 emails were caught within 50 ms (0 matching caught)');
+    expect(await message(sb.waitForDeliveries(2_500))).toBe('mailroom sandbox: waitForDeliveries(2500): the sandbox keeps only the newest 2,000 delivery attempts (retain): a wait for more could never see them all');
+    expect(await message(sb.waitForDeliveries(1_500, { timeoutMs: 50 }))).toBe('mailroom sandbox: 1,500 deliveries were not recorded within 50 ms');
+    expect(await message(sb.waitForDeliveries(1, { timeoutMs: 50 }))).toBe('mailroom sandbox: 1 delivery was not recorded within 50 ms');
+  });
+});

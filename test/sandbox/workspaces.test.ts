@@ -153,7 +153,7 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
       ]);
       // The first workspace recorded none, and a wait there times out.
       expect(await own.deliveries()).toEqual([]);
-      await expect(own.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 deliveries were not recorded within 50 ms');
+      await expect(own.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 1 delivery was not recorded within 50 ms');
       await expect(a.waitForDeliveries(3, { timeoutMs: 50 })).rejects.toThrow('mailroom sandbox: 3 deliveries were not recorded within 50 ms');
       // Over HTTP, from a worker that did not start the sandbox: the same waits.
       const b = await remote.workspace();
