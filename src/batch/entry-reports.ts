@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { writeTextSync } from '../output/files.js';
 import { storageError, usageError, type MailroomError } from '../errors.js';
@@ -26,20 +26,65 @@ export class NdjsonWriter {
   private readonly stream: Writable | undefined;
   private failure: MailroomError | undefined;
 
+  /** The file's old content is still there (`held`): cut on the first write, or never if the run is refused. */
+  private begun = true;
+  /** Made by this writer: a refused run removes it. */
+  private created = false;
+
+  /**
+   * `held`: a new run that may yet be refused at its first request (another run of the same entries
+   * claimed it first, first-request-claim.ts) leaves the file as it was until `begin`, its first
+   * write, or its close.
+   */
   constructor(
     readonly path: string,
     flag: string,
     stdout?: Writable,
+    held = false,
   ) {
     if (stdout) {
       this.stream = stdout;
       return;
     }
     try {
-      this.fd = openSync(path, 'w', 0o600);
+      if (held) this.openHeld(path);
+      else this.fd = openSync(path, 'w', 0o600);
     } catch (err) {
       throw usageError(`${flag}: cannot write ${path}: ${fsReason(err, 'write')}`);
     }
+  }
+
+  private openHeld(path: string): void {
+    try {
+      this.fd = openSync(path, 'wx', 0o600);
+      this.created = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      this.fd = openSync(path, constants.O_WRONLY);
+      // A device or a pipe (/dev/full, a process substitution) has no old content to keep or cut.
+      this.begun = !fstatSync(this.fd).isFile();
+    }
+  }
+
+  /** Cuts the file's old content: the run goes ahead. */
+  begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    try {
+      ftruncateSync(this.fd, 0);
+    } catch (err) {
+      this.failure = storageError(this.path, err);
+      throw this.failure;
+    }
+  }
+
+  /** The run was refused before its first request: nothing written, the file as it was (none, if it made it). */
+  abandon(): void {
+    this.buffer = '';
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+    if (this.created) unlinkSync(this.path);
   }
 
   write(value: unknown): void {
@@ -59,6 +104,7 @@ export class NdjsonWriter {
     // A stream is the command's stdout, guarded like every other (secrets.ts).
     if (this.stream) this.stream.write(text);
     else {
+      this.begin();
       try {
         writeTextSync(this.fd, text);
       } catch (err) {
@@ -81,7 +127,10 @@ export class NdjsonWriter {
     if (this.stream) return this.flush();
     if (this.fd < 0) return;
     try {
-      if (!this.failure) this.flush();
+      if (!this.failure) {
+        this.begin();
+        this.flush();
+      }
     } finally {
       closeSync(this.fd);
       this.fd = -1;
@@ -127,6 +176,14 @@ export class FailedEntries {
     const text = raw ?? JSON.stringify(fallback());
     if (this.format === undefined || (this.format === 'csv' && this.header === undefined)) this.pending.push(text);
     else this.write(text);
+  }
+
+  begin(): void {
+    this.out.begin();
+  }
+
+  abandon(): void {
+    this.out.abandon();
   }
 
   close(): void {

@@ -75,7 +75,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     const target = targets.get(flag);
     if (target === undefined) return undefined;
     // checkPaths refused `-` without stdio.
-    return target === 'stdout' ? new NdjsonWriter('-', flag, o.stdio!.out) : new NdjsonWriter(target.path, flag);
+    return target === 'stdout' ? new NdjsonWriter('-', flag, o.stdio!.out) : new NdjsonWriter(target.path, flag, undefined, claims);
   };
   const source: InputSource =
     o.entries !== undefined || o.stream !== undefined
@@ -83,6 +83,8 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
       : await openInput(o, ctx.cwd);
   const resumePath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
   const resuming = resumePath !== undefined && existsSync(resumePath) && statSync(resumePath).size > 0;
+  /** A new run claims its first request before sending it, and may be refused then: its outputs wait for that. */
+  const claims = !resuming && !o.dryRun && o.api !== undefined;
   const digest = defaultsDigest(o.defaults);
 
   let header: JournalHeader | undefined;
@@ -261,7 +263,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
         : (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
       keepHeap,
       outputsDrained,
-      ...(!resuming && journal && o.api
+      ...(claims && journal
         ? {
             claimFirst: (mark: CheckpointRecord, digestAt: (index: number) => string | undefined, publish: () => void) => {
               let published = false;
@@ -274,6 +276,8 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
                 if (!published) refused = err;
                 throw err;
               }
+              report?.begin();
+              failedFile?.begin();
             },
           }
         : {}),
@@ -309,7 +313,12 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     // its file is closed now, not when the garbage collector finds the handle.
     await closeInput?.().catch(() => undefined);
     markFinished(journal, summary);
-    for (const file of [journal, report, failedFile]) {
+    if (refused !== undefined) {
+      // As a refusal before reading: --report and --failed as they were.
+      report?.abandon();
+      failedFile?.abandon();
+    }
+    for (const file of refused === undefined ? [journal, report, failedFile] : [journal]) {
       try {
         file?.close();
       } catch (err) {

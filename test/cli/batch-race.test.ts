@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,66 @@ describe('two new runs of the same entries started at the same moment', () => {
     } finally {
       await client.close();
     }
+  });
+
+  describe('a run that reads its first entries late (a slow producer), refused when it reaches its first request', () => {
+    const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ from: 'ops@example.com', to: `slow${i}@example.com`, subject: 'Hi', html: `<p>${i}</p>` }));
+    /** The entries, the first one at once and the rest once `go` is called. */
+    function held(n: number): { source: AsyncIterable<unknown>; go: () => void } {
+      let go!: () => void;
+      const gate = new Promise<void>((resolve) => (go = resolve));
+      const all = entries(n);
+      return {
+        source: (async function* () {
+          yield all[0];
+          await gate;
+          yield* all.slice(1);
+        })(),
+        go,
+      };
+    }
+
+    it('an earlier run of the same entries ran to its end meanwhile: refused, naming it and the way to finish it; its --report and --failed files are as they were', async () => {
+      const client = new Mailroom({ apiKey: env.MAILROOM_API_KEY, baseUrl: proxy.baseUrl, env: { MAILROOM_STATE_DIR: state } });
+      try {
+        const report = join(dir, 'late.report.ndjson');
+        const failed = join(dir, 'late.failed.ndjson');
+        writeFileSync(report, 'an earlier report\n');
+        const late = held(60);
+        const refused = client.emails.batch(late.source, { size: 10, report, failed }).catch((e: unknown) => e as Error);
+        const first = await client.emails.batch(entries(60), { size: 10 });
+        expect(first).toMatchObject({ sent: 60 });
+        late.go();
+        const error = await refused;
+        expect(error).toBeInstanceOf(Error);
+        expect((error as Error).message).toMatch(
+          new RegExp(`^the entries: run ${first.runId} \\(the journal ${esc(first.journal!)}\\) sent the same entries to ${esc(proxy.baseUrl)} with this API key while this run was starting; a new run would send them again, so nothing was sent$`),
+        );
+        expect(await sandbox.emails()).toHaveLength(60);
+        expect(readFileSync(report, 'utf8')).toBe('an earlier report\n');
+        expect(existsSync(failed)).toBe(false);
+        expect(stateJournals()).toEqual([first.journal!.split('/').pop()]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('the earlier run is still sending: refused, naming its pid and journal', async () => {
+      const client = new Mailroom({ apiKey: env.MAILROOM_API_KEY, baseUrl: proxy.baseUrl, env: { MAILROOM_STATE_DIR: state } });
+      try {
+        const sending = held(60);
+        const first = client.emails.batch(sending.source, { size: 1 });
+        // Its first request went out: it claimed it and wrote its checkpoint; the rest waits.
+        await proxy.batches(1);
+        const error = (await client.emails.batch(entries(60), { size: 1 }).catch((e: unknown) => e)) as Error;
+        expect(error.message).toMatch(new RegExp(`^the entries: run \\w{12} \\(pid ${process.pid}, the journal .+\\) is sending the same entries to ${esc(proxy.baseUrl)} with this API key right now`));
+        sending.go();
+        expect(await first).toMatchObject({ sent: 60 });
+        expect(await sandbox.emails()).toHaveLength(60);
+      } finally {
+        await client.close();
+      }
+    });
   });
 
   it('a claim left by a killed run (its pid gone) does not block a new run', async () => {
