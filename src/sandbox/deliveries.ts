@@ -3,7 +3,7 @@ import request from 'undici/lib/api/api-request.js';
 import { isLoopback } from '../config/url.js';
 import { sign, SIGNATURE_HEADER } from '../webhook/signature.js';
 import type { Envelope } from './events.js';
-import { randomToken, type DeliveryRecord, type SandboxState, type StoredWebhook } from './state.js';
+import { droppedReason, randomToken, type DeliveryRecord, type SandboxState, type StoredWebhook } from './state.js';
 
 /** Attempts in flight at once; more wait their turn, so a flood of events cannot starve the API. */
 export const MAX_DELIVERIES_IN_FLIGHT = 16;
@@ -146,7 +146,7 @@ export class Deliverer {
 
   /** A delivery the queue has no room for: recorded as not delivered and counted, never silently lost. */
   private drop(hook: StoredWebhook, event: string, body: string, attempt: number, resendOf?: string): void {
-    const record = this.notDelivered(hook, event, body, attempt, `dropped: the delivery queue is full (${this.options.maxQueued} waiting for a turn or a retry, deliveries.maxQueued)`);
+    const record = this.notDelivered(hook, event, body, attempt, droppedReason(this.options.maxQueued));
     if (resendOf !== undefined) record.resendOf = resendOf;
     this.state.addDroppedDelivery(record);
   }

@@ -3,7 +3,7 @@ import { countEmails, filterEmails, isFiltered, type EmailFilter } from './email
 import { countRemoteResources } from './email-html.js';
 import { ASSET_VERSION } from './inbox-assets.js';
 import { SIGNATURE_HEADER } from '../webhook/signature.js';
-import type { DeliveryRecord, InboxEmail, SandboxState } from './state.js';
+import { isDropped, type DeliveryRecord, type InboxEmail, type SandboxState } from './state.js';
 import { escapeHtml } from './templates.js';
 import { withText } from './text.js';
 import { emailChecks } from './email-checks.js';
@@ -288,8 +288,10 @@ export function emailPage(state: SandboxState, email: InboxEmail, view: EmailVie
 /** `scope`: the workspace shown, when it is not the first. */
 export function deliveriesPage(state: SandboxState, pageParam: string | undefined, now = Date.now(), scope?: string): string {
   const all = state.deliveries;
+  // Every figure counts the attempts kept (the newest --retain); totals since the reset are said beside them.
   const failed = all.filter((d) => d.error !== undefined && d.notDelivered === undefined).length;
-  const notSent = all.filter((d) => d.notDelivered !== undefined).length;
+  const dropped = all.filter(isDropped).length;
+  const offMachine = all.filter((d) => d.notDelivered !== undefined).length - dropped;
   const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
   const page = Math.min(pageNumber(pageParam), pages);
   const end = all.length - (page - 1) * PAGE_SIZE;
@@ -322,7 +324,12 @@ ${d.body !== undefined ? `<details class="raw"><summary>Exact bytes</summary><pr
 ${canResend ? `<button type="button" data-action="resend" data-id="${h(d.id!)}">Resend</button>` : '<p class="note">Cannot be resent: its webhook is gone or it was recorded without its body.</p>'}</div></details></li>`;
   };
 
-  const summary = `<div class="summary"><span><b>${figure(all.length)}</b> attempts</span><span>${figure(all.length - failed - notSent)} delivered</span><span>${figure(failed)} failed</span>${notSent - state.deliveriesDropped > 0 ? `<span>${figure(notSent - state.deliveriesDropped)} not delivered (off this machine)</span>` : ''}${state.deliveriesDropped > 0 ? `<span>${figure(state.deliveriesDropped)} dropped: the delivery queue was full</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
+  const attempts = state.deliveryTotal > all.length ? `<b>${figure(all.length)}</b> attempts kept (the newest of ${figure(state.deliveryTotal)})` : `<b>${figure(all.length)}</b> attempts`;
+  const droppedSince = state.deliveriesDropped > dropped ? ` (${figure(state.deliveriesDropped)} since the last reset)` : '';
+  const summary =
+    `<div class="summary"><span>${attempts}</span><span>${figure(all.length - failed - offMachine - dropped)} delivered</span><span>${figure(failed)} failed</span>` +
+    `${offMachine > 0 ? `<span>${figure(offMachine)} not delivered (off this machine)</span>` : ''}` +
+    `${state.deliveriesDropped > 0 ? `<span>${figure(dropped)} dropped: the delivery queue was full${droppedSince}</span>` : ''}<span>${hooks} webhook${hooks === 1 ? '' : 's'}</span></div>`;
   const list =
     all.length === 0
       ? `<p class="empty">No delivery yet. ${hooks === 0 ? 'Create a webhook (mailroom webhooks create, or webhooks listen --register) and' : 'Send an email or'} fire an event (mailroom sandbox trigger CONTACT_CREATED).</p>`

@@ -226,6 +226,13 @@ function monthOfStamp(at: string): string {
   return at.length === 24 && at[23] === 'Z' && at[4] === '-' && at[10] === 'T' ? at.slice(0, 7) : monthOf(new Date(at));
 }
 
+const DROPPED = 'dropped:';
+
+/** Why a delivery the full queue had no room for was not delivered (deliveries.ts); isDropped() tells one. */
+export const droppedReason = (maxQueued: number | undefined): string => `${DROPPED} the delivery queue is full (${maxQueued} waiting for a turn or a retry, deliveries.maxQueued)`;
+
+export const isDropped = (record: DeliveryRecord): boolean => record.notDelivered?.startsWith(DROPPED) === true;
+
 /**
  * The in-memory store of one sandbox. Maps keep every per-request lookup O(1). Every change goes
  * through a method here that reports it to `onChange` (the `--data` journal): callers read the

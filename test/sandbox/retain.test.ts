@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { Persistence } from '../../src/sandbox/persistence.js';
 import { DEFAULT_RETAIN, SandboxState, type InboxEmail } from '../../src/sandbox/state.js';
+import { deliveriesPage } from '../../src/sandbox/inbox.js';
 import { client, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const raw = (n: number, over: Record<string, unknown> = {}) => ({ from: 'ops@example.com', to: `user${n}@customer.test`, subject: `Order ${n}`, html: `<p>Order ${n}</p>`, ...over });
@@ -138,5 +139,23 @@ describe('SandboxState retain', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the deliveries page past retain', () => {
+  const at = '2026-11-26T08:00:00.000Z';
+  const base = { webhookId: 'wh_1', event: 'CONTACT_CREATED', attempt: 1, durationMs: 0, createdAt: at, error: 'not delivered' };
+  const dropped = { ...base, url: 'http://127.0.0.1:9/h', notDelivered: 'dropped: the delivery queue is full (5 waiting for a turn or a retry, deliveries.maxQueued)' };
+  const offMachine = { ...base, url: 'https://example.com/h', notDelivered: 'example.com is not on this machine' };
+
+  test('each figure counts the attempts kept; the dropped total since the reset is said beside them', () => {
+    const state = SandboxState.fresh(undefined, 3);
+    for (let i = 0; i < 5; i++) state.addDroppedDelivery({ ...dropped });
+    // The five dropped attempts go as three newer ones come: those three are what the page lists.
+    for (let i = 0; i < 2; i++) state.addDelivery({ ...offMachine });
+    state.addDelivery({ ...base, url: 'http://127.0.0.1:9/h', error: undefined, statusCode: 200 });
+    const page = deliveriesPage(state, undefined, Date.parse(at));
+    expect(page).toContain('<span><b>3</b> attempts kept (the newest of 8)</span><span>1 delivered</span><span>0 failed</span><span>2 not delivered (off this machine)</span>');
+    expect(page).toContain('<span>0 dropped: the delivery queue was full (5 since the last reset)</span>');
   });
 });
