@@ -49,7 +49,9 @@ export async function* readCsvItems(chunks: AsyncIterable<string>, label?: strin
         rawHeader = rowText(raw);
         continue;
       }
-      yield { ...rowToItem(header, record, info.lines - overcount), raw: rowText(raw), rawHeader };
+      // info.lines is where the row ends; a row with quoted line breaks begins that many lines before.
+      const text = rowText(raw);
+      yield { ...rowToItem(header, record, info.lines - overcount - lineBreaksIn(text)), raw: text, rawHeader };
     }
   } catch (err) {
     // csv-parse's errors carry a code (CSV_..., INVALID_OPENING_QUOTE) and where the parser was.
@@ -70,6 +72,13 @@ function rowText(raw: string): string {
   const row = raw.replace(/^[\r\n]+/, '');
   const body = row.replace(/\r?\n?$/, '').replace(/\r$/, '');
   return `${body}${row.endsWith('\r') || row.endsWith('\r\n') ? '\r\n' : '\n'}`;
+}
+
+/** Line breaks inside a row's text, its own ending left out. */
+function lineBreaksIn(text: string): number {
+  let n = -1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 interface CsvError extends Error {

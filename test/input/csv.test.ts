@@ -19,7 +19,8 @@ describe('CSV reader', () => {
         { to: 'b@example.com', template: 'welcome', variables: { name: 'Smith, Bob' }, settings: { trackOpens: true } },
         { to: 'c@example.com', template: 'welcome', variables: { name: 'multi\nline' } },
       ]);
-      expect(items.map((i) => i.line)).toEqual([2, 3, 6]);
+      // The line a row begins on, as the JSON reader gives an element's (a quoted line break inside).
+      expect(items.map((i) => i.line)).toEqual([2, 3, 5]);
     }
   });
 
@@ -30,11 +31,11 @@ describe('CSV reader', () => {
     expect(items[2]).toMatchObject({ line: 4, error: expect.stringMatching(/settings.trackClicks: "maybe" is not true or false/) });
   });
 
-  it('gives CRLF files with quoted line breaks the right line numbers', async () => {
+  it('gives CRLF files with quoted line breaks the right line numbers: where each row begins', async () => {
     const text = 'to,html\r\na@example.com,"x\r\ny"\r\n\r\nb@example.com,z\r\nc@example.com,"p\r\nq\r\nr"\r\nd@example.com,w\r\n';
     for (const size of [4, text.length]) {
       const items = await collect(readCsvItems(chunksOf(text, size)));
-      expect(items.map((i) => i.line)).toEqual([3, 5, 8, 9]);
+      expect(items.map((i) => i.line)).toEqual([2, 5, 6, 9]);
     }
   });
 
