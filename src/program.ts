@@ -35,7 +35,12 @@ class MailroomCommand extends Command {
       taken.ctx.jsonFields = [taken.word];
       return;
     }
-    (Command.prototype as unknown as { _excessArguments(this: Command, r: string[]): void })._excessArguments.call(this, received);
+    // A group that also runs on its own (`sandbox workspace`): the word is a sub-command it lacks.
+    if (this.commands.length > 0 && this.registeredArguments.length === 0) this.unknownCommand();
+    const expected = this.registeredArguments;
+    const takes = expected.length === 0 ? 'none' : `${expected.length === 1 ? 'one' : expected.length}, ${expected.map((a) => `<${a.name()}>`).join(' ')}`;
+    const name = commandPath(this);
+    this.error(`error: unexpected argument '${received[expected.length] ?? ''}': ${name} takes ${takes} (mailroom ${name} --help)`, { code: 'commander.excessArguments' });
   }
 
   override help(context?: HelpContext): never;
@@ -52,6 +57,13 @@ class MailroomCommand extends Command {
     if (meant) this.error(`error: unknown command '${name}' (did you mean ${meant}?)`, { code: 'commander.unknownCommand' });
     return (Command.prototype as unknown as { unknownCommand(this: Command): never }).unknownCommand.call(this);
   }
+}
+
+/** `webhooks get`: a command's names from under the root. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = cmd; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Commands other CLIs have that mailroom answers under another name. */

@@ -65,6 +65,11 @@ Examples:
     )
     .action(verb(ctx, () => import('./workspaces.run.js'), (): Record<string, never> => ({})));
   workspace
+    .command('list')
+    .description('list the workspaces of a running sandbox, as `sandbox workspace` alone does')
+    .addHelpText('after', where)
+    .action(verb(ctx, () => import('./workspaces.run.js'), (): Record<string, never> => ({})));
+  workspace
     .command('create')
     .description('make a workspace with its own API key: what that key sends, the sandbox commands see with --workspace')
     .option('--name <name>', 'a name shown in the inbox (default "Test workspace <n>")')

@@ -59,6 +59,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'sandbox email': [...SANDBOX_EMAIL, 'inbox', ...LINT],
   'sandbox wait': SANDBOX_EMAIL,
   'sandbox workspace': ['id', 'name', 'emails'],
+  'sandbox workspace list': ['id', 'name', 'emails'],
   'sandbox workspace create': ['workspaceId', 'name', 'apiKey', 'baseUrl'],
   'sandbox deliveries': [
     'id', 'webhookId', 'event', 'url', 'attempt', 'statusCode', 'error', 'notDelivered', 'durationMs', 'createdAt', 'nextRetryAt', 'resendOf', 'body', 'signature', 'payload',
