@@ -67,7 +67,14 @@ Examples:
   workspace
     .command('list')
     .description('list the workspaces of a running sandbox, as `sandbox workspace` alone does')
-    .addHelpText('after', where)
+    .addHelpText(
+      'after',
+      `${where}
+
+Examples:
+  $ mailroom sandbox workspace list
+  $ mailroom sandbox workspace list --json id,name`,
+    )
     .action(verb(ctx, () => import('./workspaces.run.js'), (): Record<string, never> => ({})));
   workspace
     .command('create')
