@@ -3,7 +3,7 @@ import type { MailroomError } from '../errors.js';
 import type { InvalidEntry, PreparedEntry, ValidEntry } from '../input/entries.js';
 import type { InputItem } from '../input/json-stream.js';
 import { inputHash, type DoneSet } from './done-set.js';
-import type { CheckpointRecord, Journal } from './journal.js';
+import { PREFIX_LIMIT, prefixDigest, type CheckpointRecord, type Journal } from './journal.js';
 import type { BatchSummary } from './run-options.js';
 
 /** Entries before a new run's first request whose running hash is kept to compare other runs' first requests with. */
@@ -71,11 +71,12 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
     const chunk = ready.slice(0, n);
     ready = ready.slice(n);
     if (running && c.journal) {
-      const mark = { upTo: index, sha: checkpoint() };
+      const mark: CheckpointRecord = { upTo: index, sha: checkpoint() };
       if (digests) {
         const journal = c.journal;
         const seen = digests;
         digests = undefined;
+        mark.prefix = seen.slice(0, Math.min(mark.upTo, PREFIX_LIMIT)).map(prefixDigest);
         // Written and forced to disk before the first request: from then on every run finds it.
         c.claimFirst!(mark, (i) => (i === mark.upTo ? mark.sha : seen[i]), () => {
           journal.append(mark);

@@ -140,7 +140,9 @@ export function journalStart(path: string, buf: Buffer = Buffer.allocUnsafe(HEAD
 function checkpointIn(line: Buffer): CheckpointRecord | undefined {
   try {
     const record = JSON.parse(line.toString('utf8')) as Partial<CheckpointRecord>;
-    return typeof record.upTo === 'number' && Number.isInteger(record.upTo) && record.upTo >= 0 && typeof record.sha === 'string' ? { upTo: record.upTo, sha: record.sha } : undefined;
+    if (typeof record.upTo !== 'number' || !Number.isInteger(record.upTo) || record.upTo < 0 || typeof record.sha !== 'string') return undefined;
+    const { prefix } = record;
+    return Array.isArray(prefix) && prefix.every((p) => typeof p === 'string') ? { upTo: record.upTo, sha: record.sha, prefix } : { upTo: record.upTo, sha: record.sha };
   } catch {
     return undefined;
   }
@@ -154,6 +156,8 @@ export interface FirstRequest {
   /** The checkpoint written before its first request: a hash of the entries up to `upTo`. */
   upTo: number;
   sha: string;
+  /** The running hash after each entry before `upTo` (prefixDigest), in journals written since it was recorded. */
+  prefix?: string[];
 }
 
 /**
@@ -176,7 +180,7 @@ export function firstRequestsOf(dir: string, api: ApiIdentity | undefined): Firs
     const path = join(dir, name);
     const start = journalStart(path, buf);
     if (!start?.first || (api && (start.header.api?.baseUrl !== api.baseUrl || start.header.api.key !== api.key))) continue;
-    found.push({ path, header: start.header, upTo: start.first.upTo, sha: start.first.sha });
+    found.push({ path, header: start.header, ...start.first });
   }
   return found;
 }

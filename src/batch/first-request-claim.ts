@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { makeDirectory } from '../files.js';
 import { JournalLock, lockHolder } from '../output/lock.js';
 import { firstRequestsOf, sameMomentRefusal, type SameMoment } from './earlier-runs.js';
-import type { ApiIdentity, CheckpointRecord } from './journal.js';
+import { prefixDigest, type ApiIdentity, type CheckpointRecord } from './journal.js';
 
 // Two new runs of the same entries started at the same moment both find no journal of the other
 // before they start reading. So before its first request a new run takes a claim in the state
@@ -37,7 +37,8 @@ export const claimPath = (dir: string, api: Pick<ApiIdentity, 'baseUrl' | 'key'>
 
 /**
  * Under the claim, refuses the run when another journal's first request is the start of this one's
- * (`mark`, with `digestAt` the running hash after each entry before it) and that run is sending it
+ * (`mark`, with `digestAt` the running hash after each entry before it), or this one's is the start
+ * of that one's (by its prefix list, in journals that have one), and that run is sending it
  * now, or appeared since the check before reading (unless `newRun`); otherwise `publish`es this
  * run's first checkpoint. A claim left by a killed process (its pid gone) is taken over.
  */
@@ -65,7 +66,9 @@ export function claimFirstRequest(c: FirstRequestClaim, mark: CheckpointRecord, 
   try {
     for (const run of firstRequestsOf(c.dir, c.api)) {
       if (run.header.runId === c.runId) continue;
-      const same = run.upTo === mark.upTo ? run.sha === mark.sha : run.upTo < mark.upTo && digestAt(run.upTo) === run.sha;
+      // Either first request may be the start of the other: the shorter one's entries would go out twice.
+      const same =
+        run.upTo === mark.upTo ? run.sha === mark.sha : run.upTo < mark.upTo ? digestAt(run.upTo) === run.sha : run.prefix?.[mark.upTo] === prefixDigest(mark.sha);
       if (!same) continue;
       let path: string;
       try {

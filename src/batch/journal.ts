@@ -58,7 +58,19 @@ export interface FailRecord {
 export interface CheckpointRecord {
   upTo: number;
   sha: string;
+  /**
+   * A new run's first checkpoint only: the running hash after each entry before `upTo` (at most
+   * PREFIX_LIMIT, each shortened by prefixDigest), so that a later run whose entries all fall inside
+   * this first request is known for a repeat too (same-entries.ts). Journals of earlier versions lack it.
+   */
+  prefix?: string[];
 }
+
+/** Entries of a first request whose running hash its checkpoint lists (a request holds at most 50 valid ones). */
+export const PREFIX_LIMIT = 1000;
+
+/** A checkpoint's hash (32 hex digits) shortened for the prefix list: its first 12 bytes, base64url. */
+export const prefixDigest = (sha: string): string => Buffer.from(sha.slice(0, 24), 'hex').toString('base64url');
 
 /**
  * Written last by a run that left nothing unsent (every entry accepted, refused, invalid or a

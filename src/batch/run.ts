@@ -129,7 +129,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     // A dry run sends nothing and knows no key: it notes a run of its entries to any API.
     if (!resuming && !sentBefore && input.error === undefined && (o.dryRun || (header && o.api))) {
       input.items = await checkEntriesNotSentBefore(
-        { dir: o.journalDir, api: o.dryRun ? undefined : o.api, newRun: Boolean(o.newRun), ...named, file: source.path !== undefined, wording, warn: ctx.warn, seen },
+        { dir: o.journalDir, api: o.dryRun ? undefined : o.api, newRun: Boolean(o.newRun), ...named, file: source.path !== undefined, size: o.size, wording, warn: ctx.warn, seen },
         input.items,
       );
     }

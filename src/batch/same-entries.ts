@@ -8,7 +8,7 @@ import { count } from '../plural.js';
 import { entryText, ownKey } from './chunks.js';
 import { DONE_FAILED, DONE_OK, DoneSet } from './done-set.js';
 import { firstRequestsOf, sameMomentRefusal, type FirstRequest } from './earlier-runs.js';
-import type { ApiIdentity } from './journal.js';
+import { prefixDigest, type ApiIdentity } from './journal.js';
 import { loadJournal, type LoadedJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
 
@@ -35,6 +35,8 @@ export interface SameEntriesCheck {
   piped: boolean;
   /** A file: read to its end to count its entries. Other sources are read no further than the earlier run's entries (a producer may never end). */
   file: boolean;
+  /** Entries per request of this run: a first request that ends inside an earlier run's first request repeats its entries. */
+  size: number;
   wording: BatchWording;
   warn: (message: string) => void;
   /** Filled with the run ids of the journals compared here: the claim of the first request (first-request-claim.ts) judges only the others. */
@@ -63,7 +65,14 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
   const rest = items[Symbol.asyncIterator]();
   const held: InputItem[] = [];
   const hash = createHash('sha256');
-  const matches: FirstRequest[] = [];
+  /** Each matching run, and the index of the last of its entries this input repeats. */
+  const matches = new Map<FirstRequest, number>();
+  /** Compares this input's first `at + 1` entries with the start of each earlier first request that reaches past them. */
+  const inside = (at: number) => {
+    const short = prefixDigest(digest(hash));
+    for (const run of withPrefix) if (at < run.upTo && run.prefix![at] === short && !matches.has(run)) matches.set(run, at);
+  };
+  const withPrefix = [...byUpTo.values()].flat().filter((run) => run.prefix !== undefined);
   let failure: { error: unknown } | undefined;
   let ended = false;
   try {
@@ -75,32 +84,41 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
       }
       held.push(next.value);
       hash.update(`${entryText(next.value)}\n`);
+      // This run's first request ends here (with no invalid entry before): all of it was sent before.
+      if (held.length === c.size) inside(held.length - 1);
       const runs = byUpTo.get(held.length - 1);
       if (runs === undefined) continue;
       const sha = digest(hash);
-      for (const run of runs) if (run.sha === sha) matches.push(run);
+      for (const run of runs) if (run.sha === sha) matches.set(run, run.upTo);
     }
   } catch (error) {
     // Broken input: handed on after the entries before it, as if read there (unless refused below).
     failure = { error };
   }
+  // A shorter input: its every entry is in an earlier run's first request.
+  if (held.length > 0 && held.length !== c.size && (ended || failure !== undefined)) inside(held.length - 1);
   const found = await newestThatSent(matches);
   if (found === undefined) return replay(held, rest, failure);
+  const { run, at } = found;
+  const { name } = c.wording;
+  /** The input ends where its entries stop being that run's: a shorter input, which no resume applies to. */
+  const shorter = at < run.upTo && held.length === at + 1 && (ended || failure !== undefined);
   if (c.api === undefined) {
-    const { run } = found;
-    const { name } = c.wording;
     c.warn(
-      `${c.label}: its first ${count(run.upTo + 1, 'entry')} (as far as a dry run compares) are the ones run ${run.header.runId} sent to ${run.header.api?.baseUrl} (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('journal')} ${oneLine(run.path)} sends only what it did not, ${name('newRun')} sends them again`,
+      at < run.upTo
+        ? `${c.label}: ${shorter ? 'its' : 'its first'} ${count(at + 1, 'entry')} ${at === 0 ? 'is the first' : `are the first ${(at + 1).toLocaleString('en-US')}`} of the ${(run.upTo + 1).toLocaleString('en-US')} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('newRun')} sends them again`
+        : `${c.label}: its first ${count(run.upTo + 1, 'entry')} (as far as a dry run compares) are the ones run ${run.header.runId} sent to ${run.header.api?.baseUrl} (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('journal')} ${oneLine(run.path)} sends only what it did not, ${name('newRun')} sends them again`,
     );
     return replay(held, rest, failure);
   }
-  const sending = lockHolder(found.run.path);
-  if (sending) throw sameMomentRefusal(c, found.run.path, found.journal.header, sending);
+  const sending = lockHolder(run.path);
+  if (sending) throw sameMomentRefusal(c, run.path, found.journal.header, sending);
   if (c.newRun) {
-    c.warn(`${c.wording.name('newRun')}: sending again what ${oneLine(found.run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
+    c.warn(`${name('newRun')}: sending again what ${oneLine(run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
     return replay(held, rest, failure);
   }
-  throw await refusal(c, found.run, found.journal, held, failure === undefined && !ended ? rest : undefined);
+  const more = failure === undefined && !ended ? rest : undefined;
+  throw at < run.upTo ? await insideRefusal(c, run, found.journal, at, shorter, held, more) : await refusal(c, run, found.journal, held, more);
 }
 
 /**
@@ -108,31 +126,32 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
  * was refused by the API (or invalid) sent nothing, and sending its entries again (the sender now
  * verified, say) is no repeat.
  */
-async function newestThatSent(matches: FirstRequest[]): Promise<{ run: FirstRequest & { modifiedAt: Date }; journal: LoadedJournal; sent: number } | undefined> {
-  const found: Array<FirstRequest & { modifiedAt: Date }> = [];
-  for (const match of matches) {
+async function newestThatSent(matches: Map<FirstRequest, number>): Promise<{ run: FirstRequest & { modifiedAt: Date }; at: number; journal: LoadedJournal; sent: number } | undefined> {
+  const found: Array<{ run: FirstRequest & { modifiedAt: Date }; at: number }> = [];
+  for (const [match, at] of matches) {
     try {
       // A journal kept elsewhere (--resume <new file>) is known here by a link: named by its own path.
       const path = realpathSync(match.path);
-      found.push({ ...match, path, modifiedAt: statSync(path).mtime });
+      found.push({ run: { ...match, path, modifiedAt: statSync(path).mtime }, at });
     } catch {
       // Gone since the listing, or a link to a journal deleted since.
     }
   }
-  found.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-  for (const run of found) {
+  found.sort((a, b) => b.run.modifiedAt.getTime() - a.run.modifiedAt.getTime());
+  for (const { run, at } of found) {
     let sent = 0;
     let journal: LoadedJournal;
     try {
+      // Of entries inside its first request: only those this input repeats count.
       journal = await loadJournal(run.path, (record) => {
-        if ('ok' in record) sent += record.ok.length;
+        if ('ok' in record) for (const ok of record.ok) if (at === run.upTo || ok[0] <= at) sent += 1;
       });
     } catch {
       // Its first lines say a request went out; unreadable past them, it cannot say more.
       journal = { header: run.header, done: new DoneSet(), checkpoints: new Map([[run.upTo, run.sha]]), validBytes: 0 };
     }
     if (journal.finished !== undefined && sent === 0) continue;
-    return { run, journal, sent };
+    return { run, at, journal, sent };
   }
   return undefined;
 }
@@ -242,6 +261,67 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
   hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
   return usageError(
     `${c.label}: ${which} ${entries === 1 ? 'is the one' : 'are the ones'} run ${run.header.runId} sent to ${run.header.api?.baseUrl} with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
+    hints,
+  );
+}
+
+/**
+ * The refusal of an input whose first `at + 1` entries are the start of an earlier run's first
+ * request (no further: they would have matched its checkpoint). A resume does not apply: that run's
+ * journal holds more entries than this input has there.
+ */
+async function insideRefusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Date }, journal: LoadedJournal, at: number, shorter: boolean, held: InputItem[], rest: AsyncIterator<InputItem> | undefined): Promise<MailroomError> {
+  const entries = at + 1;
+  let total = held.length;
+  let more = rest !== undefined;
+  if (rest !== undefined && c.file) {
+    // A file is counted to its end (nothing will be sent); a producer that may never end is not.
+    try {
+      for (;;) {
+        const next = await rest.next();
+        if (next.done) break;
+        total += 1;
+      }
+    } catch {
+      // Broken further on: the count stops there.
+    }
+    more = false;
+  }
+  let sent = 0;
+  let refused = 0;
+  let ownKeys = 0;
+  for (let i = 0; i <= at; i++) {
+    const state = journal.done.get(i);
+    if (state === DONE_OK) sent += 1;
+    else if (state === DONE_FAILED) refused += 1;
+    if (ownKey(held[i]!.value) !== undefined) ownKeys += 1;
+  }
+
+  const { name, finishRun } = c.wording;
+  const finished = journal.finished !== undefined;
+  const which = shorter ? `its ${count(entries, 'entry')}` : more ? `its first ${count(entries, 'entry')}` : `its first ${entries.toLocaleString('en-US')} of ${count(total, 'entry')}`;
+  const what =
+    sent === 0 && refused === 0
+      ? 'requests sent whose answers it never recorded (the API may have accepted them)'
+      : [`${sent.toLocaleString('en-US')} of them sent`, ...(refused > 0 ? [`${refused.toLocaleString('en-US')} refused by the API`] : [])].join(' and ');
+  const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
+  let lastMark = -1;
+  for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);
+  const read = journal.finished !== undefined ? count(journal.finished.total, 'entry') : `at least ${count(lastMark + 1, 'entry')}`;
+  const own = journal.header.input;
+  const ownResume = `${own === '-' ? 'pipe the input it read into: ' : ''}${finishRun(journal.header, run.path, own)}`;
+  const hints: string[] = [];
+  const wayOn = finished ? `that run finished: nothing of ${c.label} is left to send` : `to finish that run, resume it with the input it read: ${ownResume}`;
+  if (shorter) hints.push(`a resume does not apply to a shorter input (that run read ${read}); ${wayOn}`);
+  else hints.push(`the entries after them are not the ones that run read: resuming it with this input would be refused; ${wayOn}`);
+  if (ownKeys === entries) {
+    hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
+  } else if (ownKeys > 0) {
+    hints.push(`${ownKeys.toLocaleString('en-US')} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeys, 'entry')} would be sent twice`);
+  }
+  hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
+  return usageError(
+    `${c.label}: ${which} ${at === 0 ? 'is the first' : `are the first ${entries.toLocaleString('en-US')}`} of the ${(run.upTo + 1).toLocaleString('en-US')} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
     hints,
   );
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -145,6 +145,33 @@ describe('two new runs of the same entries started at the same moment', () => {
         sending.go();
         expect(await first).toMatchObject({ sent: 60 });
         expect(await sandbox.emails()).toHaveLength(60);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('one input the first entries of the other, inside its first request: whichever claims second is refused, nothing twice', async () => {
+      const client = new Mailroom({ apiKey: env.MAILROOM_API_KEY, baseUrl: proxy.baseUrl, env: { MAILROOM_STATE_DIR: state } });
+      try {
+        for (const [late, early] of [
+          [15, 60],
+          [60, 15],
+        ] as const) {
+          await sandbox.reset();
+          rmSync(state, { recursive: true, force: true });
+          const waiting = held(late);
+          const refused = client.emails.batch(waiting.source, { size: 20 }).catch((e: unknown) => e as Error);
+          const first = await client.emails.batch(entries(early), { size: 20 });
+          expect(first).toMatchObject({ sent: early });
+          waiting.go();
+          const error = await refused;
+          expect({ late, early, error: error instanceof Error ? error.message : error }).toMatchObject({
+            late,
+            early,
+            error: expect.stringMatching(new RegExp(`^the entries: run ${first.runId} \\(the journal ${esc(first.journal!)}\\) sent the same entries to ${esc(proxy.baseUrl)} with this API key while this run was starting; `)),
+          });
+          expect(await sandbox.emails()).toHaveLength(early);
+        }
       } finally {
         await client.close();
       }

@@ -281,3 +281,110 @@ describe('a new run whose first entries an earlier run sent (stdin, an appended 
     expect(await sandbox.emails()).toHaveLength(10);
   });
 });
+
+describe("a shorter input whose entries all fall inside an earlier run's first request", () => {
+  const args20 = (input: string, ...more: string[]) => ['batch', input, '--from', 'ops@example.com', '--subject', 'Hi', '--concurrency', '1', '--size', '20', ...more];
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const csvText = (count: number) => `to,html\n${Array.from({ length: count }, (_, i) => `user${i}@example.com,<p>Hello ${i}</p>\n`).join('')}`;
+
+  /** Sends 40 entries from a file in requests of 20: its first request holds entries 0 to 19. */
+  async function sent40(): Promise<{ journal: string; runId: string }> {
+    const input = join(dir, 'forty.ndjson');
+    writeFileSync(input, ndjsonText(40));
+    const first = await runInProcess([...args20(input), '--json'], { env });
+    expect(first.code).toBe(0);
+    expect(await sandbox.emails()).toHaveLength(40);
+    const { journal, runId } = JSON.parse(first.stdout) as { journal: string; runId: string };
+    return { journal, runId };
+  }
+
+  it('a file of its first 15 lines: refused (exit 2, nothing sent), saying the 15 entries are ones that run sent, and that a resume does not apply', async () => {
+    const { journal, runId } = await sent40();
+    const short = join(dir, 'first15.ndjson');
+    writeFileSync(short, ndjsonText(15));
+    const requests = proxy.requests();
+    const r = await runInProcess(args20(short), { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^mailroom: ${esc(short)}: its 15 entries are the first 15 of the 20 that run ${runId} sent to ${esc(proxy.baseUrl)} in its first request with this API key \\(the journal ${esc(journal)} records 15 of them sent; finished, last written .+\\); a new run would send them again, so nothing was sent$`),
+    );
+    expect(r.stderr).toContain(`a resume does not apply to a shorter input (that run read 40 entries); that run finished: nothing of ${short} is left to send`);
+    expect(r.stderr).not.toContain('--resume');
+    expect(r.stderr).toContain('to send every entry again on purpose: add --new-run');
+    expect(proxy.requests()).toBe(requests);
+    expect(await sandbox.emails()).toHaveLength(40);
+    expect(stateJournals()).toEqual([basename(journal)]);
+
+    // --new-run sends them again, on purpose, and says so.
+    const onPurpose = await runInProcess([...args20(short), '--new-run', '--json'], { env });
+    expect(onPurpose.code).toBe(0);
+    expect(onPurpose.stderr).toContain(`mailroom: note: --new-run: sending again what ${journal} records as sent (15)`);
+    expect(await sandbox.emails()).toHaveLength(55);
+  });
+
+  it('stdin of its first 15 lines (CRLF), and the same 15 as CSV: refused; a --dry-run notes it', async () => {
+    const { journal, runId } = await sent40();
+    const dry = await runInProcess([...args20('-'), '--dry-run'], { env, input: ndjsonText(15, '\r\n') });
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain(
+      `mailroom: note: stdin: its 15 entries are the first 15 of the 20 that run ${runId} sent to ${proxy.baseUrl} in its first request (the journal ${journal}): a run with that host's key would be refused; --new-run sends them again\n`,
+    );
+    const piped = await runInProcess(args20('-'), { env, input: ndjsonText(15, '\r\n') });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr.split('\n')[0]).toMatch(new RegExp(`^mailroom: stdin: its 15 entries are the first 15 of the 20 that run ${runId} sent to `));
+    const csv = join(dir, 'first15.csv');
+    writeFileSync(csv, csvText(15));
+    const fromCsv = await runInProcess(args20(csv), { env });
+    expect(fromCsv.code).toBe(2);
+    expect(fromCsv.stderr.split('\n')[0]).toMatch(new RegExp(`^mailroom: ${esc(csv)}: its 15 entries are the first 15 of the 20 that run ${runId} sent to `));
+    // A smaller --size: the first request (10 entries) is inside that run's first one all the same.
+    const smaller = await runInProcess([...args20('-'), '--size', '10'], { env, input: ndjsonText(15) });
+    expect(smaller.code).toBe(2);
+    expect(await sandbox.emails()).toHaveLength(40);
+  });
+
+  it('a run that stopped before its end: the way on is resuming it with the input it read', async () => {
+    const input = join(dir, 'stopped.ndjson');
+    writeFileSync(input, ndjsonText(400));
+    const cmd = startInProcess(args20(input), { env });
+    await proxy.batches(2);
+    expect((await cmd.stop()).code).toBe(130);
+    const journal = join(state, 'batches', stateJournals()[0]!);
+    const sent = (await sandbox.emails()).length;
+    const short = join(dir, 'stopped-first5.ndjson');
+    writeFileSync(short, ndjsonText(5));
+    const r = await runInProcess(args20(short), { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/a resume does not apply to a shorter input \(that run read at least \d+ entries\); to finish that run, resume it with the input it read: /);
+    expect(r.stderr).toContain(`: mailroom batch ${input} --resume ${journal} --from ops@example.com --subject Hi\n`);
+    expect(await sandbox.emails()).toHaveLength(sent);
+  });
+
+  it('a shorter input that goes past that first request: refused as before, without a resume that would be refused', async () => {
+    const { runId } = await sent40();
+    const short = join(dir, 'first30.ndjson');
+    writeFileSync(short, ndjsonText(30));
+    const r = await runInProcess(args20(short), { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^mailroom: ${esc(short)}: its first 20 of 30 entries are the ones run ${runId} sent `));
+    expect(r.stderr).toContain(`that run read more entries than ${short} has: resuming it with this input would be refused`);
+    expect(await sandbox.emails()).toHaveLength(40);
+  });
+
+  it('a journal written before first requests recorded each entry: a shorter input is not caught (as before), the same entries still are', async () => {
+    const { journal } = await sent40();
+    // As the previous version wrote it: the first checkpoint without the running hash after each entry.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const { upTo, sha } = JSON.parse(lines[1]!) as { upTo: number; sha: string };
+    lines[1] = JSON.stringify({ upTo, sha });
+    writeFileSync(journal, lines.join('\n'));
+    const same = await runInProcess(args20('-'), { env, input: ndjsonText(40) });
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/^mailroom: stdin: its 40 entries are the ones run \w{12} sent /);
+    const short = await runInProcess([...args20('-'), '--json'], { env, input: ndjsonText(15) });
+    expect(short.code).toBe(0);
+    expect(JSON.parse(short.stdout)).toMatchObject({ total: 15, sent: 15 });
+    expect(await sandbox.emails()).toHaveLength(55);
+  });
+});
