@@ -22,6 +22,12 @@ describe('the batch summary reads as a person would write it', () => {
     expect(printed({ total: 3, sent: 2, duplicates: 1 })).toContain(', 1 duplicate not sent');
   });
 
+  it('a run under a second says its milliseconds, not "0.0 s"', () => {
+    expect(printed({ total: 1, sent: 1, durationMs: 27, emailsPerSecond: 37 })).toMatch(/^Sent 1 of 1 email in 27 ms \(37\/s\)/);
+    expect(printed({ total: 1, sent: 1, durationMs: 999.6 })).toMatch(/^Sent 1 of 1 email in 1\.0 s /);
+    expect(printed({ total: 9, sent: 9, durationMs: 12_345 })).toMatch(/^Sent 9 of 9 emails in 12\.3 s /);
+  });
+
   it('emails only scheduled (sendAt) say "Scheduled", a mix says both', () => {
     expect(printed({ total: 2, sent: 2, scheduled: 2 })).toMatch(/^Scheduled 2 of 2 emails in /);
     expect(printed({ total: 3, sent: 3, scheduled: 2 })).toMatch(/^Sent 1 and scheduled 2 of 3 emails in /);

@@ -54,9 +54,10 @@ export function printSummary(err: Writable, s: BatchSummary, input: string | und
   if (s.dryRun) {
     lines.push(`Dry run: ${count(s.total, 'entry')}, ${n(s.total - s.invalid - s.skipped - s.duplicates)} valid, ${n(s.invalid)} invalid${s.skipped ? `, ${n(s.skipped)} already sent` : ''}${s.duplicates ? `, ${count(s.duplicates, 'duplicate')}` : ''}; nothing sent.`);
   } else {
-    const secs = (s.durationMs / 1000).toFixed(1);
+    // "in 27 ms", not "in 0.0 s".
+    const took = Math.round(s.durationMs) < 1000 ? `${Math.round(s.durationMs)} ms` : `${(s.durationMs / 1000).toFixed(1)} s`;
     const rest = `${n(s.failed)} failed${s.skipped ? `, ${n(s.skipped)} skipped (sent by an earlier run)` : ''}${s.duplicates ? `, ${count(s.duplicates, 'duplicate')} not sent (an earlier entry's idempotencyKey and content)` : ''}`;
-    const rate = `${secs} s (${n(Math.round(s.emailsPerSecond))}/s)`;
+    const rate = `${took} (${n(Math.round(s.emailsPerSecond))}/s)`;
     if (s.interrupted || s.fatal) {
       // "Stopped after sending 1 email", "Stopped after sending 1 and scheduling 2 emails".
       const done = accepted(s, 'sending', 'scheduling');
