@@ -87,6 +87,29 @@ const notInFastBundle = {
   },
 };
 
+/**
+ * Third-party packages a fast bundle reaches only off its common path, by a dynamic import: the CSV
+ * reader, tables and prompts. They are files of their own, dist/fast/vendor/<name>.js, imported from
+ * there when first needed, so that the file Node reads and compiles at every start is smaller
+ * (docs/development.md, "Batch speed and memory"). Only packages: they hold none of mailroom's
+ * modules, so no second copy of its module state. Each file's contents re-export what src/ takes.
+ */
+const FAST_VENDOR = {
+  'csv-parse': { file: 'csv-parse', contents: "export { parse } from 'csv-parse';" },
+  'cli-table3': { file: 'cli-table3', contents: "export { default } from 'cli-table3';" },
+  '@inquirer/confirm': { file: 'inquirer-confirm', contents: "export { default } from '@inquirer/confirm';" },
+  '@inquirer/password': { file: 'inquirer-password', contents: "export { default } from '@inquirer/password';" },
+};
+
+const vendorFiles = {
+  name: 'vendor-files',
+  setup(b) {
+    b.onResolve({ filter: /^(csv-parse|cli-table3|@inquirer\/confirm|@inquirer\/password)$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./vendor/${FAST_VENDOR[args.path].file}.js`, external: true } : undefined,
+    );
+  },
+};
+
 /** Base64 digits of source map mappings (thinSourceMap). */
 const VLQ_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -139,10 +162,35 @@ if (!docsOnly) {
       entryPoints: { [command]: 'src/main.ts' },
       outdir: 'dist/fast',
       write: false,
-      plugins: [bundleStubs, onlyCommand(command), notInFastBundle],
+      plugins: [bundleStubs, onlyCommand(command), notInFastBundle, vendorFiles],
     });
     for (const file of fast.outputFiles) await writeAtomically(file.path, file.contents);
   }
+  const vendor = await build({
+    ...common,
+    splitting: false,
+    minifySyntax: true,
+    minifyIdentifiers: true,
+    keepNames: true,
+    entryPoints: Object.values(FAST_VENDOR).map(({ file }) => ({ in: `vendor-entry:${file}`, out: file })),
+    outdir: 'dist/fast/vendor',
+    write: false,
+    plugins: [
+      {
+        name: 'vendor-entries',
+        setup(b) {
+          b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({ path: args.path.slice('vendor-entry:'.length), namespace: 'vendor-entry' }));
+          b.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, (args) => ({
+            contents: Object.values(FAST_VENDOR).find(({ file }) => file === args.path).contents,
+            resolveDir: process.cwd(),
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+  });
+  await mkdir(resolve('dist/fast/vendor'), { recursive: true });
+  for (const file of vendor.outputFiles) await writeAtomically(file.path, file.contents);
 
   // The library entries' types, beside their code (package.json "exports" names them).
   await writeDeclarations(Object.values(LIBRARY_ENTRIES));
@@ -189,7 +237,10 @@ if (!docsOnly && (['prepack', 'dependencies'].includes(process.env.npm_lifecycle
   }
   // A command no longer in FAST_COMMANDS leaves no one-file bundle behind either.
   for (const name of await readdir(resolve('dist/fast'))) {
-    if (!FAST_COMMANDS.some((command) => name === `${command}.js`)) await rm(resolve('dist/fast', name), { force: true });
+    if (name !== 'vendor' && !FAST_COMMANDS.some((command) => name === `${command}.js`)) await rm(resolve('dist/fast', name), { force: true });
+  }
+  for (const name of await readdir(resolve('dist/fast/vendor'))) {
+    if (!Object.values(FAST_VENDOR).some(({ file }) => name === `${file}.js`)) await rm(resolve('dist/fast/vendor', name), { force: true });
   }
 }
 

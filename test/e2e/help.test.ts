@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -255,6 +255,13 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         expect(distFilesOf(['check', '-q', '--max-retries', '0'])).toEqual(['fast/check.js']);
         expect(distFilesOf(['check', '--json', '--max-retries', '0'])).toEqual(['fast/check.js']);
         expect(distFilesOf(['batch', input, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
+        // A CSV input loads the parser from its own file beside the bundle (and works from there).
+        const csv = join(dir, 'in.csv');
+        writeFileSync(csv, 'from,to,subject,html\na@example.com,b@example.com,Hi,<p>Hi</p>\n');
+        expect(distFilesOf(['batch', csv, '--dry-run', '--json'])).toEqual(['fast/batch.js', 'fast/vendor/csv-parse.js']);
+        const out = spawnSync(process.execPath, [BIN, 'batch', csv, '--dry-run', '--json'], { env: { ...env, ...checkEnv }, encoding: 'utf8' });
+        expect(out.stderr).toBe('');
+        expect(JSON.parse(out.stdout)).toMatchObject({ total: 1, invalid: 0, dryRun: true });
         for (const [args, extraEnv] of [
           [['check', '-q', '--jq', '.status'], {}],
           [['check', '-q', '--verbose'], {}],
@@ -275,31 +282,13 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
 
     it('dist/fast/check.js holds exactly these modules: an import added to check\'s path (start-up time) fails here until listed', () => {
       // The modules of check's path in dist/main.js (above), and those they load on demand, which the
-      // one-file bundle holds unevaluated until then: prompts and colours for a terminal, the sandbox
-      // admin transport, the keychain's wrapper. Not --sandbox, --jq or a proxy's undici (the launcher
-      // runs dist/main.js for those), and never zod, conf or jq.
+      // one-file bundle holds unevaluated until then: colours for a terminal, the sandbox admin
+      // transport, the keychain's wrapper. Prompts are in dist/fast/vendor/ (below). Not --sandbox,
+      // --jq or a proxy's undici (the launcher runs dist/main.js for those), and never zod, conf or jq.
       expect(sourcesIn([join(ROOT, 'dist', 'fast', 'check.js')])).toEqual([
-        'node_modules/@inquirer/ansi',
-        'node_modules/@inquirer/confirm',
-        'node_modules/@inquirer/core',
-        'node_modules/@inquirer/figures',
-        'node_modules/@inquirer/password',
-        'node_modules/ansi-regex',
-        'node_modules/ansi-styles',
         'node_modules/chalk',
-        'node_modules/cli-width',
-        'node_modules/color-convert',
-        'node_modules/color-name',
         'node_modules/commander',
-        'node_modules/emoji-regex',
-        'node_modules/is-fullwidth-code-point',
-        'node_modules/mute-stream',
-        'node_modules/signal-exit',
-        'node_modules/string-width',
-        'node_modules/strip-ansi',
         'node_modules/undici',
-        'node_modules/wrap-ansi',
-        'node_modules/yoctocolors-cjs',
         'src/api/paths.ts',
         'src/commands/check.run.ts',
         'src/commands/check.ts',
@@ -359,34 +348,14 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
 
     it('dist/fast/batch.js holds exactly these modules: an import added to batch\'s path (start-up time) fails here until listed', () => {
       // Batch's path and what it loads on demand, held unevaluated until then: zod and the schemas
-      // (an entry the quick check cannot vouch for), the CSV reader, the progress bar, tables, prompts
-      // and colours for a terminal, the keychain's wrapper. Not --sandbox, --jq or a proxy's undici
-      // (the launcher runs dist/main.js for those), and never conf, fastify or jq.
+      // (an entry the quick check cannot vouch for), the CSV reader's wrapper, the progress bar and
+      // colours for a terminal, the keychain's wrapper. The CSV parser, tables and prompts are in
+      // dist/fast/vendor/ (below). Not --sandbox, --jq or a proxy's undici (the launcher runs
+      // dist/main.js for those), and never conf, fastify or jq.
       expect(sourcesIn([join(ROOT, 'dist', 'fast', 'batch.js')])).toEqual([
-        'node_modules/@colors/colors',
-        'node_modules/@inquirer/ansi',
-        'node_modules/@inquirer/confirm',
-        'node_modules/@inquirer/core',
-        'node_modules/@inquirer/figures',
-        'node_modules/@inquirer/password',
-        'node_modules/ansi-regex',
-        'node_modules/ansi-styles',
         'node_modules/chalk',
-        'node_modules/cli-table3',
-        'node_modules/cli-width',
-        'node_modules/color-convert',
-        'node_modules/color-name',
         'node_modules/commander',
-        'node_modules/csv-parse',
-        'node_modules/emoji-regex',
-        'node_modules/is-fullwidth-code-point',
-        'node_modules/mute-stream',
-        'node_modules/signal-exit',
-        'node_modules/string-width',
-        'node_modules/strip-ansi',
         'node_modules/undici',
-        'node_modules/wrap-ansi',
-        'node_modules/yoctocolors-cjs',
         'node_modules/zod',
         'src/api/batch-answer.ts',
         'src/api/call-errors.ts',
@@ -498,6 +467,20 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/transport/sandbox-admin.ts',
         'src/version.ts',
       ]);
+    });
+
+    it('dist/fast/vendor/ holds only packages, one file for each the fast bundles import on demand: no module of mailroom\'s (its state is held once)', () => {
+      const vendor = join(ROOT, 'dist', 'fast', 'vendor');
+      expect(readdirSync(vendor).sort()).toEqual(['cli-table3.js', 'csv-parse.js', 'inquirer-confirm.js', 'inquirer-password.js']);
+      for (const file of readdirSync(vendor)) expect(sourcesIn([join(vendor, file)]).filter((m) => !m.startsWith('node_modules/'))).toEqual([]);
+      expect(sourcesIn([join(vendor, 'csv-parse.js')])).toEqual(['node_modules/csv-parse']);
+      expect(sourcesIn([join(vendor, 'cli-table3.js')])).toContain('node_modules/cli-table3');
+      expect(sourcesIn([join(vendor, 'inquirer-confirm.js')])).toContain('node_modules/@inquirer/confirm');
+      expect(sourcesIn([join(vendor, 'inquirer-password.js')])).toContain('node_modules/@inquirer/password');
+      for (const command of ['batch', 'check']) {
+        const imported = [...readFileSync(join(ROOT, 'dist', 'fast', `${command}.js`), 'utf8').matchAll(/import\("\.\/vendor\/([^"]+)"\)/g)].map((m) => m[1]);
+        for (const file of imported) expect(readdirSync(vendor)).toContain(file);
+      }
     });
 
     it('a batch whose entries pass the quick check loads no zod, conf or sandbox code (zod loads only to say what is wrong)', () => {
