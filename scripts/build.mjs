@@ -1,6 +1,7 @@
 // Bundles the CLI into dist/ with code splitting: main.js holds only what `--help` needs; every
 // command's heavy modules (undici, zod schemas, conf, the sandbox) land in chunks loaded on use.
 import { build } from 'esbuild';
+import { decode as decodeMappings, encode as encodeMappings } from '@jridgewell/sourcemap-codec';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -109,9 +110,6 @@ const vendorFiles = {
     );
   },
 };
-
-/** Base64 digits of source map mappings (thinSourceMap). */
-const VLQ_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 const docsOnly = process.argv.includes('--docs');
 let files = [];
@@ -252,71 +250,20 @@ if (!docsOnly && (['prepack', 'dependencies'].includes(process.env.npm_lifecycle
 function thinSourceMap(text) {
   const map = JSON.parse(text);
   const bundled = map.sources.map((source) => /(^|\/)node_modules\//.test(source));
-  const state = [0, 0, 0, 0];
-  const kept = [0, 0, 0, 0];
-  const lines = map.mappings.split(';').map((line) => {
-    let col = 0;
-    let keptCol = 0;
+  const lines = decodeMappings(map.mappings).map((line) => {
     let sawBundled = false;
-    const out = [];
-    for (const segment of line === '' ? [] : line.split(',')) {
-      const v = decodeVlq(segment);
-      col += v[0];
-      if (v.length === 1) {
-        out.push(encodeVlq([col - keptCol]));
-        keptCol = col;
-        continue;
+    return line.filter((segment) => {
+      if (segment.length === 1) return true;
+      if (!bundled[segment[1]]) {
+        sawBundled = false;
+        return true;
       }
-      state[0] += v[1];
-      state[1] += v[2];
-      state[2] += v[3];
-      if (v.length > 4) state[3] += v[4];
-      if (bundled[state[0]]) {
-        if (sawBundled) continue;
-        sawBundled = true;
-      } else sawBundled = false;
-      const fields = [col - keptCol, state[0] - kept[0], state[1] - kept[1], state[2] - kept[2]];
-      if (v.length > 4) fields.push(state[3] - kept[3]);
-      keptCol = col;
-      [kept[0], kept[1], kept[2]] = state;
-      if (v.length > 4) kept[3] = state[3];
-      out.push(encodeVlq(fields));
-    }
-    return out.join(',');
+      if (sawBundled) return false;
+      sawBundled = true;
+      return true;
+    });
   });
-  return JSON.stringify({ ...map, mappings: lines.join(';') });
-}
-
-
-function decodeVlq(segment) {
-  const values = [];
-  let value = 0;
-  let shift = 0;
-  for (const char of segment) {
-    const digit = VLQ_DIGITS.indexOf(char);
-    value += (digit & 31) << shift;
-    if (digit & 32) shift += 5;
-    else {
-      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-      value = 0;
-      shift = 0;
-    }
-  }
-  return values;
-}
-
-function encodeVlq(values) {
-  let out = '';
-  for (const value of values) {
-    let v = value < 0 ? (-value << 1) | 1 : value << 1;
-    do {
-      let digit = v & 31;
-      v >>>= 5;
-      if (v > 0) digit |= 32;
-      out += VLQ_DIGITS[digit];
-    } while (v > 0);
-  }
-  return out;
+  return JSON.stringify({ ...map, mappings: encodeMappings(lines) });
 }
 
 /** Writes `text` unless the file already holds it (a build leaves unchanged docs untouched). */
