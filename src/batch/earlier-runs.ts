@@ -8,6 +8,7 @@ import { usageError, type MailroomError } from '../errors.js';
 import type { ApiIdentity, CheckpointRecord, JournalHeader } from './journal.js';
 import { loadJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
+import { figure } from '../plural.js';
 
 /** What an earlier run of the same input, to the same API, left in its journal. */
 export interface EarlierRun {
@@ -208,8 +209,8 @@ export function resumeCommand(header: JournalHeader, journal: string, input: str
  */
 export function rerunRefusal(runs: EarlierRuns, input: string, wording: BatchWording): MailroomError {
   const run = runs.newest;
-  const what = [`${run.sent.toLocaleString('en-US')} ${run.sent === 1 ? 'email' : 'emails'} sent`];
-  if (run.refused > 0) what.push(`${run.refused.toLocaleString('en-US')} refused by the API`);
+  const what = [`${figure(run.sent)} ${run.sent === 1 ? 'email' : 'emails'} sent`];
+  if (run.refused > 0) what.push(`${figure(run.refused)} refused by the API`);
   if (run.sent === 0 && run.refused === 0) what.splice(0, 1, 'requests sent whose answers it never recorded (the API may have accepted them)');
   const when = `run ${run.header.runId} of ${run.header.createdAt}, ${run.finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
   const others = runs.older > 0 ? ` (and ${runs.older} older ${runs.older === 1 ? 'journal' : 'journals'} of it)` : '';

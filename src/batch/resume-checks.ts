@@ -8,6 +8,7 @@ import { fingerprintFile, fingerprintStart } from './fingerprint.js';
 import type { ApiIdentity, JournalHeader } from './journal.js';
 import type { BatchEnv, BatchRunOptions } from './run-options.js';
 import type { BatchField, BatchWording } from './wording.js';
+import { figure } from '../plural.js';
 
 // Whether a run may go on: a resume must be the run its journal recorded (input, defaults, API), and
 // a new run must not send again what an earlier run sent.
@@ -37,7 +38,7 @@ export async function checkNotSentBefore(ctx: BatchEnv, wording: BatchWording, o
   const { sending, path, header } = runs.newest;
   if (sending) throw sameMomentRefusal({ label: o.input ?? '-', input: o.input ?? '-', piped: false, wording }, path, header, sending);
   if (!o.newRun) throw rerunRefusal(runs, o.input ?? '-', wording);
-  ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${runs.newest.sent.toLocaleString('en-US')})`);
+  ctx.warn(`${wording.name('newRun')}: sending again what ${oneLine(runs.newest.path)} records as sent (${figure(runs.newest.sent)})`);
   return true;
 }
 

@@ -4,7 +4,7 @@ import { usageError, type MailroomError } from '../errors.js';
 import type { InputItem } from '../input/json-stream.js';
 import { lockHolder } from '../output/lock.js';
 import { oneLine } from '../output/one-line.js';
-import { count } from '../plural.js';
+import { count, figure } from '../plural.js';
 import { entryText, ownKey } from './chunks.js';
 import { DONE_FAILED, DONE_OK, DoneSet } from './done-set.js';
 import { firstRequestsOf, sameMomentRefusal, type FirstRequest } from './earlier-runs.js';
@@ -106,7 +106,7 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
   if (c.api === undefined) {
     c.warn(
       at < run.upTo
-        ? `${c.label}: ${shorter ? 'its' : 'its first'} ${count(at + 1, 'entry')} ${at === 0 ? 'is the first' : `are the first ${(at + 1).toLocaleString('en-US')}`} of the ${(run.upTo + 1).toLocaleString('en-US')} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('newRun')} sends them again`
+        ? `${c.label}: ${shorter ? 'its' : 'its first'} ${count(at + 1, 'entry')} ${at === 0 ? 'is the first' : `are the first ${figure(at + 1)}`} of the ${figure(run.upTo + 1)} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('newRun')} sends them again`
         : `${c.label}: its first ${count(run.upTo + 1, 'entry')} (as far as a dry run compares) are the ones run ${run.header.runId} sent to ${run.header.api?.baseUrl} (the journal ${oneLine(run.path)}): a run with that host's key would be refused; ${name('journal')} ${oneLine(run.path)} sends only what it did not, ${name('newRun')} sends them again`,
     );
     return replay(held, rest, failure);
@@ -114,7 +114,7 @@ export async function checkEntriesNotSentBefore(c: SameEntriesCheck, items: Asyn
   const sending = lockHolder(run.path);
   if (sending) throw sameMomentRefusal(c, run.path, found.journal.header, sending);
   if (c.newRun) {
-    c.warn(`${name('newRun')}: sending again what ${oneLine(run.path)} records as sent (${found.sent.toLocaleString('en-US')})`);
+    c.warn(`${name('newRun')}: sending again what ${oneLine(run.path)} records as sent (${figure(found.sent)})`);
     return replay(held, rest, failure);
   }
   const more = failure === undefined && !ended ? rest : undefined;
@@ -239,11 +239,11 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
 
   const { name, finishRun } = c.wording;
   const finished = journal.finished !== undefined;
-  const which = more ? `its first ${count(entries, 'entry')}` : entries === total ? `its ${count(total, 'entry')}` : `its first ${entries.toLocaleString('en-US')} of ${count(total, 'entry')}`;
+  const which = more ? `its first ${count(entries, 'entry')}` : entries === total ? `its ${count(total, 'entry')}` : `its first ${figure(entries)} of ${count(total, 'entry')}`;
   const what =
     sent === 0 && refused === 0
       ? 'requests sent whose answers it never recorded (the API may have accepted them)'
-      : [`${count(sent, 'email')} sent`, ...(refused > 0 ? [`${refused.toLocaleString('en-US')} refused by the API`] : [])].join(' and ');
+      : [`${count(sent, 'email')} sent`, ...(refused > 0 ? [`${figure(refused)} refused by the API`] : [])].join(' and ');
   const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
   const resume = `${c.piped ? 'pipe the same input into: ' : ''}${finishRun(journal.header, run.path, c.input)}`;
   const hints: string[] = [];
@@ -256,7 +256,7 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
   if (ownKeysSame === entries) {
     hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
   } else if (ownKeysSame > 0) {
-    hints.push(`${ownKeysSame.toLocaleString('en-US')} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeysSame, 'entry')} would be sent twice`);
+    hints.push(`${figure(ownKeysSame)} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeysSame, 'entry')} would be sent twice`);
   }
   hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
   return usageError(
@@ -299,11 +299,11 @@ async function insideRefusal(c: SameEntriesCheck, run: FirstRequest & { modified
 
   const { name, finishRun } = c.wording;
   const finished = journal.finished !== undefined;
-  const which = shorter ? `its ${count(entries, 'entry')}` : more ? `its first ${count(entries, 'entry')}` : `its first ${entries.toLocaleString('en-US')} of ${count(total, 'entry')}`;
+  const which = shorter ? `its ${count(entries, 'entry')}` : more ? `its first ${count(entries, 'entry')}` : `its first ${figure(entries)} of ${count(total, 'entry')}`;
   const what =
     sent === 0 && refused === 0
       ? 'requests sent whose answers it never recorded (the API may have accepted them)'
-      : [`${sent.toLocaleString('en-US')} of them sent`, ...(refused > 0 ? [`${refused.toLocaleString('en-US')} refused by the API`] : [])].join(' and ');
+      : [`${figure(sent)} of them sent`, ...(refused > 0 ? [`${figure(refused)} refused by the API`] : [])].join(' and ');
   const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
   let lastMark = -1;
   for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);
@@ -317,11 +317,11 @@ async function insideRefusal(c: SameEntriesCheck, run: FirstRequest & { modified
   if (ownKeys === entries) {
     hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
   } else if (ownKeys > 0) {
-    hints.push(`${ownKeys.toLocaleString('en-US')} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeys, 'entry')} would be sent twice`);
+    hints.push(`${figure(ownKeys)} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeys, 'entry')} would be sent twice`);
   }
   hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
   return usageError(
-    `${c.label}: ${which} ${at === 0 ? 'is the first' : `are the first ${entries.toLocaleString('en-US')}`} of the ${(run.upTo + 1).toLocaleString('en-US')} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
+    `${c.label}: ${which} ${at === 0 ? 'is the first' : `are the first ${figure(entries)}`} of the ${figure(run.upTo + 1)} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
     hints,
   );
 }

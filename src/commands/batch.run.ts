@@ -125,7 +125,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   const first = summary.errors[0];
   const firstError = first ? `; first: entry ${first.index} (line ${first.line}): ${first.error}` : '';
   if (summary.dryRun) {
-    if (summary.invalid > 0) throw usageError(`${summary.invalid.toLocaleString('en-US')} of ${count(summary.total, 'entry')} ${summary.invalid === 1 ? 'is' : 'are'} invalid; nothing was sent${firstError}`);
+    if (summary.invalid > 0) throw usageError(`${figure(summary.invalid)} of ${count(summary.total, 'entry')} ${summary.invalid === 1 ? 'is' : 'are'} invalid; nothing was sent${firstError}`);
     return;
   }
   if (summary.total > 0 && summary.invalid === summary.total) throw usageError(`${summary.total === 1 ? 'the one entry is not' : `none of the ${count(summary.total, 'entry')} is`} valid; nothing was sent${firstError}`);
@@ -133,7 +133,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
     const hints: string[] = [];
     if (summary.failedFile && summary.failed > summary.uncertain) hints.push(failedEntriesNote(summary));
     if (summary.uncertain > 0 && summary.journal) hints.push(`${figure(summary.uncertain)} may be retried safely with --resume ${summary.journal}`);
-    throw new MailroomError('partial', `${summary.failed.toLocaleString('en-US')} of ${count(summary.total, 'email')} failed`, { hints });
+    throw new MailroomError('partial', `${figure(summary.failed)} of ${count(summary.total, 'email')} failed`, { hints });
   }
 }
 
