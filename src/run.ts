@@ -3,7 +3,7 @@ import { EXIT } from './exit-codes.js';
 import { runCommandLine } from './program.js';
 import { guardIO } from './secrets.js';
 import { report } from './report-error.js';
-import { writeDocument } from './output/document.js';
+import { stdoutCarriesFile, writeDocument } from './output/document.js';
 
 /**
  * Runs the CLI on `args` (the user's arguments: argv without node and the script) and returns the
@@ -15,6 +15,9 @@ export async function run(args: readonly string[], given: Context): Promise<numb
   const verbose = args.includes('--verbose') || args.includes('-v') || ctx.env.MAILROOM_DEBUG === '1';
   const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
   const json = options.some((a) => a === '--json' || a.startsWith('--json='));
+  // Known from the command line, so an error before the command runs (a bad flag, a missing input)
+  // keeps off a stdout that was promised to a file too.
+  if (stdoutCarriesFile(options)) ctx.document!.stdoutIsData = true;
   let code: number = EXIT.ok;
   try {
     await runCommandLine(ctx, args);

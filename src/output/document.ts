@@ -28,6 +28,15 @@ export function holdError(ctx: Pick<Context, 'io' | 'document'>, error: Record<s
 }
 
 /**
+ * `batch --report -` or `--failed -`: stdout carries that file alone, error or not
+ * (docs/input-and-output.md), so no `{"error"}` document may be written there.
+ */
+export function stdoutCarriesFile(options: readonly string[]): boolean {
+  if (!options.includes('batch')) return false;
+  return options.some((a, i) => ((a === '--report' || a === '--failed') && options[i + 1] === '-') || a === '--report=-' || a === '--failed=-');
+}
+
+/**
  * Writes the held document (run() calls it once, after the command, whatever happened). False when
  * `--jq` failed on it: the document was then written whole instead, and jq's message said why.
  */

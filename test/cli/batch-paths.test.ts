@@ -81,6 +81,25 @@ describe('--report - / --failed - with --json when entries fail (exit 7): stdout
   });
 });
 
+describe('--report - / --failed - with --json when the run fails before it starts: stdout stays empty', () => {
+  // A script reading the report from stdout (`| jq 'select(.status == "FAILED")'`) must never get
+  // an {"error"} document mixed into it: the error is on stderr and in the exit code.
+  it.each([
+    ['--report', 'a missing input', ['missing.ndjson'], {}, 2],
+    ['--failed', 'a missing input', ['missing.ndjson'], {}, 2],
+    ['--report', 'no API key', ['in.ndjson'], { MAILROOM_API_KEY: '' }, 3],
+    ['--failed', 'a bad --send-at', ['in.ndjson', '--send-at', 'someday'], {}, 2],
+    ['--report', 'a flag commander refuses', ['in.ndjson', '--concurrency', 'abc'], {}, 2],
+    ['--failed', 'an unknown --json field', ['in.ndjson', '--json=nope'], {}, 2],
+  ] as Array<[string, string, string[], Record<string, string>, number]>)('%s - and %s', async (flag, _why, args, extraEnv, code) => {
+    const r = await runInProcess(['batch', ...args, '--from', 'ops@example.com', '--subject', 'Hi', flag, '-', '--json'], { env: { ...env, ...extraEnv }, cwd: dir });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^mailroom: /);
+    expect(r.code).toBe(code);
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+});
+
 describe('siblings: other commands that write a path', () => {
   it('sandbox --data that is its --config file: exit 2, the config untouched', async () => {
     const config = join(dir, 'sandbox.json');
