@@ -174,6 +174,10 @@ export interface BatchOptions {
   allowOtherKey?: boolean;
   /** Stops starting requests; those in flight settle and are journaled. The summary says `interrupted`. */
   signal?: AbortSignal;
+  /** Overrides the client's timeout for each request of the run, ms. */
+  timeoutMs?: number;
+  /** Overrides the client's retry budget for each request of the run (a request given up on leaves its entries uncertain: a resume settles them). */
+  maxRetries?: number;
   onProgress?: (progress: BatchProgress) => void;
 }
 

@@ -9,11 +9,11 @@ import { paths } from '../api/paths.js';
  * `id`) would fail all fifty. readBatchAnswer reads each result on its own: what cannot be read is
  * simply not matched, and the matcher resends those entries under their keys.
  */
-export function batchOver(transport: Transport): SendBatch {
+export function batchOver(transport: Transport, timeoutMs?: number): SendBatch {
   return async (emails, pacingSignal) => {
     // No retries here: the batch sender owns them (one budget, --max-retries), and every entry
     // carries an idempotency key (see input/entries.ts), so its retries of the POST are safe.
-    const res = await transport.request({ method: 'POST', path: paths.emailBatch(), body: { emails }, idempotent: true, maxRetries: 0, ...(pacingSignal ? { pacingSignal } : {}) });
+    const res = await transport.request({ method: 'POST', path: paths.emailBatch(), body: { emails }, idempotent: true, maxRetries: 0, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(pacingSignal ? { pacingSignal } : {}) });
     return readBatchAnswer(res);
   };
 }

@@ -44,9 +44,9 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
     ...(opts.allowOtherKey ? { allowOtherKey: true } : {}),
     ...(transport
       ? {
-          send: batchOver(transport),
+          send: batchOver(transport, opts.timeoutMs),
           // One retry budget: one attempt per request at the transport, the sender retries.
-          retry: { maxAttempts: 1 + c.maxRetries },
+          retry: { maxAttempts: 1 + (opts.maxRetries ?? c.maxRetries) },
           api: { baseUrl: c.baseUrl, key: keyFingerprint(c.apiKey), profile: PROFILE },
         }
       : {}),

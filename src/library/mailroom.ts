@@ -69,7 +69,7 @@ export function clientOver(transport: Transport, settings: { baseUrl: string; ap
   return Object.assign(client, { emails: new Emails(connection), apiKeys: new ApiKeys(connection), webhooks: new Webhooks(connection) });
 }
 
-const BATCH_OPTIONS = ['journal', 'report', 'failed', 'concurrency', 'size', 'format', 'defaults', 'dryRun', 'newRun', 'allowOtherHost', 'allowOtherKey', 'signal', 'onProgress'];
+const BATCH_OPTIONS = ['journal', 'report', 'failed', 'concurrency', 'size', 'format', 'defaults', 'dryRun', 'newRun', 'allowOtherHost', 'allowOtherKey', 'signal', 'onProgress', 'timeoutMs', 'maxRetries'];
 const BATCH_DEFAULTS = ['from', 'subject', 'template', 'html', 'groupBy', 'sendAt'];
 
 const callOptions = (opts: T.RequestOptions | undefined, label: string): T.RequestOptions => checkCallOptions(opts, label) ?? {};

@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchError, Mailroom, ValidationError, type BatchSummary } from '../../src/library/index.js';
@@ -184,5 +186,41 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     expect(said).toContain(`send ${file} again with journal: `);
     expect(said).not.toMatch(/--|mailroom batch/);
     expect(await sandbox.emails()).toHaveLength(2);
+  });
+  it('takes maxRetries and timeoutMs per call, as every method does, over the client\'s', async () => {
+    // An API that answers every request 503 at once, or (after /slow) never answers.
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      if (req.url?.startsWith('/slow')) return;
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"statusCode":503,"error":"Service Unavailable","message":"down"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const env = { MAILROOM_STATE_DIR: mkdtempSync(join(tmpdir(), 'mailroom-lib-state-')) };
+    const down = new Mailroom({ apiKey: 'sk_test_batch_retries', baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0, env });
+    const slow = new Mailroom({ apiKey: 'sk_test_batch_retries', baseUrl: `http://127.0.0.1:${port}/slow`, maxRetries: 0, timeoutMs: 2_147_483_647, env });
+    try {
+      const summary = await down.emails.batch(entries(1), { defaults: { from: 'ops@example.com' }, maxRetries: 2 }).catch((e: unknown) => (e as BatchError).summary);
+      expect(requests).toBe(3);
+      expect(summary.sent).toBe(0);
+
+      requests = 0;
+      const started = Date.now();
+      const timedOut = await slow.emails.batch(entries(1, 'Slow'), { defaults: { from: 'ops@example.com' }, timeoutMs: 100 }).catch((e: unknown) => (e as BatchError).summary);
+      expect(requests).toBe(1);
+      expect(timedOut.sent).toBe(0);
+      expect(Date.now() - started).toBeLessThan(10_000);
+
+      await expect(down.emails.batch(entries(1), { maxRetries: 11 })).rejects.toThrow('emails.batch: maxRetries must be');
+      await expect(down.emails.batch(entries(1), { timeoutMs: 0 })).rejects.toThrow('emails.batch: timeoutMs must be');
+      expect(requests).toBe(1);
+    } finally {
+      await down.close();
+      await slow.close();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
