@@ -99,7 +99,7 @@ describe('an option no method reads is refused, not ignored', () => {
   it('a misspelt journal would start a new run and send again; the SDK\'s timeout; batch defaults; rotate\'s save', async () => {
     const mailroom = new Mailroom({ apiKey: 'sk_live_unknownunknownunknown', baseUrl: 'http://127.0.0.1:9', workspaceId: 'wrk_1', maxRetries: 0, env: {} });
     await expect(mailroom.emails.batch([raw], { jounral: 'run.journal' } as never)).rejects.toThrow(
-      new ValidationError('emails.batch: unknown option jounral (known: journal, report, failed, concurrency, size, format, defaults, dryRun, newRun, allowOtherHost, allowOtherKey, signal, onProgress)'),
+      new ValidationError('emails.batch: unknown option jounral (known: journal, report, failed, concurrency, size, format, defaults, dryRun, newRun, allowOtherHost, allowOtherKey, signal, onProgress, timeoutMs, maxRetries)'),
     );
     await expect(mailroom.emails.batch([raw], { defaults: { form: 'ops@example.com' } } as never)).rejects.toThrow('emails.batch: defaults: unknown option form (known: from, subject, template, html, groupBy, sendAt)');
     await expect(mailroom.emails.send(raw, { timeout: 5000 } as never)).rejects.toThrow('emails.send: unknown option timeout: it is timeoutMs here');
