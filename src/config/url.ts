@@ -7,7 +7,7 @@ export const DEFAULT_BASE_URL = 'https://api.smashsend.com';
  * The API host root, without `/v1`: the service's own pages write the base both ways, so accept
  * `https://api.smashsend.com` and `https://api.smashsend.com/v1/` alike and never send `/v1/v1`.
  */
-export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
+export function normalizeBaseUrl(input: string, origin = '--base-url', keyGoesIn = '--api-key or the store'): string {
   // `localhost:39477` parses as a URL of scheme "localhost:": say what was meant instead.
   const trimmed = input.trim();
   if (trimmed !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
@@ -17,7 +17,7 @@ export function normalizeBaseUrl(input: string, origin = '--base-url'): string {
   const problem = httpUrlProblem(trimmed);
   if (problem === 'not-a-url') throw usageError(`${origin}: "${input}" is not a URL`, ['give the API host root, e.g. https://api.smashsend.com']);
   if (problem === 'scheme') throw usageError(`${origin}: "${input}" must be an http(s) URL`);
-  if (problem === 'credentials') throw usageError(`${origin}: put credentials in --api-key or the store, not in the URL`);
+  if (problem === 'credentials') throw usageError(`${origin}: put credentials in ${keyGoesIn}, not in the URL`);
   if (problem) throw usageError(`${origin}: ${URL_PROBLEMS[problem]}`);
   const url = new URL(trimmed);
   if (url.search || url.hash) throw usageError(`${origin}: "${input}" must not carry a query or fragment`);

@@ -114,7 +114,8 @@ export function connectionFrom(options: MailroomOptions): { connection: Connecti
   checkLimits(options, 'new Mailroom()');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const baseUrl = normalizeBaseUrl(options.baseUrl ?? fromEnv.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl');
+  const baseUrlFrom = options.baseUrl !== undefined ? 'baseUrl' : (fromEnvironment(env, 'baseUrl')?.name ?? 'baseUrl');
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? fromEnv.baseUrl ?? DEFAULT_BASE_URL, `new Mailroom(): ${baseUrlFrom}`, 'apiKey');
   let opened: Promise<{ transport: Transport }> | undefined;
   const connection: Connection = {
     baseUrl,

@@ -255,6 +255,23 @@ describe('new Mailroom()', () => {
     expect(() => new Mailroom({ apiKey: 'sk_live_abcdefabcdefabcdef', baseUrl: 'localhost:3000', env: {} })).toThrow(/baseUrl: "localhost:3000" has no scheme/);
   });
 
+  it('says what is wrong with a base URL in the library\'s words, naming where it came from', () => {
+    const key = 'sk_live_abcdefabcdefabcdef';
+    const said = (options: object) => {
+      try {
+        new Mailroom({ apiKey: key, ...options });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ValidationError);
+        return (err as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(said({ baseUrl: 'http://user:pass@127.0.0.1:9', env: {} })).toBe('new Mailroom(): baseUrl: put credentials in apiKey, not in the URL');
+    expect(said({ env: { MAILROOM_BASE_URL: 'http://user:pass@127.0.0.1:9' } })).toBe('new Mailroom(): MAILROOM_BASE_URL: put credentials in apiKey, not in the URL');
+    expect(said({ env: { MAILROOM_BASE_URL: 'ftp://127.0.0.1:9' } })).toBe('new Mailroom(): MAILROOM_BASE_URL: "ftp://127.0.0.1:9" must be an http(s) URL');
+    expect(said({ baseUrl: 'localhost:3000', env: {} })).toBe('new Mailroom(): baseUrl: "localhost:3000" has no scheme: did you mean http://localhost:3000?');
+  });
+
   it('reads the key, base URL and workspace from the environment it is given', async () => {
     const m = new Mailroom({ env: { MAILROOM_API_KEY: 'sk_live_abcdefabcdefabcdef', MAILROOM_BASE_URL: 'http://127.0.0.1:9/v1/' } });
     expect(m.baseUrl).toBe('http://127.0.0.1:9');
