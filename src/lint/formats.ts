@@ -39,13 +39,20 @@ export function toSarif(report: LintReport): string {
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.results.flatMap((r) =>
     r.findings.map((f) => {
-      const line = f.line ?? r.line;
-      const location = r.file === undefined ? [] : [{ physicalLocation: { artifactLocation: { uri: artifactUri(r.file) }, ...(line === undefined ? {} : { region: { startLine: line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }) } }];
+      // An entry of a batch or --file (r.line set) is one line of the file: a finding's line and
+      // column in its HTML are not the file's, so the annotation goes on the entry and the message
+      // says where in the HTML.
+      const inEntry = r.line !== undefined;
+      const region = inEntry ? { startLine: r.line } : f.line === undefined ? undefined : { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) };
+      const inHtml = inEntry && f.line !== undefined && f.column !== undefined ? `at line ${f.line}, column ${f.column} of its HTML` : undefined;
+      const named = r.file === undefined || r.input !== r.file ? r.input : undefined;
+      const where = [named, inHtml].filter((w) => w !== undefined).join(', ');
+      const location = r.file === undefined ? [] : [{ physicalLocation: { artifactLocation: { uri: artifactUri(r.file) }, ...(region ? { region } : {}) } }];
       return {
         ruleId: f.check,
         ruleIndex: index.get(f.check) as number,
         level: SARIF_LEVEL[f.severity],
-        message: { text: `${f.message}${r.file === undefined || r.input !== r.file ? ` (${r.input})` : ''}. ${f.hint}` },
+        message: { text: `${f.message}${where ? ` (${where})` : ''}. ${f.hint}` },
         locations: location,
       };
     }),

@@ -227,6 +227,24 @@ describe('mailroom lint: output formats', () => {
     expect(run.results.find((x) => x.ruleId === 'head-no-preheader')?.level).toBe('note');
   });
 
+  it('--format sarif on a batch or --file: a finding in an entry\'s HTML points at the entry\'s line in the file, not at its line in the HTML', async () => {
+    // Line 2 of the file is a clean entry; the placeholder is on line 2 of entry 2's HTML, which is line 3 of the file.
+    const clean = { from: 'ops@example.com', to: 'a@example.com', subject: 'Hi', html: '<title>Hi</title><p>ok</p>' };
+    writeFileSync(join(dir, 'placed.ndjson'), [clean, { ...clean, to: 'b@example.com' }, { ...clean, to: 'c@example.com', html: '<title>Hi</title>\n<p>{{name}}</p>' }].map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(join(dir, 'placed.json'), JSON.stringify({ ...clean, html: '<title>Hi</title>\n\n<p>{{name}}</p>' }, null, 2));
+    type Sarif = { runs: Array<{ results: Array<{ ruleId: string; message: { text: string }; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn?: number } } }> }> }> };
+    const placeholder = (stdout: string) => (JSON.parse(stdout) as Sarif).runs[0]!.results.find((x) => x.ruleId === 'placeholder-unresolved')!;
+    const batch = await lint(['--batch', 'placed.ndjson', '--format', 'sarif']);
+    expect(batch.code).toBe(10);
+    const inBatch = placeholder(batch.stdout);
+    expect(inBatch.locations).toEqual([{ physicalLocation: { artifactLocation: { uri: 'placed.ndjson' }, region: { startLine: 3 } } }]);
+    expect(inBatch.message.text).toContain('(placed.ndjson entry 2, at line 2, column 4 of its HTML)');
+    const file = await lint(['--file', 'placed.json', '--format', 'sarif']);
+    expect(file.code).toBe(10);
+    expect(placeholder(file.stdout).locations).toEqual([{ physicalLocation: { artifactLocation: { uri: 'placed.json' }, region: { startLine: 1 } } }]);
+    expect(placeholder(file.stdout).message.text).toContain('(at line 3, column 4 of its HTML)');
+  });
+
   it('--format junit: well-formed XML, a suite per input, failures only at or above --fail-on', async () => {
     const r = await lint(['broken.html', 'clean.html', '--format', 'junit']);
     expect(r.code).toBe(10);
