@@ -293,8 +293,9 @@ async function writeAtomically(path, text) {
 /**
  * dist/types/<path under src>.d.ts for each entry and the modules its declarations import, each
  * declared on its own (TypeScript's transpileDeclaration: the entry states its types, nothing is
- * inferred across files). A declaration importing anything but these files would send users'
- * type checkers looking for packages they do not have (the bundle's own dependencies): refused.
+ * inferred across files), and no other file. A declaration importing anything but these files
+ * would send users' type checkers looking for packages they do not have (the bundle's own
+ * dependencies): refused.
  */
 async function writeDeclarations(entries) {
   const ts = (await import('typescript')).default;
@@ -318,6 +319,13 @@ async function writeDeclarations(entries) {
     }
     await mkdir(dirname(declarationPath(file)), { recursive: true });
     await writeAtomically(declarationPath(file), out.outputText);
+  }
+  // A declaration no entry reaches any more (a module renamed since an earlier build) would ship
+  // in the package all the same: dist/types holds what was just written, nothing else.
+  const written = new Set([...done].map(declarationPath));
+  for (const name of await readdir(resolve('dist/types'), { recursive: true })) {
+    const path = resolve('dist/types', name);
+    if (path.endsWith('.d.ts') && !written.has(path)) await rm(path, { force: true });
   }
 }
 

@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -128,6 +128,17 @@ describe('the packed tarball, installed into a project of its own', () => {
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=peer', join(dir, packed!.filename)], { cwd: project, encoding: 'utf8' });
     expect(readdirSync(join(project, 'node_modules'))).toEqual(['.bin', '.package-lock.json', '@napi-rs', 'mailroom-cli']);
     expect(readdirSync(join(project, 'node_modules', '@napi-rs'))[0]).toBe('keyring');
+    // Every declaration file shipped is one the entries' types reach: none left from an earlier build.
+    const typesDir = join(project, 'node_modules', 'mailroom-cli', 'dist', 'types');
+    const reached = new Set<string>();
+    const queue = ['library/index.d.ts', 'sandbox/library.d.ts'];
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      if (reached.has(file)) continue;
+      reached.add(file);
+      for (const [, spec] of readFileSync(join(typesDir, file), 'utf8').matchAll(/\bfrom\s+['"](\.{1,2}\/[^'"]+)\.js['"]/g)) queue.push(posix.join(posix.dirname(file), `${spec!}.d.ts`));
+    }
+    const shipped = (readdirSync(typesDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.d.ts')).map((f) => f.split(sep).join('/'));
+    expect(shipped.sort()).toEqual([...reached].sort());
     writeFileSync(join(project, 'main.ts'), PROGRAM);
     const types = join(ROOT, 'node_modules', '@types');
     // Both resolutions in one `tsc -b` process: the second program reuses the files the first parsed
