@@ -48,6 +48,9 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   if (flags.template !== undefined && flags.htmlFile !== undefined) {
     throw usageError('--template and --html-file cannot be combined: an entry is either templated or raw');
   }
+  const toStdout = flags.report === '-' ? '--report' : flags.failed === '-' ? '--failed' : undefined;
+  // stdout is that file: an expression with no document to run on is refused, never ignored.
+  if (ctx.jq && toStdout) throw usageError(`--jq: with ${toStdout} - stdout carries that file, not a JSON document to filter; pipe it to jq instead`);
   if (flags.htmlFile === '-' && (file === undefined || file === '-')) {
     throw usageError('--html-file - would read stdin, which already carries the emails');
   }

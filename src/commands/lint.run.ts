@@ -28,7 +28,7 @@ export interface LintOptions {
 /** Reads the inputs, runs the checks, prints them in the format asked, and exits 10 on a finding at or above --fail-on. */
 export async function run(opts: LintOptions, ctx: CommandContext): Promise<void> {
   const { globals } = ctx;
-  if (globals.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} cannot be used together`);
+  if (globals.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`${ctx.jq ? '--jq' : '--json'} and --format ${opts.format} cannot be used together`);
   // Checked before any input is read; the caniemail data loads only here, only with --clients.
   const clients = opts.clients ? (await import('../lint/clients.js')).clientGlobs(opts.clients) : undefined;
   if (opts.templates !== undefined) checkTemplatesDir(opts.templates, ctx.cwd);

@@ -100,6 +100,18 @@ describe('--report - / --failed - with --json when the run fails before it start
   });
 });
 
+describe('--jq with --report - / --failed -: refused, not ignored', () => {
+  // stdout is that file: there is no JSON document for the expression, and a summary left
+  // unfiltered on stderr would hide that the expression never ran.
+  it.each([['--report'], ['--failed']])('%s - --jq .sent: exit 2 before anything is sent, stdout empty', async (flag) => {
+    const r = await batch(['in.ndjson', flag, '-', '--jq', '.sent']);
+    expect(r.stderr).toBe(`mailroom: --jq: with ${flag} - stdout carries that file, not a JSON document to filter; pipe it to jq instead\n`);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+});
+
 describe('siblings: other commands that write a path', () => {
   it('sandbox --data that is its --config file: exit 2, the config untouched', async () => {
     const config = join(dir, 'sandbox.json');

@@ -79,6 +79,8 @@ describe('mailroom lint: exit codes and --fail-on', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--fail-on must be one of error, warning, info');
     expect((await lint(['clean.html', '--json', '--format', 'sarif'])).code).toBe(2);
+    // The flag the user gave is the one named: --jq implies --json, but nobody typed --json.
+    expect(await lint(['clean.html', '--format', 'junit', '--jq', '.'])).toEqual({ code: 2, stdout: '', stderr: 'mailroom: --jq and --format junit cannot be used together\n' });
     const tty = await lint([], { tty: true });
     expect(tty.code).toBe(2);
     expect(tty.stderr.split('\n')[0]).toBe('mailroom: no input: give HTML files, --file or --batch, or pipe HTML into stdin');
