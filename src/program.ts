@@ -199,8 +199,9 @@ export type HelpRequest = { topic: string } | { path: string[] } | { unknown: st
  * Undefined when the arguments are not such a request (options, or `help` as an operand).
  */
 export function helpRequest(args: readonly string[], program: Command): HelpRequest | undefined {
-  const words = args.at(-1) === '--help' || args.at(-1) === '-h' ? args.slice(0, -1) : args;
-  if (words.some((w) => w.startsWith('-'))) return undefined;
+  const given = args.at(-1) === '--help' || args.at(-1) === '-h' ? args.slice(0, -1) : args;
+  const words = withoutGlobalOptions(given, program);
+  if (words === undefined || words.some((w) => w.startsWith('-'))) return undefined;
   const at = words.indexOf('help');
   if (at < 0) return undefined;
   const group = find(program, words.slice(0, at));
@@ -209,6 +210,26 @@ export function helpRequest(args: readonly string[], program: Command): HelpRequ
   if (at === 0 && rest.length === 1 && Object.hasOwn(HELP_TOPICS, rest[0] as string)) return { topic: rest[0] as string };
   const path = [...words.slice(0, at), ...rest];
   return find(program, path) ? { path } : { unknown: path.join(' ') };
+}
+
+/**
+ * The words without the root's own options (a script's `--no-color`, `--json`, `-q`, `--profile ci`),
+ * which change nothing in a help screen; undefined when another option is among them.
+ */
+function withoutGlobalOptions(args: readonly string[], program: Command): string[] | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('-')) {
+      words.push(arg);
+      continue;
+    }
+    const name = arg.split('=')[0];
+    const option = program.options.find((o) => o.long === name || o.short === name);
+    if (!option) return undefined;
+    if (option.required && !arg.includes('=')) i++;
+  }
+  return words;
 }
 
 function find(program: Command, path: readonly string[]): Command | undefined {

@@ -79,6 +79,18 @@ describe('help and version from the catalog (bin/mailroom.js answers without loa
     }
   });
 
+  // A script's usual flags (--no-color, --json, -q, --profile ci) change nothing in a help screen:
+  // `help` followed by them is still a help request, never "unknown command 'help'".
+  it.each([
+    [['help', 'exit-codes', '--no-color'], 'help exit-codes'],
+    [['help', 'exit-codes', '--json'], 'help exit-codes'],
+    [['--json', 'help', 'send'], 'send --help'],
+    [['help', 'keys', 'list', '-q', '--profile', 'ci'], 'keys list --help'],
+    [['help', '--verbose', 'send', '--base-url=http://127.0.0.1:1'], 'send --help'],
+  ])('%j with global flags prints the %j screen, exit 0', async (args, key) => {
+    expect(await launch(args)).toEqual({ stdout: catalog.screens[key]?.out, stderr: '', code: 0 });
+  });
+
   it('help for an unknown command or topic is one usage line, exit 2', async () => {
     expect(fromCatalog(['help', 'chek'])).toBeUndefined();
     const r = await launch(['help', 'chek']);
