@@ -178,6 +178,7 @@ export interface BatchOptions {
   timeoutMs?: number;
   /** Overrides the client's retry budget for each request of the run (a request given up on leaves its entries uncertain: a resume settles them). */
   maxRetries?: number;
+  /** Called as the run goes; if it throws, the run stops as an abort does and the call rejects with BatchError. */
   onProgress?: (progress: BatchProgress) => void;
 }
 

@@ -7,7 +7,7 @@ import { runBatch } from '../batch/run.js';
 import type { EntryDefaults } from '../input/entries.js';
 import { parseSendAt } from '../input/time.js';
 import type { BatchOptions, BatchSource, BatchSummary } from '../types.js';
-import { BatchError, ValidationError } from './public-errors.js';
+import { BatchError, MailroomError, ValidationError } from './public-errors.js';
 import type { Connection } from './connection.js';
 
 /** What the library names as the API profile in a journal: resumes compare host and key, not this. */
@@ -23,6 +23,21 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
   const concurrency = opts.concurrency ?? 4;
   if (!Number.isInteger(size) || size < 1 || size > 50) throw new ValidationError(`emails.batch: size must be an integer from 1 to 50, got ${String(size)}`);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new ValidationError(`emails.batch: concurrency must be an integer from 1 to 64, got ${String(concurrency)}`);
+
+  // The program's onProgress throwing inside the engine would leave requests in flight unjournaled
+  // and reject with no summary: it stops the run as an abort does (in-flight requests settle and
+  // are journaled), and the call then rejects with BatchError.
+  const stop = new AbortController();
+  let progressThrew: { err: unknown } | undefined;
+  const progressOf = (p: { read: number; sent: number; failed: number; skipped: number; concurrency: number }) => {
+    if (progressThrew) return;
+    try {
+      opts.onProgress!({ read: p.read, sent: p.sent, failed: p.failed, skipped: p.skipped, concurrency: p.concurrency });
+    } catch (err) {
+      progressThrew = { err };
+      stop.abort();
+    }
+  };
 
   const input = await inputOf(source);
   const dryRun = opts.dryRun === true;
@@ -50,11 +65,12 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
           api: { baseUrl: c.baseUrl, key: keyFingerprint(c.apiKey), profile: PROFILE },
         }
       : {}),
-    ...(opts.onProgress ? { onProgress: (p) => opts.onProgress!({ read: p.read, sent: p.sent, failed: p.failed, skipped: p.skipped, concurrency: p.concurrency }) } : {}),
+    ...(opts.onProgress ? { onProgress: (p) => progressOf(p) } : {}),
   };
   // Notes go nowhere: the summary says what happened; a program has no stderr of ours to read.
-  const { fatal, ...summary } = await runBatch({ cwd: process.cwd(), signal: opts.signal ?? new AbortController().signal, warn: () => {} }, run);
+  const { fatal, ...summary } = await runBatch({ cwd: process.cwd(), signal: opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal, warn: () => {} }, run);
   if (fatal) throw new BatchError(fatal, summary);
+  if (progressThrew) throw new BatchError(new MailroomError('unexpected', `emails.batch: onProgress threw: ${String(progressThrew.err)}`, { cause: progressThrew.err }), summary);
   return summary;
 }
 

@@ -187,6 +187,34 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     expect(said).not.toMatch(/--|mailroom batch/);
     expect(await sandbox.emails()).toHaveLength(2);
   });
+  it('an onProgress that throws stops the run as an abort does: what was sent is journaled, and the call rejects with BatchError and its summary', async () => {
+    const journal = join(dir, 'progress-throws.journal');
+    const broke = new Error('progress bar broke');
+    const err = (await mailroom.emails
+      .batch(entries(200, 'Progress'), {
+        journal,
+        size: 10,
+        concurrency: 4,
+        defaults: { from: 'ops@example.com' },
+        onProgress: (p) => {
+          if (p.sent >= 40) throw broke;
+        },
+      })
+      .catch((e: unknown) => e)) as BatchError;
+    expect(err).toBeInstanceOf(BatchError);
+    expect(err.message).toBe('emails.batch: onProgress threw: Error: progress bar broke');
+    expect((err.cause as Error).cause).toMatchObject({ message: broke.message }); // a masked copy, as every cause
+    expect(err.summary).toMatchObject({ interrupted: true, failed: 0, uncertain: 0 });
+    // Every email that went out is in the summary (and the journal): none left in flight unrecorded.
+    expect((await sandbox.emails()).length).toBe(err.summary.sent);
+    expect(err.summary.sent).toBeGreaterThanOrEqual(40);
+    expect(err.summary.sent).toBeLessThan(200);
+
+    const resumed = await mailroom.emails.batch(entries(200, 'Progress'), { journal, size: 10, defaults: { from: 'ops@example.com' } });
+    expect(resumed).toMatchObject({ skipped: err.summary.sent, sent: 200 - err.summary.sent, failed: 0 });
+    expect(await sandbox.emails()).toHaveLength(200);
+  });
+
   it('takes maxRetries and timeoutMs per call, as every method does, over the client\'s', async () => {
     // An API that answers every request 503 at once, or (after /slow) never answers.
     let requests = 0;
