@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { attempt, type RawResponse } from './attempt.js';
-import { mayHaveBeenSent, type MailroomError } from '../errors.js';
+import { MailroomError, mayHaveBeenSent } from '../errors.js';
 import { AbortedError, ApiError, ConnectionError, TimeoutError } from './http-errors.js';
 import type { ApiResponse, RequestOptions, Transport } from './index.js';
 import { Pacer } from './pacer.js';
@@ -109,7 +109,13 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
 
     async function retryAfter(n: number, delayMs: number, reason: string, status?: number, code?: string): Promise<void> {
       log?.(`  retrying in ${delayMs} ms after ${reason}`);
-      opts.onRetry?.({ attempt: n + 1, delayMs, reason, ...(status === undefined ? {} : { status }), ...(code === undefined ? {} : { code }) });
+      try {
+        opts.onRetry?.({ attempt: n + 1, delayMs, reason, ...(status === undefined ? {} : { status }), ...(code === undefined ? {} : { code }) });
+      } catch (err) {
+        // The program's callback, not the request, failed: no retry, but the error still says
+        // whether the request may have reached the API (and the API layer adds its keys).
+        throw failed(new MailroomError('unexpected', `onRetry threw: ${String(err)} (the request was not retried)`, { cause: err }));
+      }
       await wait(delayMs, opts.signal);
     }
   }

@@ -84,6 +84,37 @@ describe('emails.send: a failure after the request may have reached the API', ()
     }
   });
 
+  it('an onRetry that throws stops the retries; the call rejects with a MailroomError that still says the email may have gone out, and under which key', async () => {
+    const mailroom = await through({ garble: true }, { maxRetries: 2 });
+    try {
+      const err = (await mailroom.emails
+        .send(raw, {
+          onRetry: () => {
+            throw new Error('metrics client broke');
+          },
+        })
+        .catch((e: unknown) => e)) as MailroomError;
+      expect(err).toBeInstanceOf(MailroomError);
+      expect(err.message).toBe('onRetry threw: Error: metrics client broke (the request was not retried)');
+      expect((err.cause as Error).message).toBe('metrics client broke');
+      expect(proxy!.seen).toHaveLength(1);
+      const key = JSON.parse(proxy!.seen[0]!.body).idempotencyKey as string;
+      expect({ mayHaveBeenSent: err.mayHaveBeenSent, idempotencyKey: err.idempotencyKey }).toEqual({ mayHaveBeenSent: true, idempotencyKey: key });
+      expect(await sandbox.emails()).toHaveLength(1);
+    } finally {
+      await mailroom.close();
+    }
+    // Before anything could have been sent (a refused connection), it says so too.
+    const refused = new Mailroom({ apiKey: sandbox.apiKey, baseUrl: 'http://127.0.0.1:9', maxRetries: 1, env: {} });
+    try {
+      const err = (await refused.emails.send(raw, { onRetry: () => { throw new Error('x'); } }).catch((e: unknown) => e)) as MailroomError;
+      expect(err).toBeInstanceOf(MailroomError);
+      expect(err.mayHaveBeenSent).toBe(false);
+    } finally {
+      await refused.close();
+    }
+  });
+
   it('a connection refused and a 4xx verdict: nothing was sent, and the error says so (mayHaveBeenSent false)', async () => {
     const refused = new Mailroom({ apiKey: sandbox.apiKey, baseUrl: 'http://127.0.0.1:9', maxRetries: 0, env: {} });
     try {
