@@ -39,15 +39,17 @@ export function toSarif(report: LintReport): string {
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.results.flatMap((r) =>
     r.findings.map((f) => {
-      // An entry of a batch or --file (r.line set) is one line of the file: a finding's line and
-      // column in its HTML are not the file's, so the annotation goes on the entry and the message
-      // says where in the HTML.
-      const inEntry = r.line !== undefined;
-      const region = inEntry ? { startLine: r.line } : f.line === undefined ? undefined : { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) };
-      const inHtml = inEntry && f.line !== undefined && f.column !== undefined ? `at line ${f.line}, column ${f.column} of its HTML` : undefined;
-      const named = r.file === undefined || r.input !== r.file ? r.input : undefined;
+      // An entry of a batch or --file (r.line set) is one line of the file, and a rendered React email
+      // (no file) is not its .tsx's lines: a finding's line and column in the HTML are not the
+      // file's, so the annotation goes on the entry (or the whole file) and the message says where.
+      const ownLines = r.line === undefined && r.file !== undefined;
+      const region = r.line !== undefined ? { startLine: r.line } : ownLines && f.line !== undefined ? { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } : undefined;
+      const inHtml = !ownLines && f.line !== undefined && f.column !== undefined ? `at line ${f.line}, column ${f.column} of its HTML` : undefined;
+      const named = r.file !== undefined && r.input !== r.file ? r.input : undefined;
       const where = [named, inHtml].filter((w) => w !== undefined).join(', ');
-      const location = r.file === undefined ? [] : [{ physicalLocation: { artifactLocation: { uri: artifactUri(r.file) }, ...(region ? { region } : {}) } }];
+      // GitHub code scanning rejects the whole file for one result without a location: stdin and a
+      // React email are named by their input.
+      const location = [{ physicalLocation: { artifactLocation: { uri: artifactUri(r.file ?? r.input) }, ...(region ? { region } : {}) } }];
       return {
         ruleId: f.check,
         ruleIndex: index.get(f.check) as number,

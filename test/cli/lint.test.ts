@@ -247,6 +247,21 @@ describe('mailroom lint: output formats', () => {
     expect(placeholder(file.stdout).message.text).toContain('(at line 3, column 4 of its HTML)');
   });
 
+  it('--format sarif: every result has a location, or GitHub code scanning rejects the whole file (stdin, a React email)', async () => {
+    type Sarif = { runs: Array<{ results: Array<{ ruleId: string; message: { text: string }; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: unknown } }> }> }> };
+    const stdin = await lint(['-', '--format', 'sarif'], { input: '<p>Hello {{name}}</p>' });
+    expect(stdin.code).toBe(10);
+    const results = (JSON.parse(stdin.stdout) as Sarif).runs[0]!.results;
+    expect(results.length).toBeGreaterThan(0);
+    for (const r of results) expect(r.locations).toEqual([{ physicalLocation: { artifactLocation: { uri: 'stdin' } } }]);
+    // A rendered React email's lines are not the .tsx file's: the file, no line, the place in its HTML in the message.
+    const react = await lint(['Receipt.tsx', '--props', '{"name":"{{name}}"}', '--format', 'sarif'], { cwd: fixtures });
+    expect(react.code).toBe(10);
+    const inHtml = (JSON.parse(react.stdout) as Sarif).runs[0]!.results.find((x) => x.message.text.startsWith('the HTML holds {{name}}'))!;
+    expect(inHtml.locations).toEqual([{ physicalLocation: { artifactLocation: { uri: 'Receipt.tsx' } } }]);
+    expect(inHtml.message.text).toMatch(/\(at line \d+, column \d+ of its HTML\)/);
+  });
+
   it('--format junit: well-formed XML, a suite per input, failures only at or above --fail-on', async () => {
     const r = await lint(['broken.html', 'clean.html', '--format', 'junit']);
     expect(r.code).toBe(10);
