@@ -20,9 +20,33 @@ void sameEvents;
 /** The header a delivery's signature travels in (lower case, as Node reports request headers). */
 export const SIGNATURE_HEADER = 'x-smashsend-signature' as const;
 
+const OPTIONS = ['port', 'host', 'apiKey', 'config', 'configFile', 'log'];
+const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : typeof v === 'object' || typeof v === 'function' ? typeof v : String(v));
+
+/**
+ * An option ignored would start another sandbox than the test asked for (a misspelt apiKey: another
+ * key; a misspelt configFile: no config), and a mistyped one would fail later in Node's words.
+ */
+function optionProblem(options: unknown): string | undefined {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return `the options must be an object, got ${shown(options)}`;
+  const o = options as Record<string, unknown>;
+  const unknown = Object.keys(o).find((name) => !OPTIONS.includes(name));
+  if (unknown !== undefined) return `unknown option ${unknown} (known: ${OPTIONS.join(', ')})`;
+  if (o.port !== undefined && !(Number.isInteger(o.port) && (o.port as number) >= 0 && (o.port as number) <= 65535)) return `port must be a whole number from 0 to 65535, got ${shown(o.port)}`;
+  if (o.host !== undefined && (typeof o.host !== 'string' || o.host.trim() === '')) return `host must be a host name or address, got ${shown(o.host)}`;
+  // Never the value: it may be a secret.
+  if (o.apiKey !== undefined && typeof o.apiKey !== 'string') return `apiKey must be a string, got ${o.apiKey === null ? 'null' : typeof o.apiKey}`;
+  if (o.config !== undefined && (typeof o.config !== 'object' || o.config === null || Array.isArray(o.config))) return `config must be an object of settings (a file goes in configFile), got ${shown(o.config)}`;
+  if (o.configFile !== undefined && (typeof o.configFile !== 'string' || o.configFile === '')) return `configFile must be a path, got ${shown(o.configFile)}`;
+  if (o.log !== undefined && typeof o.log !== 'function') return `log must be a function (line: string) => void, got ${shown(o.log)}`;
+  return undefined;
+}
+
 /** Starts a sandbox on a free loopback port (unless `port` says otherwise) and resolves once it listens. */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { startSandbox: start, loadConfigFile } = await import('./index.js');
+  const { startSandbox: start, loadConfigFile, SandboxConfigError } = await import('./index.js');
+  const problem = optionProblem(options);
+  if (problem) throw new SandboxConfigError(`startSandbox: ${problem}`);
   const fromFile = options.configFile === undefined ? {} : await loadConfigFile(options.configFile);
   const running = await start({
     port: options.port ?? 0,

@@ -100,6 +100,29 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     await expect(startSandbox({ configFile: '/nonexistent/sandbox.json' })).rejects.toThrow('--config: cannot read /nonexistent/sandbox.json: no such file');
   });
 
+  test('a misspelt or mistyped option rejects with one line naming it, in the sandbox\'s words, and nothing listens', async () => {
+    const refusal = async (options: object) => {
+      const err = (await startSandbox(options as never).then(
+        async (sb) => {
+          await sb.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      )) as Error | undefined;
+      expect(err?.name, JSON.stringify(options)).toBe('SandboxConfigError');
+      return err!.message;
+    };
+    // Ignored, these would start a sandbox other than the test asked for (another key, no config).
+    expect(await refusal({ apikey: 'sk_test_12345678' })).toBe('startSandbox: unknown option apikey (known: port, host, apiKey, config, configFile, log)');
+    expect(await refusal({ config_file: 'sandbox.json' })).toBe('startSandbox: unknown option config_file (known: port, host, apiKey, config, configFile, log)');
+    expect(await refusal({ port: '3000' })).toBe('startSandbox: port must be a whole number from 0 to 65535, got "3000"');
+    expect(await refusal({ port: 70000 })).toBe('startSandbox: port must be a whole number from 0 to 65535, got 70000');
+    expect(await refusal({ host: '' })).toBe('startSandbox: host must be a host name or address, got ""');
+    expect(await refusal({ log: 'stderr' })).toBe('startSandbox: log must be a function (line: string) => void, got "stderr"');
+    expect(await refusal({ config: 'sandbox.json' })).toBe('startSandbox: config must be an object of settings (a file goes in configFile), got "sandbox.json"');
+    expect(await refusal({ configFile: 42 })).toBe('startSandbox: configFile must be a path, got 42');
+  });
+
   test("webhooks from the config get signed deliveries; deliveries() has the body, the signature header's value and the parsed payload", async () => {
     const hook = await receiver();
     const token = 'wht_test_secret_123';
