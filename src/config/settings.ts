@@ -39,6 +39,8 @@ export interface Settings {
   configFile: string;
   /** The environment variable holding a key (used or, under --profile, set aside), if any. */
   keyVariable?: string;
+  /** A key variable set to nothing (a CI secret the job cannot read), when no variable holds a key. */
+  emptyKeyVariable?: string;
   /** Under --profile, the environment's other key or base URL left unused: one warning before a request. */
   setAside?: string;
 }
@@ -145,6 +147,7 @@ export function resolveSettings(ctx: Pick<Context, 'env' | 'sandbox' | 'keychain
     verbose: Boolean(globals.verbose) || env.MAILROOM_DEBUG === '1',
     configFile: file,
     ...(keyVariable(env) ? { keyVariable: keyVariable(env) } : {}),
+    ...(!keyVariable(env) && emptyKeyVariable(env) ? { emptyKeyVariable: emptyKeyVariable(env) } : {}),
     ...(aside ? { setAside: `--profile ${profile.value} wins over the environment: ${aside}` } : {}),
   };
 }
@@ -177,6 +180,7 @@ export const KEY_VARIABLES: readonly string[] = SETTING_VARIABLES.apiKey;
 
 /** The set key variable, if any. */
 export const keyVariable = (env: Env): string | undefined => KEY_VARIABLES.find((name) => fromEnv(env, name) !== undefined);
+const emptyKeyVariable = (env: Env): string | undefined => KEY_VARIABLES.find((name) => env[name] === '');
 
 /**
  * Under --profile, what the environment held that was not used, when it differs from what is
@@ -263,7 +267,13 @@ export function requireApiKey(settings: Settings): string {
   if (settings.apiKey) return settings.apiKey.value;
   if (settings.apiKeyRefused) throw new MailroomError('authentication', settings.apiKeyRefused.message, { hints: settings.apiKeyRefused.hints });
   const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
-  const where = settings.profileExists ? `profile "${settings.profile.value}" has no API key` : `no API key (profile "${settings.profile.value}" is not set up)`;
+  // Under --profile the environment is not read: an empty variable is then beside the point.
+  const empty = settings.profile.source === 'flag' ? undefined : settings.emptyKeyVariable;
+  const where = empty
+    ? `no API key: ${empty} is set but empty (in CI: a secret this job cannot read?)`
+    : settings.profileExists
+      ? `profile "${settings.profile.value}" has no API key`
+      : `no API key (profile "${settings.profile.value}" is not set up)`;
   const asideVar = settings.profile.source === 'flag' ? settings.keyVariable : undefined;
   throw new MailroomError('authentication', where, {
     hints: [

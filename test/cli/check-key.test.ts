@@ -86,6 +86,15 @@ describe('mailroom check', () => {
     expect(r.stderr).toBe('mailroom: no API key (profile "default" is not set up)\n  run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key\n  no account yet? add --sandbox to try any command against a local API that sends nothing\n');
   });
 
+  // A CI secret the job cannot see (a pull request from a fork) is an empty variable: the message
+  // says so, instead of telling the script to set a variable it did set.
+  it.each([['MAILROOM_API_KEY'], ['SMASHSEND_API_KEY']])('exits 3 naming %s when it is set but empty', async (name) => {
+    const r = await runInProcess(['check', '--json'], { env: { MAILROOM_BASE_URL: sandbox.baseUrl, [name]: '' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`mailroom: no API key: ${name} is set but empty (in CI: a secret this job cannot read?)\n  run \`mailroom login\`, or set MAILROOM_API_KEY, or pass --api-key\n  no account yet? add --sandbox to try any command against a local API that sends nothing\n`);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { kind: 'auth', exitCode: 3, message: `no API key: ${name} is set but empty (in CI: a secret this job cannot read?)` } });
+  });
+
   it('exits 5 when rate limited (a Retry-After beyond a minute is reported, not slept through)', async () => {
     const first = await runInProcess(['check', '-q'], { env: envFor(limited) });
     expect(first.code).toBe(0);
