@@ -20,6 +20,7 @@ void sameEvents;
 /** The header a delivery's signature travels in (lower case, as Node reports request headers). */
 export const SIGNATURE_HEADER = 'x-smashsend-signature' as const;
 
+const CLOSED = 'mailroom sandbox: this sandbox is closed (close() was called); start another with startSandbox()';
 const OPTIONS = ['port', 'host', 'apiKey', 'config', 'configFile', 'log'];
 const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : typeof v === 'object' || typeof v === 'function' ? typeof v : String(v));
 
@@ -56,7 +57,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     log: options.log ?? ((line) => console.error(line)),
   });
 
-  const call = answered(running.call);
+  // After close() the server's own calls fail in its framework's words (FST_ERR_REOPENED_CLOSE_SERVER): say it in ours.
+  let closed = false;
+  const call = answered((method, path, body) => (closed ? Promise.reject(new Error(CLOSED)) : running.call(method, path, body)));
   const deliveries = async () => ((await call('GET', '/_sandbox/deliveries')) as { items: DeliveryRecord[] }).items.map(publicDelivery);
 
   return {
@@ -73,6 +76,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`mailroom sandbox: deliveries were still pending after ${timeoutMs} ms`)), timeoutMs);
       });
+      if (closed) throw new Error(CLOSED);
       try {
         await Promise.race([running.deliveriesIdle(), late]);
       } finally {
@@ -89,6 +93,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       ((await call('POST', '/_sandbox/events', email === undefined ? { event } : { event, email })) as { event: Envelope }).event satisfies SandboxEnvelope,
     workspace: (options) => newWorkspace(call, running.baseUrl, options),
     async close() {
+      closed = true;
       await running.close();
       // The closed sockets' handles go on the next turn: a runner that looks for open handles
       // right after close() (jest --detectOpenHandles) finds none.

@@ -123,6 +123,21 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     expect(await refusal({ configFile: 42 })).toBe('startSandbox: configFile must be a path, got 42');
   });
 
+  test('after close(), every member rejects saying the sandbox is closed, in its own words (close() again is fine)', async () => {
+    const sb = await startSandbox();
+    await sb.close();
+    await sb.close();
+    const closed = 'mailroom sandbox: this sandbox is closed (close() was called); start another with startSandbox()';
+    await expect(sb.emails()).rejects.toThrow(closed);
+    await expect(sb.deliveries()).rejects.toThrow(closed);
+    await expect(sb.waitForEmail({ timeoutMs: 50 })).rejects.toThrow(closed);
+    await expect(sb.waitForDeliveries(1, { timeoutMs: 50 })).rejects.toThrow(closed);
+    await expect(sb.waitForIdle({ timeoutMs: 50 })).rejects.toThrow(closed);
+    await expect(sb.reset()).rejects.toThrow(closed);
+    await expect(sb.trigger('CONTACT_CREATED', { email: 'ada@example.com' })).rejects.toThrow(closed);
+    await expect(sb.workspace({ name: 'late' })).rejects.toThrow(closed);
+  });
+
   test("webhooks from the config get signed deliveries; deliveries() has the body, the signature header's value and the parsed payload", async () => {
     const hook = await receiver();
     const token = 'wht_test_secret_123';
