@@ -20,6 +20,12 @@ describe('doctor and whoami exit codes', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ name: 'API key', status: 'fail' })]) });
   });
 
+  it('doctor with MAILROOM_API_KEY set but empty (a CI secret the job cannot read) says so in the check', async () => {
+    const r = await runInProcess(['doctor', '--json'], { env: { ...noKey, MAILROOM_API_KEY: '' } });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ name: 'API key', status: 'fail', detail: 'none: MAILROOM_API_KEY is set but empty (in CI: a secret this job cannot read?)' })]) });
+  });
+
   it('whoami without a key exits 3', async () => {
     const r = await runInProcess(['whoami'], { env: noKey });
     expect(r.code).toBe(3);

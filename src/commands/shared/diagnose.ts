@@ -197,7 +197,7 @@ export async function diagnose(ctx: CommandContext, { identityOnly = false } = {
       : settings.apiKeyRefused
         ? // The profile has a key that cannot be used here (a keychain out of reach, a store others can write to): say why.
           { name: 'API key', status: 'fail', detail: settings.apiKeyRefused.message, ...(settings.apiKeyRefused.hints[0] ? { fix: settings.apiKeyRefused.hints[0] } : {}), exitCode: 3 }
-        : { name: 'API key', status: 'fail', detail: 'none', fix: 'run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key (try --sandbox without an account)', exitCode: 3 },
+        : { name: 'API key', status: 'fail', detail: settings.emptyKeyVariable && settings.profile.source !== 'flag' ? `none: ${settings.emptyKeyVariable} is set but empty (in CI: a secret this job cannot read?)` : 'none', fix: 'run `mailroom login`, or set MAILROOM_API_KEY, or pass --api-key (try --sandbox without an account)', exitCode: 3 },
   );
   const clearText = ctx.globals.allowHttp ? undefined : clearTextProblem(settings.baseUrl.value);
   add(
