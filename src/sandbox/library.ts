@@ -117,11 +117,20 @@ export function connectSandbox(baseUrl: string): SandboxConnection {
     throw new TypeError(`mailroom sandbox: connectSandbox wants the sandbox's base URL (http://127.0.0.1:4025), not ${JSON.stringify(baseUrl)}`);
   }
   const call = answered(async (method, path, body) => {
-    const res = await fetch(`${root}${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${root}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      text = await res.text();
+    } catch (err) {
+      // fetch says only "fetch failed"; why (ECONNREFUSED, ...) is in its cause.
+      const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(err);
+      throw new Error(`mailroom sandbox: cannot reach the sandbox at ${root} (${why}): is it running?`, { cause: err });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SIGNATURE_HEADER, startSandbox, type Sandbox } from '../../src/sandbox/library.js';
+import { connectSandbox, SIGNATURE_HEADER, startSandbox, type Sandbox } from '../../src/sandbox/library.js';
 import { sign } from '../../src/webhook/signature.js';
 
 const open: (Sandbox | Server)[] = [];
@@ -136,6 +136,19 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     await expect(sb.reset()).rejects.toThrow(closed);
     await expect(sb.trigger('CONTACT_CREATED', { email: 'ada@example.com' })).rejects.toThrow(closed);
     await expect(sb.workspace({ name: 'late' })).rejects.toThrow(closed);
+  });
+
+  test('connectSandbox to a sandbox that is not running: each member rejects naming the URL and why, not "fetch failed"', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const gone = connectSandbox(`http://127.0.0.1:${port}`);
+    const said = `mailroom sandbox: cannot reach the sandbox at http://127.0.0.1:${port} (ECONNREFUSED): is it running?`;
+    await expect(gone.emails()).rejects.toThrow(said);
+    await expect(gone.waitForEmail({ timeoutMs: 50 })).rejects.toThrow(said);
+    await expect(gone.workspace({ name: 'w' })).rejects.toThrow(said);
   });
 
   test("webhooks from the config get signed deliveries; deliveries() has the body, the signature header's value and the parsed payload", async () => {
