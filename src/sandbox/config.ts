@@ -75,12 +75,12 @@ export function parseSandboxConfig(input: unknown, source = 'sandbox config'): S
   return parsed.data;
 }
 
-export async function loadConfigFile(path: string): Promise<SandboxConfig> {
+export async function loadConfigFile(path: string, option = '--config'): Promise<SandboxConfig> {
   let text: string;
   try {
     // At most the input limit, UTF-8 text (input/text.ts), like every file mailroom reads.
-    const bytes = await readCapped(path, '--config', '', Readable.from([]));
-    checkText(bytes, `--config ${path}`);
+    const bytes = await readCapped(path, option, '', Readable.from([]));
+    checkText(bytes, `${option} ${path}`);
     text = bytes.toString('utf8');
   } catch (err) {
     throw new SandboxConfigError((err as Error).message);

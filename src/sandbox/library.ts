@@ -48,7 +48,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const { startSandbox: start, loadConfigFile, SandboxConfigError } = await import('./index.js');
   const problem = optionProblem(options);
   if (problem) throw new SandboxConfigError(`startSandbox: ${problem}`);
-  const fromFile = options.configFile === undefined ? {} : await loadConfigFile(options.configFile);
+  const fromFile = options.configFile === undefined ? {} : await loadConfigFile(options.configFile, 'configFile');
   const running = await start({
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
