@@ -71,6 +71,11 @@ export async function* lintTargets(opts: LintInputOptions, cwd: string, io: Pick
     }
     // Named as `lint <file>` in errors: "lint: cannot read x.html: no such file".
     const html = await readSource(spec, spec === '-' ? 'stdin' : 'lint', cwd, stdin('the HTML to check'));
+    // Nothing to check is not a clean email: a CI gate fed no files (an empty stdin) must not pass.
+    if (html.trim() === '') {
+      if (spec === '-') throw usageError('lint: stdin is empty: no HTML to check', ['name the files to check (mailroom lint emails/*.html), or pipe HTML in']);
+      throw usageError(`lint: ${spec} is empty: no HTML to check`);
+    }
     const text = spec === '-' ? undefined : await beside(spec, cwd);
     yield { input: spec === '-' ? 'stdin' : spec, ...(spec === '-' ? {} : { file: spec }), email: { html, ...(text === undefined ? {} : { text }) }, findings: [], skipped: [] };
   }

@@ -98,6 +98,15 @@ describe('mailroom lint: inputs', () => {
     }
   });
 
+  // In CI, stdin is no terminal: `mailroom lint $(find emails -name '*.html')` that finds nothing
+  // reads an empty stdin, and an empty "email" with no error-level finding passed the gate.
+  it('empty HTML (stdin with nothing piped, a zero-byte or blank file) is exit 2, never a pass', async () => {
+    expect(await lint([], { input: '' })).toEqual({ code: 2, stdout: '', stderr: 'mailroom: lint: stdin is empty: no HTML to check\n  name the files to check (mailroom lint emails/*.html), or pipe HTML in\n' });
+    expect((await lint(['-', '--format', 'sarif'], { input: ' \n' })).code).toBe(2);
+    writeFileSync(join(dir, 'empty.html'), '');
+    expect(await lint(['clean.html', 'empty.html', '--json'])).toEqual({ code: 2, stdout: '{"error":{"kind":"usage","message":"lint: empty.html is empty: no HTML to check","exitCode":2}}\n', stderr: 'mailroom: lint: empty.html is empty: no HTML to check\n' });
+  });
+
   it('a React email file is rendered as send --react renders it (HTML and text), with --props', async () => {
     const r = await lint(['Receipt.tsx', '--props', '{"name":"{{name}}"}', '--json'], { cwd: fixtures });
     expect(r.code).toBe(10);
