@@ -72,11 +72,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     // The long poll, as every workspace handle waits: one implementation, one refusal of a count over retain.
     waitForDeliveries: deliveryWaits(call).waitForDeliveries,
     async waitForIdle({ timeoutMs = 5_000 } = {}) {
+      // Before the timer: a rejection of its own would come later, unhandled.
+      if (closed) throw new Error(CLOSED);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`mailroom sandbox: deliveries were still pending after ${timeoutMs} ms`)), timeoutMs);
       });
-      if (closed) throw new Error(CLOSED);
       try {
         await Promise.race([running.deliveriesIdle(), late]);
       } finally {
