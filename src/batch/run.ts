@@ -36,7 +36,9 @@ export const idempotencyKeyFor = (runId: string, index: number): string => `mr-$
 export async function runBatch(ctx: BatchEnv, o: BatchRunOptions): Promise<BatchSummary> {
   const targets = checkPaths(ctx, o);
   // One run per journal for its whole life: a second run, or a second resume, would send twice.
-  const lock = o.resume !== undefined && !o.dryRun ? JournalLock.acquire(resolve(ctx.cwd, o.resume)) : undefined;
+  const { name } = o.wording ?? FIELD_WORDING;
+  const journalPath = o.resume === undefined ? undefined : resolve(ctx.cwd, o.resume);
+  const lock = journalPath !== undefined && !o.dryRun ? JournalLock.acquire(journalPath, { subject: `${name('journal')} ${journalPath}`, holder: 'another mailroom batch', createDir: true, refuseThisProcess: true }) : undefined;
   try {
     return await runUnlocked(ctx, o, targets);
   } finally {

@@ -49,6 +49,11 @@ export interface LockUse {
   createDir: boolean;
   /** Wait up to this long for a live holder to let go (the config store's short writes), instead of refusing at once. */
   waitMs?: number;
+  /**
+   * Refuse a holder in this same process too (emails.batch called twice with one journal). Without
+   * it a lock naming this process is taken over, as the sandbox's tests of a crash in-process need.
+   */
+  refuseThisProcess?: boolean;
 }
 
 /**
@@ -87,6 +92,10 @@ export class JournalLock {
             pause(5);
             continue;
           }
+        } else if (use.refuseThisProcess && owner.host === me.host && owner.pid === process.pid && heldHere.has(path)) {
+          // This process holds it (a program's second emails.batch of one journal): waiting here
+          // would block the very thread that must release it.
+          throw inUse(use, path, owner);
         } else if (owner.host !== me.host || (owner.pid !== process.pid && alive(owner.pid))) {
           if (Date.now() >= deadline) throw inUse(use, path, owner);
           pause(5);
@@ -103,12 +112,14 @@ export class JournalLock {
         throw storageError(path, err);
       }
       closeSync(fd);
+      heldHere.add(path);
       return new JournalLock(path);
     }
     throw inUse(use, path, readOwner(path)?.owner);
   }
 
   release(): void {
+    heldHere.delete(this.path);
     unlinkQuietly(this.path);
   }
 }
@@ -126,6 +137,12 @@ export function lockHolder(journal: string): LockOwner | undefined {
   const owner = readOwner(`${journal}.lock`)?.owner;
   return owner && (owner.host !== hostname() || alive(owner.pid)) ? owner : undefined;
 }
+
+/**
+ * The locks this process holds now: with refuseThisProcess, a lock naming our own pid is a live one
+ * only if it is here; otherwise an earlier process that had our pid left it (broken as stale).
+ */
+const heldHere = new Set<string>();
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 

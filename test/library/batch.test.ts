@@ -215,6 +215,26 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     expect(await sandbox.emails()).toHaveLength(200);
   });
 
+  it('a journal another run holds is named journal, never --resume', async () => {
+    const held = join(dir, 'held.journal');
+    let second: Promise<unknown> | undefined;
+    const first = await mailroom.emails.batch(entries(100, 'Held'), {
+      journal: held,
+      size: 10,
+      concurrency: 1,
+      defaults: { from: 'ops@example.com' },
+      onProgress: () => {
+        // While the first run holds its journal, a second run of it is refused before sending.
+        second ??= mailroom.emails.batch(entries(100, 'Held'), { journal: held, defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e);
+      },
+    });
+    const busy = (await second) as Error;
+    expect(busy).toBeInstanceOf(ValidationError);
+    expect(busy.message).toMatch(new RegExp(`^journal ${held.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another mailroom batch \\(pid ${process.pid}, started `));
+    expect(first.sent).toBe(100);
+    expect(await sandbox.emails()).toHaveLength(100);
+  });
+
   it('takes maxRetries and timeoutMs per call, as every method does, over the client\'s', async () => {
     // An API that answers every request 503 at once, or (after /slow) never answers.
     let requests = 0;
