@@ -20,7 +20,7 @@ export function batchJournalDir(env: Env): string {
  * directories mailroom makes are 0700 (like the config directory), and tightened if an older
  * mailroom left them 0755. A MAILROOM_STATE_DIR itself is the user's choice and left alone.
  */
-export function privateStateDir(env: Env): string {
+export function privateStateDir(env: Env, hint = 'set MAILROOM_STATE_DIR, or pass --resume <journal>'): string {
   const dir = batchJournalDir(env);
   try {
     makeDirectory(dir, 0o700);
@@ -28,7 +28,7 @@ export function privateStateDir(env: Env): string {
       if (process.platform !== 'win32' && statSync(own).mode & 0o077) chmodSync(own, 0o700);
     }
   } catch (err) {
-    throw usageError(`cannot create the journal directory ${dir}: ${fsReason(err, 'write')}`, ['set MAILROOM_STATE_DIR, or pass --resume <journal>']);
+    throw usageError(`cannot create the journal directory ${dir}: ${fsReason(err, 'write')}`, [hint]);
   }
   return dir;
 }

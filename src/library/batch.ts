@@ -49,7 +49,7 @@ export async function runLibraryBatch(c: Connection, source: BatchSource, opts: 
     concurrency,
     dryRun,
     // Made (0700) only when a run will write its journal there, as the CLI does.
-    journalDir: opts.journal === undefined && !dryRun ? privateStateDir(c.env) : batchJournalDir(c.env),
+    journalDir: opts.journal === undefined && !dryRun ? privateStateDir(c.env, 'set MAILROOM_STATE_DIR in the env given to new Mailroom() (or process.env), or pass journal: <a file path>') : batchJournalDir(c.env),
     ...(opts.format ? { format: opts.format } : {}),
     ...(opts.report !== undefined ? { report: opts.report } : {}),
     ...(opts.failed !== undefined ? { failed: opts.failed } : {}),

@@ -235,6 +235,21 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     expect(await sandbox.emails()).toHaveLength(100);
   });
 
+  it('a state directory it cannot create: the hint names env and journal, not a flag', async () => {
+    const file = join(dir, 'state-is-a-file');
+    writeFileSync(file, '');
+    const client = new Mailroom({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, env: { MAILROOM_STATE_DIR: join(file, 'state') } });
+    try {
+      const err = (await client.emails.batch(entries(1), { defaults: { from: 'ops@example.com' } }).catch((e: unknown) => e)) as ValidationError;
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err.message).toMatch(/^cannot create the journal directory .*state-is-a-file\/state\/batches: /);
+      expect(err.hints).toEqual(['set MAILROOM_STATE_DIR in the env given to new Mailroom() (or process.env), or pass journal: <a file path>']);
+      expect(await sandbox.emails()).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('takes maxRetries and timeoutMs per call, as every method does, over the client\'s', async () => {
     // An API that answers every request 503 at once, or (after /slow) never answers.
     let requests = 0;
