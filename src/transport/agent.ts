@@ -1,3 +1,4 @@
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { setFlagsFromString } from 'node:v8';
@@ -14,7 +15,9 @@ export async function createDispatcher(baseUrl: string, env: Readonly<Record<str
   // A local sandbox must never be sent through a corporate proxy, whatever NO_PROXY says.
   if (proxy && !isLoopback(new URL(baseUrl).hostname)) {
     // The whole package here: its entry installs the dispatcher API (connect) that tunnelling needs.
-    const { EnvHttpProxyAgent } = await import('undici');
+    // Bundled, undici (CommonJS) arrives as the default export only: no named EnvHttpProxyAgent.
+    const undici = (await import('undici')) as typeof Undici & { default?: typeof Undici };
+    const { EnvHttpProxyAgent } = undici.default ?? undici;
     return new EnvHttpProxyAgent({ ...proxy, keepAliveTimeout: 10_000 });
   }
   return new Agent({ keepAliveTimeout: 10_000 });
