@@ -113,7 +113,16 @@ export function toJunit(report: LintReport): string {
   let tests = 0;
   let failures = 0;
   let skippedTotal = 0;
-  const suites = report.results.map((r) => {
+  // An entry's fields and its body are checked as two results of one name: one suite, so a CI
+  // report that keys cases by class and name neither merges nor drops them.
+  const byInput = new Map<string, { input: string; findings: Finding[]; skipped: string[] }>();
+  for (const r of report.results) {
+    const suite = byInput.get(r.input) ?? { input: r.input, findings: [], skipped: [] };
+    suite.findings.push(...r.findings);
+    suite.skipped.push(...r.skipped);
+    byInput.set(r.input, suite);
+  }
+  const suites = [...byInput.values()].map((r) => {
     const byCheck = new Map<string, Finding[]>();
     for (const f of r.findings) byCheck.set(f.check, [...(byCheck.get(f.check) ?? []), f]);
     const cases: string[] = [];

@@ -309,6 +309,20 @@ describe('mailroom lint: output formats', () => {
     expect(warn.stdout).toMatch(/<testsuite name="broken.html" tests="\d+" failures="12"/); // 13 findings of 12 checks: a test case per check
   });
 
+  it('--format junit: one suite per input, even when an entry has findings in its fields and in its body (no two suites or cases of one name)', async () => {
+    writeFileSync(join(dir, 'one-entry.ndjson'), `${JSON.stringify({ from: 'ops@example.com', to: '{{x}}', subject: 'Hi', html: '<p>{{y}}</p>' })}\n`);
+    const r = await lint(['--batch', 'one-entry.ndjson', '--format', 'junit']);
+    expect(r.code).toBe(10);
+    const suites = [...r.stdout.matchAll(/<testsuite name="([^"]*)"/g)].map((m) => m[1]);
+    expect(suites).toEqual(['one-entry.ndjson entry 0']);
+    const cases = [...r.stdout.matchAll(/<testcase classname="[^"]*" name="([^"]*)"/g)].map((m) => m[1]);
+    expect(cases.filter((c) => c === 'placeholder-unresolved')).toHaveLength(1);
+    // Both placeholders are in that one case: the one in `to` and the one in the HTML.
+    expect(r.stdout).toContain('to holds {{x}} unresolved');
+    expect(r.stdout).toContain('the HTML holds {{y}} unresolved');
+    expect(r.stdout).toMatch(/<testsuites name="mailroom lint" tests="(\d+)" failures="2" /);
+  });
+
   it('XML and SARIF carry hostile text safely: quotes, ampersands and control characters from the email', async () => {
     writeFileSync(join(dir, 'hostile.html'), '<title>t</title><p>x</p><a href="http://e.com/?a=1&amp;b=&quot;2&quot;">\u0001"<&></a>');
     const r = await lint(['hostile.html', '--format', 'junit', '--fail-on', 'warning']);
