@@ -379,7 +379,7 @@ interface Entries {
 async function openEntries(o: BatchRunOptions, source: InputSource): Promise<Entries> {
   if (o.entries !== undefined) return { items: entryItems(o.entries), counter: { bytes: 0 }, format: 'ndjson', close: async () => undefined };
   try {
-    return await readInput(source, o.format);
+    return await readInput(source, o.format, (o.wording ?? FIELD_WORDING).ndjsonHint);
   } catch (error) {
     return { items: entryItems([]), counter: { bytes: 0 }, format: 'ndjson', close: async () => undefined, error };
   }

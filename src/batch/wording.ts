@@ -22,10 +22,13 @@ export interface BatchWording {
   name(field: BatchField): string;
   /** The way to finish the run of `journal` (made from `input`), sending only what it did not. */
   finishRun(header: JournalHeader, journal: string, input: string): string;
+  /** How to have the input read as NDJSON. */
+  ndjsonHint: string;
 }
 
 /** The library's words: options by field name, as `emails.batch` takes them. */
 export const FIELD_WORDING: BatchWording = {
   name: (field) => field,
   finishRun: (_header, journal, input) => `send ${input} again with journal: ${JSON.stringify(journal)} and the same defaults`,
+  ndjsonHint: "give format: 'ndjson'",
 };

@@ -154,7 +154,7 @@ export interface OpenedInput {
 }
 
 /** Peeks at the start of the source, picks the format and returns its item stream. */
-export async function readInput(source: InputSource, forced: InputFormat | undefined): Promise<OpenedInput> {
+export async function readInput(source: InputSource, forced: InputFormat | undefined, ndjsonHint?: string): Promise<OpenedInput> {
   const counter: ReadCounter = { bytes: 0 };
   const text = decode(source.chunks[Symbol.asyncIterator](), counter, source.label);
   let head = '';
@@ -168,7 +168,7 @@ export async function readInput(source: InputSource, forced: InputFormat | undef
   }
   const format = detectFormat(forced, source.path, head);
   const chunks = prepend(head, text);
-  const items = format === 'json' ? readJsonItems(chunks, source.label) : format === 'ndjson' ? readNdjsonItems(chunks, source.label) : readCsvItems(chunks, source.label);
+  const items = format === 'json' ? readJsonItems(chunks, source.label, ndjsonHint) : format === 'ndjson' ? readNdjsonItems(chunks, source.label) : readCsvItems(chunks, source.label);
   // The peek above started the read: a run that stops before (or while) reading the items ends it here.
   const close = async () => {
     await items.return(undefined);

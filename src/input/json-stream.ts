@@ -35,6 +35,8 @@ const WS = new Set([0x20, 0x0a, 0x0d, 0x09, 0xfeff]);
  * (stream-json would do it too, at several times the CPU per element; the bench target is tight.)
  */
 export class JsonArrayScanner {
+  /** How to read the input as NDJSON, in the caller's words (the CLI's flag by default). */
+  constructor(private readonly ndjsonHint = 'use --format ndjson') {}
   private phase: Phase = 'start';
   private wrapped = false;
   private sawEmails = false;
@@ -166,7 +168,7 @@ export class JsonArrayScanner {
         this.depth = 0;
         return false;
       case 'end':
-        throw this.fail(`unexpected "${ch}" after the end of the JSON (one object per line is NDJSON: use --format ndjson)`);
+        throw this.fail(`unexpected "${ch}" after the end of the JSON (one object per line is NDJSON: ${this.ndjsonHint})`);
       default:
         throw this.fail(`unexpected "${ch}"`);
     }
@@ -253,8 +255,8 @@ export class JsonArrayScanner {
 }
 
 /** Streams the items of a JSON array (or `{ "emails": [...] }`) from text chunks; a usage error names `label`, the input, first. */
-export async function* readJsonItems(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem> {
-  const scanner = new JsonArrayScanner();
+export async function* readJsonItems(chunks: AsyncIterable<string>, label?: string, ndjsonHint?: string): AsyncGenerator<InputItem> {
+  const scanner = new JsonArrayScanner(ndjsonHint);
   const out: InputItem[] = [];
   try {
     for await (const chunk of chunks) {

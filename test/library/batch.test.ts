@@ -250,6 +250,15 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     }
   });
 
+  it('a JSON file of two arrays: the hint names the format option as the library takes it', async () => {
+    const file = join(dir, 'two-arrays.json');
+    writeFileSync(file, '[{"to":"a@example.com"}]\n[{"to":"b@example.com"}]\n');
+    const err = (await mailroom.emails.batch(file, { defaults: { from: 'ops@example.com', subject: 'Hi', html: '<p>Hi</p>' } }).catch((e: unknown) => e)) as BatchError;
+    expect(err).toBeInstanceOf(BatchError);
+    expect(err.message).toBe(`${file}: line 2, column 1: unexpected "[" after the end of the JSON (one object per line is NDJSON: give format: 'ndjson')`);
+    expect(await sandbox.emails()).toHaveLength(0);
+  });
+
   it('takes maxRetries and timeoutMs per call, as every method does, over the client\'s', async () => {
     // An API that answers every request 503 at once, or (after /slow) never answers.
     let requests = 0;

@@ -23,4 +23,5 @@ const FLAGS: Record<BatchField, string> = {
 export const CLI_WORDING: BatchWording = {
   name: (field) => FLAGS[field],
   finishRun: resumeCommand,
+  ndjsonHint: 'use --format ndjson',
 };
