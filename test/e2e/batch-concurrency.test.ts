@@ -128,6 +128,8 @@ describe('mailroom batch: two new runs of the same input at the same moment', ()
     await sent;
     first.kill('SIGKILL');
     await first.done;
+    // Its requests still on their way reach the sandbox after the kill: count once they have.
+    await proxy.settled();
     const before = (await sandbox.emails()).length;
     const journal = join(dir, 'state', 'batches', journals()[0]!);
 

@@ -117,6 +117,8 @@ export interface CountingProxy {
   batches(n: number): Promise<void>;
   /** Batch requests that reached the API so far. */
   requests(): number;
+  /** Resolves once every request forwarded so far has been answered by the sandbox (a killed run's last ones too). */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export async function countingProxy(sandbox: TestSandbox): Promise<CountingProxy
     baseUrl: proxy.baseUrl,
     batches: (n) => new Promise<void>((resolve) => waiters.push({ at: count + n, resolve })),
     requests: () => count,
+    settled: () => proxy.settled(),
     close: () => proxy.close(),
   };
 }

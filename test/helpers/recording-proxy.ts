@@ -23,6 +23,8 @@ export interface RecordingProxy {
   baseUrl: string;
   /** Every request that reached the proxy, forwarded or not. */
   seen: SeenRequest[];
+  /** Resolves once every request forwarded so far has its answer from the sandbox, whether or not its client is still there to read it. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,16 @@ export interface RecordingProxy {
 export async function recordingProxy(target: string, force?: (req: SeenRequest) => ForcedAnswer | undefined): Promise<RecordingProxy> {
   const seen: SeenRequest[] = [];
   const upstream = new URL(target);
+  // Forwards whose answer has not come back yet (a client killed mid-request leaves its request here
+  // until the sandbox has answered it: it may still have acted on it).
+  let inFlight = 0;
+  let idle: Array<() => void> = [];
+  const forwarded = () => {
+    inFlight -= 1;
+    if (inFlight > 0) return;
+    for (const resolve of idle) resolve();
+    idle = [];
+  };
   const server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -44,9 +56,18 @@ export async function recordingProxy(target: string, force?: (req: SeenRequest) 
       res.writeHead(forced.status, { 'content-type': 'application/json', 'x-request-id': 'req_forced', ...forced.headers }).end(JSON.stringify(forced.body));
       return;
     }
+    inFlight += 1;
+    let done = false;
+    const answered = () => {
+      if (done) return;
+      done = true;
+      forwarded();
+    };
     const out = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
       (up) => {
+        up.on('end', answered);
+        up.on('close', answered);
         if (forced) {
           const chunks: Buffer[] = [];
           up.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -69,7 +90,10 @@ export async function recordingProxy(target: string, force?: (req: SeenRequest) 
         up.pipe(res);
       },
     );
-    out.on('error', () => res.destroy());
+    out.on('error', () => {
+      answered();
+      res.destroy();
+    });
     out.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -77,6 +101,7 @@ export async function recordingProxy(target: string, force?: (req: SeenRequest) 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     seen,
+    settled: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
