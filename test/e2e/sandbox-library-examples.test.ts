@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
-import { codeBlocks } from '../helpers/doc-examples.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { docProjects, runInProject } from '../helpers/doc-projects.js';
 
 /**
  * The vitest and jest examples of docs/sandbox-in-your-tests.md, run as a user runs them: each
@@ -16,50 +13,9 @@ import { codeBlocks } from '../helpers/doc-examples.js';
 const PAGE = 'docs/sandbox-in-your-tests.md';
 const THIS = 'test/e2e/sandbox-library-examples.test.ts';
 
-const blocks = codeBlocks(readFileSync(join(ROOT, PAGE), 'utf8')).filter((b) => b.marker.kind === 'tested-by' && b.marker.path === THIS);
-/** The page's files by the path on their first line (`// src/mailer.js`). */
-const files = new Map(blocks.flatMap((b) => (/^\/\/ (\S+)\n/.exec(b.body) ? [[/^\/\/ (\S+)\n/.exec(b.body)![1]!, b.body] as const] : [])));
+const { blocks, files, project } = docProjects(PAGE, THIS);
 const jestCommand = blocks.find((b) => b.lang === 'sh')?.body.trim();
-
-const work = mkdtempSync(join(tmpdir(), 'mailroom-sandbox-examples-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** A project with the page's `paths`, `package.json` type module, and these packages linked in node_modules. */
-function project(name: string, paths: string[], packages: string[]): string {
-  const dir = join(work, name);
-  for (const path of paths) {
-    const text = files.get(path);
-    if (text === undefined) throw new Error(`${PAGE} has no block for ${path}`);
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  const installed = join(dir, 'node_modules', 'mailroom-cli');
-  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(ROOT, part), join(installed, part), { recursive: true });
-  for (const pkg of packages) {
-    const link = join(dir, 'node_modules', pkg);
-    mkdirSync(dirname(link), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', pkg), link);
-  }
-  return dir;
-}
-
-function run(cwd: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    // Nothing of this test run's environment (VITEST_*, NODE_OPTIONS) reaches the user's runner.
-    const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, CI: '1', NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    // A runner kept alive by a handle the sandbox left open would never exit: that fails here.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const run = (cwd: string, args: string[]) => runInProject(cwd, args, 100_000);
 
 describe(`the examples of ${PAGE}`, () => {
   test('the page shows the app, both tests, the jest config and its command', () => {
