@@ -199,7 +199,10 @@ export interface BatchEntryError {
 
 export interface BatchSummary {
   total: number;
+  /** Accepted by the API: sent now or, with a sendAt in the future, scheduled. */
   sent: number;
+  /** Of `sent`: accepted as SCHEDULED (a sendAt in the future), not sent yet. */
+  scheduled: number;
   failed: number;
   /** Of `failed`: entries that failed local validation (never sent). */
   invalid: number;

@@ -3,7 +3,7 @@ import type { MailroomError } from '../errors.js';
 import type { InputFormat } from '../input/detect.js';
 import type { EntryDefaults } from '../input/entries.js';
 import type { NamedPath } from '../output/targets.js';
-import type { BatchProgress as PublicBatchProgress } from '../types.js';
+import type { BatchEntryError, BatchProgress as PublicBatchProgress, BatchSummary as PublicBatchSummary } from '../types.js';
 import type { ApiIdentity } from './journal.js';
 import type { Clock, SendBatch } from './sender.js';
 import type { BatchWording } from './wording.js';
@@ -74,41 +74,10 @@ export interface BatchRunOptions {
   retry?: { maxAttempts?: number; backoffMs?: number };
 }
 
-export interface EntryError {
-  index: number;
-  line: number;
-  error: string;
-}
+export type EntryError = BatchEntryError;
 
-export interface BatchSummary {
-  total: number;
-  /** Accepted by the API: sent now or, with a sendAt in the future, scheduled. */
-  sent: number;
-  /** Of `sent`: accepted as SCHEDULED (a sendAt in the future), not sent yet. */
-  scheduled: number;
-  failed: number;
-  /** Of `failed`: entries that failed local validation (never sent). */
-  invalid: number;
-  /** Of `failed`: entries given up on after retries; the API may have them, a resume settles them. */
-  uncertain: number;
-  /** Sent by an earlier run of the same journal. */
-  skipped: number;
-  /** Entries repeating an earlier entry's own idempotencyKey with identical content: not sent again. */
-  duplicates: number;
-  /** Read but not sent because the run stopped (Ctrl-C or a fatal error). */
-  unsent: number;
-  durationMs: number;
-  emailsPerSecond: number;
-  runId: string;
-  journal: string | null;
-  report?: string;
-  failedFile?: string;
-  dryRun: boolean;
-  interrupted: boolean;
-  /** The first few entry errors, for the summary. */
-  errors: EntryError[];
+/** What a run returns: the library's summary (src/types.ts), and what stopped the run early, if anything. */
+export interface BatchSummary extends PublicBatchSummary {
   /** Set when the run stopped early: what stopped it (its exit code wins). */
   fatal?: MailroomError;
-  /** True when a journal was resumed. */
-  resumed: boolean;
 }

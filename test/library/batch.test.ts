@@ -40,6 +40,17 @@ describe('emails.batch: the `mailroom batch` engine through the library', () => 
     expect(readFileSync(report, 'utf8').trim().split('\n')).toHaveLength(120);
   });
 
+  it('entries with a sendAt ahead: the summary counts them as scheduled, a field its type declares', async () => {
+    const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+    const summary: BatchSummary = await mailroom.emails.batch(
+      entries(4).map((e, i) => (i < 3 ? { ...e, sendAt } : e)),
+      { journal: join(dir, 'scheduled.journal'), defaults: { from: 'ops@example.com' } },
+    );
+    expect(summary).toMatchObject({ total: 4, sent: 4, scheduled: 3, failed: 0 });
+    const scheduled: number = summary.scheduled;
+    expect(scheduled).toBe(3);
+  });
+
   it('interrupted by its signal, then resumed with the same journal, a fifth of answers lost: every email sent once, none twice', async () => {
     // Seeded: the same fifth of the answers is lost on every run.
     const lossy = await withSandbox({ config: { faults: { lostRate: 0.2, seed: 5 } } });
