@@ -188,8 +188,7 @@ function replay(held: InputItem[], rest: AsyncIterator<InputItem>, failure: { er
  */
 async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Date }, journal: LoadedJournal, held: InputItem[], rest: AsyncIterator<InputItem> | undefined): Promise<MailroomError> {
   const hash = createHash('sha256');
-  let lastMark = -1;
-  for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);
+  const lastMark = lastCheckpoint(journal);
   let index = -1;
   let same = -1;
   let differs = false;
@@ -229,22 +228,13 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
   const more = !ended;
   const total = index + 1;
   const entries = same + 1;
-  let sent = 0;
-  let refused = 0;
-  for (let i = 0; i <= same; i++) {
-    const state = journal.done.get(i);
-    if (state === DONE_OK) sent += 1;
-    else if (state === DONE_FAILED) refused += 1;
-  }
+  const { sent, refused } = settledUpTo(journal, same);
 
   const { name, finishRun } = c.wording;
   const finished = journal.finished !== undefined;
   const which = more ? `its first ${count(entries, 'entry')}` : entries === total ? `its ${count(total, 'entry')}` : `its first ${figure(entries)} of ${count(total, 'entry')}`;
-  const what =
-    sent === 0 && refused === 0
-      ? 'requests sent whose answers it never recorded (the API may have accepted them)'
-      : [`${count(sent, 'email')} sent`, ...(refused > 0 ? [`${figure(refused)} refused by the API`] : [])].join(' and ');
-  const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
+  const what = recorded(`${count(sent, 'email')} sent`, sent, refused);
+  const when = whenOf(run, finished);
   const resume = `${c.piped ? 'pipe the same input into: ' : ''}${finishRun(journal.header, run.path, c.input)}`;
   const hints: string[] = [];
   if (differs) hints.push(`one or more of entries ${entries} to ${differsBy} differ from the ones that run read: resuming it would be refused`);
@@ -253,11 +243,7 @@ async function refusal(c: SameEntriesCheck, run: FirstRequest & { modifiedAt: Da
   else if (more) hints.push(`to send only the entries after them: ${resume}`);
   else if (total > entries) hints.push(`to send only the ${count(total - entries, 'entry')} after them: ${resume}`);
   else hints.push(`that run finished: resuming it sends nothing more (${finishRun(journal.header, run.path, c.input)})`);
-  if (ownKeysSame === entries) {
-    hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
-  } else if (ownKeysSame > 0) {
-    hints.push(`${figure(ownKeysSame)} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeysSame, 'entry')} would be sent twice`);
-  }
+  hints.push(...ownKeyHint(ownKeysSame, entries, name('newRun')));
   hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
   return usageError(
     `${c.label}: ${which} ${entries === 1 ? 'is the one' : 'are the ones'} run ${run.header.runId} sent to ${run.header.api?.baseUrl} with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
@@ -287,41 +273,62 @@ async function insideRefusal(c: SameEntriesCheck, run: FirstRequest & { modified
     }
     more = false;
   }
-  let sent = 0;
-  let refused = 0;
+  const { sent, refused } = settledUpTo(journal, at);
   let ownKeys = 0;
-  for (let i = 0; i <= at; i++) {
-    const state = journal.done.get(i);
-    if (state === DONE_OK) sent += 1;
-    else if (state === DONE_FAILED) refused += 1;
-    if (ownKey(held[i]!.value) !== undefined) ownKeys += 1;
-  }
+  for (let i = 0; i <= at; i++) if (ownKey(held[i]!.value) !== undefined) ownKeys += 1;
 
   const { name, finishRun } = c.wording;
   const finished = journal.finished !== undefined;
   const which = shorter ? `its ${count(entries, 'entry')}` : more ? `its first ${count(entries, 'entry')}` : `its first ${figure(entries)} of ${count(total, 'entry')}`;
-  const what =
-    sent === 0 && refused === 0
-      ? 'requests sent whose answers it never recorded (the API may have accepted them)'
-      : [`${figure(sent)} of them sent`, ...(refused > 0 ? [`${figure(refused)} refused by the API`] : [])].join(' and ');
-  const when = `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
-  let lastMark = -1;
-  for (const upTo of journal.checkpoints.keys()) lastMark = Math.max(lastMark, upTo);
-  const read = journal.finished !== undefined ? count(journal.finished.total, 'entry') : `at least ${count(lastMark + 1, 'entry')}`;
+  const what = recorded(`${figure(sent)} of them sent`, sent, refused);
+  const when = whenOf(run, finished);
+  const read = journal.finished !== undefined ? count(journal.finished.total, 'entry') : `at least ${count(lastCheckpoint(journal) + 1, 'entry')}`;
   const own = journal.header.input;
   const ownResume = `${own === '-' ? 'pipe the input it read into: ' : ''}${finishRun(journal.header, run.path, own)}`;
   const hints: string[] = [];
   const wayOn = finished ? `that run finished: nothing of ${c.label} is left to send` : `to finish that run, resume it with the input it read: ${ownResume}`;
   if (shorter) hints.push(`a resume does not apply to a shorter input (that run read ${read}); ${wayOn}`);
   else hints.push(`the entries after them are not the ones that run read: resuming it with this input would be refused; ${wayOn}`);
-  if (ownKeys === entries) {
-    hints.push(`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${name('newRun')} sends none of them twice`);
-  } else if (ownKeys > 0) {
-    hints.push(`${figure(ownKeys)} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeys, 'entry')} would be sent twice`);
-  }
+  hints.push(...ownKeyHint(ownKeys, entries, name('newRun')));
   hints.push(`to send every entry again on purpose: add ${name('newRun')}`);
   return usageError(
     `${c.label}: ${which} ${at === 0 ? 'is the first' : `are the first ${figure(entries)}`} of the ${figure(run.upTo + 1)} that run ${run.header.runId} sent to ${run.header.api?.baseUrl} in its first request with this API key (the journal ${run.path} records ${what}; ${when}); a new run would send them again, so nothing was sent`,
     hints,
   );
+}
+
+/** The index of the last entry an earlier run's journal holds a checkpoint for. */
+function lastCheckpoint(journal: LoadedJournal): number {
+  let last = -1;
+  for (const upTo of journal.checkpoints.keys()) last = Math.max(last, upTo);
+  return last;
+}
+
+/** Of the entries up to `upTo`, how many the journal records as sent and as refused by the API. */
+function settledUpTo(journal: LoadedJournal, upTo: number): { sent: number; refused: number } {
+  let sent = 0;
+  let refused = 0;
+  for (let i = 0; i <= upTo; i++) {
+    const state = journal.done.get(i);
+    if (state === DONE_OK) sent += 1;
+    else if (state === DONE_FAILED) refused += 1;
+  }
+  return { sent, refused };
+}
+
+/** What a refused run's journal records: `sentText` and the refused, or requests with no answer recorded. */
+function recorded(sentText: string, sent: number, refused: number): string {
+  if (sent === 0 && refused === 0) return 'requests sent whose answers it never recorded (the API may have accepted them)';
+  return [sentText, ...(refused > 0 ? [`${figure(refused)} refused by the API`] : [])].join(' and ');
+}
+
+function whenOf(run: { modifiedAt: Date }, finished: boolean): string {
+  return `${finished ? 'finished' : 'stopped before the end'}, last written ${run.modifiedAt.toISOString()}`;
+}
+
+/** What entries carrying their own idempotencyKey mean for sending them again (none: no hint). */
+function ownKeyHint(ownKeys: number, entries: number, newRun: string): string[] {
+  if (ownKeys === entries) return [`each of them carries its own idempotencyKey: the API answers those with the email it already has and sends nothing again, so ${newRun} sends none of them twice`];
+  if (ownKeys > 0) return [`${figure(ownKeys)} of them carry their own idempotencyKey (the API answers those with the email it already has and sends nothing again); the other ${count(entries - ownKeys, 'entry')} would be sent twice`];
+  return [];
 }
