@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BatchRunOptions } from '../../src/batch/run-options.js';
 import { runBatch } from '../../src/batch/run.js';
 import { fakeApi } from './fake-api.js';
+import { slowReader } from '../helpers/slow-reader.js';
 
 // `--report -` and `--failed -` into a pipe whose reader waits: the run waits for the pipe instead of
 // holding the whole report in memory. The stdout here takes nothing until the test lets it, as
@@ -17,39 +18,6 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const ENTRIES = 20_000;
-
-/** A stdout that holds every write until `open()`, then takes them as a reader would; `peak`: most bytes ever waiting in it. */
-function slowReader() {
-  const held: Array<() => void> = [];
-  let reading = false;
-  let text = '';
-  const out = new Writable({
-    highWaterMark: 16 * 1024,
-    write(chunk: Buffer, _enc, callback) {
-      text += chunk.toString();
-      if (reading) callback();
-      else held.push(callback);
-    },
-  });
-  let peak = 0;
-  const write = out.write.bind(out) as (...a: unknown[]) => boolean;
-  out.write = ((...a: unknown[]) => {
-    const ok = write(...a);
-    peak = Math.max(peak, out.writableLength);
-    return ok;
-  }) as typeof out.write;
-  return {
-    out,
-    get peak() {
-      return peak;
-    },
-    text: () => text,
-    open() {
-      reading = true;
-      for (const callback of held.splice(0)) callback();
-    },
-  };
-}
 
 /** Resolves once `count()` has not moved for `ms`, or `done` settled first: the run is waiting (or over). */
 async function stalled(count: () => number, done: Promise<unknown>, ms = 150): Promise<'stalled' | 'finished'> {

@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fakeContext } from '../helpers/context.js';
+import { slowReader } from '../helpers/slow-reader.js';
 import { run } from '../../src/run.js';
 import { resetSecrets } from '../../src/secrets.js';
 import { journalLines, post, tempJournal, token } from '../webhook/helpers/durable-deliveries.js';
@@ -18,28 +18,11 @@ describe('webhooks listen into a stdout nobody reads', () => {
     const journal = tempJournal();
     const controller = new AbortController();
     const fake = fakeContext({ env: { MAILROOM_WEBHOOK_TOKEN: token }, signal: controller.signal });
-    const held: Array<() => void> = [];
-    let reading = false;
-    let text = '';
-    let peak = 0;
-    const out = new Writable({
-      highWaterMark: 16 * 1024,
-      write(chunk: Buffer, _enc, callback) {
-        text += chunk.toString();
-        if (reading) callback();
-        else held.push(callback);
-      },
-    });
-    const write = out.write.bind(out) as (...a: unknown[]) => boolean;
-    out.write = ((...a: unknown[]) => {
-      const ok = write(...a);
-      peak = Math.max(peak, out.writableLength);
-      return ok;
-    }) as typeof out.write;
-    fake.ctx.io.out = out;
+    const reader = slowReader();
+    fake.ctx.io.out = reader.out;
     const done = run(['webhooks', 'listen', '--port', '0', '--json', '--journal', journal], fake.ctx);
-    for (let i = 0; i < 500 && !text.includes('"ready"'); i++) await new Promise((r) => setTimeout(r, 10));
-    const { url } = JSON.parse(text.split('\n')[0]!) as { url: string };
+    for (let i = 0; i < 500 && !reader.text().includes('"ready"'); i++) await new Promise((r) => setTimeout(r, 10));
+    const { url } = JSON.parse(reader.text().split('\n')[0]!) as { url: string };
 
     let refused: Awaited<ReturnType<typeof post>> | undefined;
     let sent = 0;
@@ -51,16 +34,15 @@ describe('webhooks listen into a stdout nobody reads', () => {
     expect(refused?.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refused?.body.message).toBe('stdout is not being read (the lines printed so far wait for their reader); retry later');
     // More come: all refused, nothing more printed, the bytes waiting stay where they were.
-    const waitingThen = out.writableLength;
+    const waitingThen = reader.out.writableLength;
     for (let i = 0; i < 50; i++) expect((await post(url, delivery(sent++))).status).toBe(503);
-    expect(out.writableLength).toBe(waitingThen);
-    expect(peak).toBeLessThan(256 * 1024 + 16 * 1024);
+    expect(reader.out.writableLength).toBe(waitingThen);
+    expect(reader.peak).toBeLessThan(256 * 1024 + 16 * 1024);
     expect(fake.stderr()).toContain('warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is\n');
     // Refused, journalled as refused (replay leaves them to the service's retry).
     expect(journalLines(journal).filter((l) => l.status === 503).length).toBe(51);
 
-    reading = true;
-    for (const callback of held.splice(0)) callback();
+    reader.open();
     await new Promise((r) => setImmediate(r));
     expect((await post(url, delivery(sent++))).status).toBe(200);
     controller.abort();
