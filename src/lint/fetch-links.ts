@@ -46,14 +46,21 @@ export async function fetchLinks(urls: readonly string[], limits: FetchLimits): 
 
 async function checkOne(url: string, limits: FetchLimits): Promise<LinkStatus> {
   const started = performance.now();
-  const signal = AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]);
-  const head = await follow(url, 'HEAD', signal);
+  // A controller its timer holds, not AbortSignal.timeout(): AbortSignal.any() holds its sources
+  // weakly, and a garbage collection took that signal before it fired (the link then waited for ever).
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), limits.timeoutMs);
+  const signal = AbortSignal.any([limits.signal, timeout.signal]);
   const done = (r: Omit<LinkStatus, 'ms' | 'url'>): LinkStatus => ({ url, ...r, ms: Math.round(performance.now() - started) });
-  // GET again only where HEAD itself may be the problem: an error status, or a server that hung up on it.
-  const answered = head.status !== undefined && head.status < 400;
-  if (answered || signal.aborted) return done(head);
-  const get = await follow(url, 'GET', signal);
-  return done(get);
+  try {
+    const head = await follow(url, 'HEAD', signal);
+    // GET again only where HEAD itself may be the problem: an error status, or a server that hung up on it.
+    const answered = head.status !== undefined && head.status < 400;
+    if (answered || signal.aborted) return done(head);
+    return done(await follow(url, 'GET', signal));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function follow(start: string, method: 'HEAD' | 'GET', signal: AbortSignal): Promise<Omit<LinkStatus, 'ms' | 'url'>> {
