@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseReport, spamFindings, toMimeMessage } from '../../src/lint/spam.js';
+import { findSpamAssassin, parseReport, spamFindings, toMimeMessage } from '../../src/lint/spam.js';
 import { runInProcess } from '../helpers/context.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/lint/', import.meta.url));
@@ -39,6 +41,23 @@ describe('lint --spam: reading SpamAssassin', () => {
     expect(mime).toContain('Content-Type: multipart/alternative;');
     expect(mime).toContain(`Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n${Buffer.from('Hi').toString('base64')}`);
     expect(toMimeMessage({ html: '<p>Hi</p>' })).not.toContain('multipart');
+  });
+});
+
+describe('lint --spam: finding SpamAssassin', () => {
+  it('asks spamc once whether a spamd answers: no spamd costs no retries (spamc alone tries 3 times, a second apart)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-spamc-'));
+    try {
+      // A stand-in spamc that records its arguments and finds no spamd, as the real one exits then.
+      writeFileSync(join(dir, 'spamc'), '#!/bin/sh\nprintf \'%s\\n\' "$@" > "$SPAMC_ARGS"\nexit 69\n');
+      chmodSync(join(dir, 'spamc'), 0o755);
+      const args = join(dir, 'args.txt');
+      const scorer = await findSpamAssassin({ PATH: dir, SPAMC_ARGS: args }, new AbortController().signal);
+      expect(scorer).toBeUndefined();
+      expect(readFileSync(args, 'utf8').split('\n').filter(Boolean)).toEqual(['-K', '--connect-retries=1']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
