@@ -32,6 +32,7 @@ interface Bucket {
  * cannot arrive too soon after it, at the cost of a round trip per request.
  */
 const JITTER_MS = 250;
+const NOT_HELD = Promise.resolve(0);
 /** Send times of answered requests kept for estimating a quota from Retry-After alone. */
 const HISTORY_MS = 5 * 60_000;
 
@@ -73,6 +74,7 @@ export class Pacer {
    */
   acquire(signal?: AbortSignal): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.goesNow()) return NOT_HELD;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, since: this.now(), heldAtStart: this.heldMs, signal };
       waiter.onAbort = () => {
@@ -85,6 +87,22 @@ export class Pacer {
       this.queue.push(waiter);
       if (!this.pumping) void this.pump();
     });
+  }
+
+  /**
+   * The common case, decided without queueing: nobody waits ahead, the first answer came, and no
+   * quota or hold asks for a delay. The request is counted as going, as pump() counts it.
+   */
+  private goesNow(): boolean {
+    if (this.pumping || this.queue.length > 0 || !this.heard) return false;
+    const now = this.now();
+    if (this.holdUntil > now) return false;
+    for (const b of this.buckets.values()) {
+      refill(b, now);
+      if (b.tokens < 1 + Math.min(b.capacity - 1, b.perMs * JITTER_MS)) return false;
+    }
+    for (const b of this.buckets.values()) b.tokens -= 1;
+    return true;
   }
 
   /**

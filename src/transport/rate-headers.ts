@@ -30,6 +30,8 @@ export interface RateSignals {
  * not parse is ignored, never an error: these are hints (see docs/batch.md, "Rate limits: pacing").
  */
 export function readRateHeaders(headers: Headers, now: number = Date.now()): RateSignals {
+  // Most answers carry none of them (the sandbox's, a service without limits): nothing to parse.
+  if (RATE_FIELDS.every((name) => headers[name] === undefined)) return { policies: [], states: [] };
   const policies: RatePolicy[] = [];
   for (const item of sfList(one(headers['ratelimit-policy']))) {
     const q = sfInteger(item.params.q);
@@ -59,6 +61,8 @@ export function readRateHeaders(headers: Headers, now: number = Date.now()): Rat
   const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
   return { policies, states, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
+
+const RATE_FIELDS = ['ratelimit-policy', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
 /** Several field lines of one name are one list (RFC 9110 §5.3). */
 function one(value: string | string[] | undefined): string {
