@@ -38,7 +38,8 @@ function runScript(name, filler) {
   const started = performance.now();
   process.stdout.write(`── ${name}: started at ${clock()}\n`);
   // Colour as on a terminal when ours is one, though the step writes to a pipe.
-  const env = { ...process.env, TMPDIR: scratch, ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
+  // The CLI's code cache (bin/mailroom.js) goes there too, shared by the run's commands, not ~/.cache.
+  const env = { ...process.env, TMPDIR: scratch, MAILROOM_CACHE_DIR: join(scratch, 'code-cache'), ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
   // Node reads and parses this certificate bundle as every process starts (about 80 ms of CPU on
   // the CI machines, which set it), and the suite starts hundreds of Node processes; it only adds
   // trusted authorities for TLS, and the tests talk to nothing but loopback HTTP.

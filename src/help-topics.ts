@@ -36,6 +36,8 @@ export const ENVIRONMENT = {
         ['XDG_CONFIG_HOME', 'parent of the config directory when MAILROOM_CONFIG_DIR is unset (Linux; default ~/.config)'],
         ['MAILROOM_STATE_DIR', 'directory of batch journals (default ~/.local/state/mailroom)'],
         ['XDG_STATE_HOME', 'parent of the state directory when MAILROOM_STATE_DIR is unset (default ~/.local/state)'],
+        ['MAILROOM_CACHE_DIR', 'compiled code that check and batch keep to start faster, safe to delete (default ~/.cache/mailroom)'],
+        ['XDG_CACHE_HOME', 'parent of the cache directory when MAILROOM_CACHE_DIR is unset (default ~/.cache)'],
       ],
     },
     {
