@@ -18,8 +18,8 @@ function node(script: string, args: string[]) {
 }
 
 /** node(), without waiting: several run side by side. */
-function nodeAsync(script: string, args: string[]): Promise<ReturnType<typeof node>> {
-  return promisify(execFile)(process.execPath, [script, ...args], { env, encoding: 'utf8' }).then(
+function nodeAsync(script: string, args: string[], extraEnv: Record<string, string> = {}): Promise<ReturnType<typeof node>> {
+  return promisify(execFile)(process.execPath, [script, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8' }).then(
     (r) => ({ stdout: r.stdout, stderr: r.stderr, code: 0 }),
     (e: { code?: number; stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? null }),
   );
@@ -234,15 +234,15 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       expect(sourcesIn(ofChecks[0])).toEqual(CHECK_PATH);
     });
 
-    /** The dist/ files one run of bin/mailroom.js resolves (relative to dist/). */
-    function distFilesOf(args: string[], extraEnv: Record<string, string> = {}): string[] {
+    /** The dist/ files one run of bin/mailroom.js resolves (relative to dist/); several run side by side. */
+    async function distFilesOf(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-bin-'));
       try {
         const list = join(dir, 'modules.txt');
-        spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-modules.mjs'), BIN, ...args], {
+        // Its exit code is not the point (a check against a closed port fails): what it loaded is.
+        await promisify(execFile)(process.execPath, ['--import', join(ROOT, 'test', 'fixtures', 'record-modules.mjs'), BIN, ...args], {
           env: { ...env, ...checkEnv, MAILROOM_CONFIG_DIR: dir, ...extraEnv, MAILROOM_TEST_MODULES_FILE: list },
-          stdio: 'ignore',
-        });
+        }).catch(() => undefined);
         const urls = readFileSync(list, 'utf8').split('\n').filter((line) => line.startsWith('file:') && line.includes('/dist/'));
         return [...new Set(urls.map((url) => relative(join(ROOT, 'dist'), fileURLToPath(url))))];
       } finally {
@@ -250,22 +250,15 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     }
 
-    it('a plain `check` or `batch` runs its dist/fast/ file alone (start-up time: one file to load); --jq, --verbose, --sandbox, options before the command and a proxy run dist/main.js', () => {
+    it('a plain `check` or `batch` runs its dist/fast/ file alone (start-up time: one file to load); --jq, --verbose, --sandbox, options before the command and a proxy run dist/main.js', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-modules-input-'));
       try {
         const input = join(dir, 'in.ndjson');
         writeFileSync(input, `${JSON.stringify({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', html: '<p>Hi</p>' })}\n`);
-        expect(distFilesOf(['check', '-q', '--max-retries', '0'])).toEqual(['fast/check.js']);
-        expect(distFilesOf(['check', '--json', '--max-retries', '0'])).toEqual(['fast/check.js']);
-        expect(distFilesOf(['batch', input, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
         // A CSV input loads the parser from its own file beside the bundle (and works from there).
         const csv = join(dir, 'in.csv');
         writeFileSync(csv, 'from,to,subject,html\na@example.com,b@example.com,Hi,<p>Hi</p>\n');
-        expect(distFilesOf(['batch', csv, '--dry-run', '--json'])).toEqual(['fast/batch.js', 'fast/vendor/csv-parse.js']);
-        const out = spawnSync(process.execPath, [BIN, 'batch', csv, '--dry-run', '--json'], { env: { ...env, ...checkEnv }, encoding: 'utf8' });
-        expect(out.stderr).toBe('');
-        expect(JSON.parse(out.stdout)).toMatchObject({ total: 1, invalid: 0, dryRun: true });
-        for (const [args, extraEnv] of [
+        const viaMain = [
           [['check', '-q', '--jq', '.status'], {}],
           [['check', '-q', '--verbose'], {}],
           [['--max-retries', '0', 'check', '-q'], {}],
@@ -273,8 +266,26 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
           [['batch', input, '--dry-run', '--json', '--jq', '.total'], {}],
           [['batch', input, '--dry-run', '-v'], {}],
           [['--json', 'batch', input, '--dry-run'], {}],
-        ] as const) {
-          const files = distFilesOf([...args], extraEnv);
+        ] as const;
+        // Each run is a process of its own: they run side by side (a check retrying against the closed port waits).
+        const [[check, checkJson, batch, batchCsv], out, ofMain] = await Promise.all([
+          Promise.all([
+            distFilesOf(['check', '-q', '--max-retries', '0']),
+            distFilesOf(['check', '--json', '--max-retries', '0']),
+            distFilesOf(['batch', input, '--dry-run', '--json']),
+            distFilesOf(['batch', csv, '--dry-run', '--json']),
+          ]),
+          nodeAsync(BIN, ['batch', csv, '--dry-run', '--json'], checkEnv),
+          Promise.all(viaMain.map(([args, extraEnv]) => distFilesOf([...args], extraEnv))),
+        ]);
+        expect(check).toEqual(['fast/check.js']);
+        expect(checkJson).toEqual(['fast/check.js']);
+        expect(batch).toEqual(['fast/batch.js']);
+        expect(batchCsv).toEqual(['fast/batch.js', 'fast/vendor/csv-parse.js']);
+        expect(out.stderr).toBe('');
+        expect(JSON.parse(out.stdout)).toMatchObject({ total: 1, invalid: 0, dryRun: true });
+        for (const [i, [args]] of viaMain.entries()) {
+          const files = ofMain[i]!;
           expect(files, args.join(' ')).toContain('main.js');
           expect(files.filter((f) => f.startsWith('fast/')), args.join(' ')).toEqual([]);
         }
@@ -449,7 +460,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     });
 
-    it('a batch whose entries pass the quick check runs no zod in dist/fast/batch.js either (the file holds it; only an entry the check cannot vouch for runs it)', () => {
+    it('a batch whose entries pass the quick check runs no zod in dist/fast/batch.js either (the file holds it; only an entry the check cannot vouch for runs it)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mailroom-zod-'));
       try {
         const entry = (n: number) => JSON.stringify({ from: 'Ops <ops@example.com>', to: `user${n}@customer.test`, subject: `Order ${n}`, html: `<p>Order <b>${n}</b></p>` });
@@ -465,7 +476,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
           });
           return readFileSync(file, 'utf8');
         };
-        expect(distFilesOf(['batch', valid, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
+        expect(await distFilesOf(['batch', valid, '--dry-run', '--json'])).toEqual(['fast/batch.js']);
         expect(ranZod(valid)).toBe('false');
         expect(ranZod(bad), '(the check sees a run that does run zod)').toBe('true');
       } finally {
