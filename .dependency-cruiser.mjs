@@ -8,7 +8,7 @@
  *     → features: batch, webhook, api, lint, and the sandbox through its launch modules
  *       → transport (src/transport)
  *         → config | output | input | render
- *           → base: schema | errors | context | count | files | secrets | types | version | until-stopped
+ *           → base: schema | errors | context | count | files | secrets | types | version | until-stopped | v8-flags
  *
  * Across the layers, the line between the core and the CLI: the core (api, batch, webhook, sandbox,
  * lint, transport, schema, library) runs the same under the command and in other people's
@@ -23,7 +23,7 @@ const LIBRARY = '^src/library/';
 const FEATURES = '^src/(batch|webhook|api|sandbox|lint)/';
 const TRANSPORT = '^src/transport/';
 const MIDDLE = '^src/(config|output|input|render)/';
-const BASE = '^src/(schema/|plural\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$)';
+const BASE = '^src/(schema/|plural\\.ts$|errors\\.ts$|files\\.ts$|context\\.ts$|secrets\\.ts$|types\\.ts$|version\\.ts$|until-stopped\\.ts$|v8-flags\\.ts$)';
 // The core/CLI line (docs/internals.md, "The core and the CLI").
 const CORE = '^src/(api|batch|webhook|sandbox|lint|transport|schema|library)/';
 const CLI = `${COMMANDS}|^src/(output/(print|resources|document|mode|color|jq|fields|progress|index)\\.ts$|input/(prompter|confirm)\\.ts$)`;

@@ -113,12 +113,6 @@ function fastBundle(args, env) {
 }
 
 /**
- * V8 flags the fast bundles set while they run (src/transport/agent.ts, src/batch/memory.ts), set
- * here first: V8 takes a code cache only under the flags it was made with.
- */
-const FAST_FLAGS = ['--liftoff-only', '--expose-gc'];
-
-/**
  * Where compiled code of the fast bundles is kept between runs: MAILROOM_CACHE_DIR, else the XDG
  * cache directory (~/.cache/mailroom), as the config and state directories are found.
  */
@@ -148,15 +142,16 @@ function runFast(file, command, env = process.env) {
   } catch {
     // No cache yet: this run makes one.
   }
-  for (const flag of FAST_FLAGS) v8.setFlagsFromString(flag);
   const tag = v8.cachedDataVersionTag();
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __mailroomUrl, __mailroomImport) {${source}\n})`, { filename: file, cachedData });
   const bundleUrl = require('node:url').pathToFileURL(file);
   const mod = { exports: {} };
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
-    // At exit, the functions the run called are compiled too; not when a flag changed meanwhile
-    // (a long batch pins the heap's growth), as V8 would refuse that cache next time.
+    // At exit, when the functions the run called are compiled too. The V8 flags the run set
+    // (src/v8-flags.ts) are undone first: V8 takes a cache only under the flags it was made with,
+    // and none of these changes the code it holds. Flags it cannot undo: no cache.
     process.once('exit', () => {
+      for (const flag of globalThis[Symbol.for('mailroom.v8-flags.undo')] ?? []) v8.setFlagsFromString(flag);
       if (v8.cachedDataVersionTag() === tag) saveCache(dir, cacheFile, `${command}-`, script);
     });
   }

@@ -1,5 +1,6 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { setV8Flag } from '../v8-flags.js';
 
 const CHECK_EVERY_MS = 100;
 const FULL_GC_EVERY_MS = 500;
@@ -17,7 +18,7 @@ const NEW_SPACE_CAP = 8 * 1024 * 1024;
 export function heapKeeper(): () => void {
   let gc: (() => void) | undefined;
   try {
-    setFlagsFromString('--expose-gc');
+    setV8Flag('--expose-gc', ['--no-expose-gc']);
     gc = runInNewContext('gc') as () => void;
   } catch {
     return () => undefined;
@@ -30,7 +31,7 @@ export function heapKeeper(): () => void {
     if (now - lastCheck < CHECK_EVERY_MS) return;
     lastCheck = now;
     if (!pinned && (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= NEW_SPACE_CAP) {
-      setFlagsFromString('--semi-space-growth-factor=1');
+      setV8Flag('--semi-space-growth-factor=1', ['--semi-space-growth-factor=2']);
       pinned = true;
     }
     if (now - lastGc >= FULL_GC_EVERY_MS) {

@@ -1,8 +1,8 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { setFlagsFromString } from 'node:v8';
 import { isLoopback } from '../config/url.js';
+import { setV8Flag } from '../v8-flags.js';
 
 /**
  * The process's one keep-alive dispatcher. Imported from undici's internal files rather than the
@@ -56,5 +56,5 @@ let wasmFlagsSet = false;
 function baselineWasmOnly(): void {
   if (wasmFlagsSet) return;
   wasmFlagsSet = true;
-  setFlagsFromString('--liftoff-only');
+  setV8Flag('--liftoff-only', ['--no-liftoff-only', '--wasm-tier-up', '--wasm-dynamic-tiering']);
 }

@@ -223,6 +223,8 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       'src/transport/pacer.ts',
       'src/transport/rate-headers.ts',
       'src/transport/retry.ts',
+      // The V8 flag the agent sets, recorded for the launcher's code cache (bin/mailroom.js).
+      'src/v8-flags.ts',
       'src/version.ts',
     ];
 
@@ -423,6 +425,7 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/transport/rate-headers.ts',
         'src/transport/retry.ts',
         'src/transport/sandbox-admin.ts',
+        'src/v8-flags.ts',
         'src/version.ts',
       ]);
     });
