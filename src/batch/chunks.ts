@@ -37,8 +37,12 @@ export interface ChunkOptions {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const ownKey = (v: unknown): string | undefined => (isRecord(v) && typeof v.idempotencyKey === 'string' && v.idempotencyKey !== '' ? v.idempotencyKey : undefined);
 
-/** An entry's text in the running hash that checkpoints record: its JSON, or the error of an entry that did not parse. */
-export const entryText = (item: InputItem): string => JSON.stringify(item.value ?? item.error) ?? '';
+/**
+ * An entry's text in the running hash that checkpoints record: its JSON (as JSON.stringify makes it,
+ * whatever the input's format; an input line already in that form is taken as it is), or the error
+ * of an entry that did not parse.
+ */
+export const entryText = (item: InputItem): string => item.json ?? JSON.stringify(item.value ?? item.error) ?? '';
 
 /**
  * Groups valid entries into requests of `size`, routing skipped and invalid entries as they pass.

@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { isStringifiedForm } from './canonical-json.js';
 import { locateJsonError } from './json-text.js';
 import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 
@@ -11,6 +12,8 @@ export interface InputItem {
   raw?: string;
   /** CSV: the header row as read, which a `--failed` file of CSV rows starts with. */
   rawHeader?: string;
+  /** The entry's JSON text when it is exactly JSON.stringify(value) (canonical-json.ts): the batch hashes it as it is. */
+  json?: string;
 }
 
 type Phase =
@@ -275,7 +278,8 @@ export async function* readJsonItems(chunks: AsyncIterable<string>, label?: stri
 function parseElement(text: string, line: number, column: number): InputItem {
   if (text === '') return { line, error: 'empty array element', raw: text };
   try {
-    return { line, value: JSON.parse(text), raw: text };
+    const value: unknown = JSON.parse(text);
+    return { line, value, raw: text, json: isStringifiedForm(text, value) ? text : undefined };
   } catch {
     const e = locateJsonError(text);
     const where = e.line === 1 ? `line ${line}, column ${column + e.offset}` : `line ${line + e.line - 1}, column ${e.column}`;

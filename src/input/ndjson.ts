@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { isStringifiedForm } from './canonical-json.js';
 import { locateJsonError } from './json-text.js';
 import type { InputItem } from './json-stream.js';
 import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
@@ -43,7 +44,8 @@ function parseLine(raw: string, line: number): InputItem | undefined {
   const text = raw.trim();
   if (text === '') return undefined;
   try {
-    return { line, value: JSON.parse(text), raw };
+    const value: unknown = JSON.parse(text);
+    return { line, value, raw, json: isStringifiedForm(text, value) ? text : undefined };
   } catch {
     const e = locateJsonError(text);
     const column = e.offset + raw.length - raw.trimStart().length + 1;
