@@ -136,9 +136,12 @@ function runFast(file, command, env = process.env) {
   const build = /^\/\/ mailroom-build ([0-9a-f]+)\n/.exec(source)?.[1];
   const dir = cacheDir(env);
   const cacheFile = build && join(dir, `${command}-${build}-${process.version}-${process.arch}.v8cache`);
+  // Code in the cache runs as this user: it is taken only from a directory and a file that no one
+  // else owns or may write (a cache under another user's HOME, say through sudo, is not).
+  const ownDir = cacheFile !== undefined && onlyMine(dir);
   let cachedData;
   try {
-    cachedData = cacheFile && readFileSync(cacheFile);
+    cachedData = ownDir && onlyMine(cacheFile) ? readFileSync(cacheFile) : undefined;
   } catch {
     // No cache yet: this run makes one.
   }
@@ -146,7 +149,7 @@ function runFast(file, command, env = process.env) {
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __mailroomUrl, __mailroomImport) {${source}\n})`, { filename: file, cachedData });
   const bundleUrl = require('node:url').pathToFileURL(file);
   const mod = { exports: {} };
-  if (cacheFile && (!cachedData || script.cachedDataRejected)) {
+  if (cacheFile && ownDir !== false && (!cachedData || script.cachedDataRejected)) {
     // At exit, when the functions the run called are compiled too. The V8 flags the run set
     // (src/v8-flags.ts) are undone first: V8 takes a cache only under the flags it was made with,
     // and none of these changes the code it holds. Flags it cannot undo: no cache.
@@ -156,6 +159,22 @@ function runFast(file, command, env = process.env) {
     });
   }
   script.runInThisContext()(mod.exports, require('node:module').createRequire(file), mod, file, require('node:path').dirname(file), bundleUrl.href, (specifier) => import(new URL(specifier, bundleUrl).href));
+}
+
+/**
+ * Whether `path` is this user's and no one else may write it; undefined when it does not exist yet
+ * (the cache directory is then made, 0700). Where there are no user ids (Windows), the user's own
+ * profile directory is trusted.
+ */
+function onlyMine(path) {
+  if (typeof process.getuid !== 'function') return true;
+  let st;
+  try {
+    st = require('node:fs').statSync(path);
+  } catch {
+    return undefined;
+  }
+  return st.uid === process.getuid() && (st.mode & 0o022) === 0;
 }
 
 /** Writes the cache whole (by rename) and removes this command's caches of other builds; a failure is no error. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,31 @@ describe('the fast bundles\' code cache', () => {
     expect(run.code).toBe(0);
     expect(withoutTimes(run.stdout)).toBe(withoutTimes(clean.stdout));
     expect(run.stderr).toBe(clean.stderr);
+  });
+
+  it('code that others may have written is not run: a cache file others can write is replaced, a directory others can write is left alone', async () => {
+    const cache = join(dir, 'cache-e');
+    const clean = await batch(cache);
+    const [name] = cacheFiles(cache);
+    const file = join(cache, name!);
+    chmodSync(file, 0o666);
+    const before = statSync(file);
+    const run = await batch(cache);
+    expect(run.code, run.stderr).toBe(0);
+    expect(withoutTimes(run.stdout)).toBe(withoutTimes(clean.stdout));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(file).ino).not.toBe(before.ino);
+
+    chmodSync(cache, 0o777);
+    writeFileSync(file, Buffer.alloc(4096, 9));
+    const planted = statSync(file);
+    const again = await batch(cache);
+    expect(again.code, again.stderr).toBe(0);
+    expect(withoutTimes(again.stdout)).toBe(withoutTimes(clean.stdout));
+    expect(again.stderr).toBe(clean.stderr);
+    expect(readFileSync(file).equals(Buffer.alloc(4096, 9))).toBe(true);
+    expect(statSync(file).ino).toBe(planted.ino);
+    expect(cacheFiles(cache)).toEqual([name]);
   });
 
   it('`check` keeps its own, and answers the same from it', async () => {
