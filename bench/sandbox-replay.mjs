@@ -1,7 +1,9 @@
 // Start of `mailroom sandbox --data` after a crash that left a large journal. Run after `npm run build`:
-//   node bench/sandbox-replay.mjs [emails=100000] [rounds=N] [against=<checkout>]
-// Makes the files a SIGKILL leaves after that many accepted emails (a snapshot and a journal of one
-// line per email), then times, in alternating rounds (default 3), a start on a copy of them until
+//   node bench/sandbox-replay.mjs [emails=100000] [rounds=N] [against=<checkout>] [format=batches|lines]
+// Makes the files a SIGKILL leaves after that many accepted emails (a snapshot and a journal: by
+// default one line per batch of 50, each holding the batch's body as it came; `format=lines`, one
+// line per email, as a journal of a checkout before 2026-11-26 evening holds, or as this one writes
+// for a request it cannot keep as its body), then times, in alternating rounds (default 3), a start on a copy of them until
 // the sandbox answers, beside a start on an empty data file, and prints the medians of wall time and
 // of the process's CPU time up to that answer (Linux /proc), with the ratio replay / empty start.
 // `against=<checkout>`: another built checkout's bin/mailroom.js starts on the same files in the
@@ -19,6 +21,8 @@ const emails = Number(named('emails') ?? 100_000);
 const rounds = Number(named('rounds') ?? 3);
 const here = fileURLToPath(new URL('../bin/mailroom.js', import.meta.url));
 const against = named('against') && join(resolve(named('against')), 'bin/mailroom.js');
+const format = named('format') ?? 'batches';
+if (format !== 'batches' && format !== 'lines') throw new Error('format= is batches or lines');
 
 const dir = mkdtempSync(join(tmpdir(), 'mailroom-bench-replay-'));
 const crashed = join(dir, 'crashed');
@@ -40,27 +44,40 @@ function cpuMs(pid) {
   }
 }
 
-// The files a kill leaves: one email sent for real, its journal line then repeated with other ids.
+// The files a kill leaves: one batch of 50 sent for real, its journal line then repeated with other
+// ids and recipients (`format=lines`: its first email as an email line, repeated).
+const html = '<p>Thanks for your order. Your total is <b>$42.00</b>.</p><p><a href="https://shop.test/orders/1">View it</a></p>';
+const order = (i) => ({ from: 'shop@example.com', to: `ada${i}@customer.test`, subject: `Your receipt ${i}`, html, idempotencyKey: `order-${i}` });
 try {
   const child = sandbox(here, join(crashed, 'state.json'));
   const ready = await firstJsonLine(child);
-  const res = await fetch(`${ready.baseUrl}/v1/emails`, {
+  const res = await fetch(`${ready.baseUrl}/v1/emails/batch`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ready.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ from: 'shop@example.com', to: 'ada@customer.test', subject: 'Your receipt', html: '<p>Thanks for your order. Your total is <b>$42.00</b>.</p><p><a href="https://shop.test/orders/1">View it</a></p>', idempotencyKey: 'order-0' }),
+    body: JSON.stringify({ emails: Array.from({ length: 50 }, (_, i) => order(i)) }),
   });
-  if (res.status !== 200) throw new Error(`the first send answered ${res.status}`);
+  if (res.status !== 200) throw new Error(`the first batch answered ${res.status}`);
+  const [caught] = (await (await fetch(`${ready.baseUrl}/_sandbox/emails?limit=50`)).json()).items;
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
   const name = readdirSync(crashed).find((f) => f.includes('.journal-'));
   const lines = readFileSync(join(crashed, name), 'utf8').trim().split('\n');
-  const sent = JSON.parse(lines.find((l) => l.startsWith('{"t":"e"')));
-  const out = lines.filter((l) => !l.startsWith('{"t":"e"'));
-  const at = Date.parse(sent.email.createdAt);
-  for (let i = 0; i < emails; i++) {
-    const id = String(i).padStart(20, '0');
-    const email = { ...sent.email, id: `trs_${id}`, messageId: `msg-${i}`, to: `ada${i}@customer.test`, subject: `Your receipt ${i}`, idempotencyKey: `order-${i}`, createdAt: new Date(at + i).toISOString() };
-    out.push(JSON.stringify({ ...sent, ...(sent.c === undefined ? {} : { c: `ctc_${id}` }), email }));
+  const sent = JSON.parse(lines.find((l) => l.startsWith('{"t":"batch"')));
+  const out = lines.filter((l) => !l.startsWith('{"t":"batch"'));
+  const at = Date.parse(sent.at);
+  const pad = (i) => String(i).padStart(20, '0');
+  if (format === 'lines') {
+    // As the email was kept: its text was generated only when read above.
+    const { text: _text, ...email } = caught;
+    for (let i = 0; i < emails; i++) {
+      out.push(JSON.stringify({ t: 'e', c: `ctc_${pad(i)}`, email: { ...email, id: `trs_${pad(i)}`, messageId: `msg-${i}`, ...order(i), createdAt: new Date(at + i).toISOString() } }));
+    }
+  } else {
+    for (let b = 0; b * 50 < emails; b++) {
+      const n = Math.min(50, emails - b * 50);
+      const ids = Array.from({ length: n }, (_, i) => [`trs_${pad(b * 50 + i)}`, `msg-${b * 50 + i}`, `ctc_${pad(b * 50 + i)}`]).flat();
+      out.push(JSON.stringify({ ...sent, at: new Date(at + b).toISOString(), ids, body: { emails: Array.from({ length: n }, (_, i) => order(b * 50 + i)) } }));
+    }
   }
   const text = `${out.join('\n')}\n`;
   writeFileSync(join(crashed, name), text);

@@ -6,6 +6,11 @@ function differs(current: Record<string, Scalar>, incoming: Record<string, Scala
   return Object.keys(incoming).some((k) => !Object.hasOwn(current, k) || current[k] !== incoming[k]);
 }
 
+/** The contact a send to a new address makes (a restart rebuilds it with the same id, journal-lines.ts). */
+export function createdContact(email: string, properties: Record<string, Scalar> | undefined, now: string, id: string): Contact {
+  return { id, email, properties: { status: 'SUBSCRIBED', ...properties }, createdAt: now, updatedAt: now };
+}
+
 /**
  * A send to a new recipient creates a contact; new or changed `contactProperties` on a known one
  * update it. Returns what happened, the contact not yet saved: the caller saves it (with the email
@@ -15,8 +20,7 @@ export function recipientContact(state: SandboxState, email: string, properties:
   const key = email.toLowerCase();
   const known = state.contacts.get(key);
   if (!known) {
-    const contact: Contact = { id: newId('contact'), email, properties: { status: 'SUBSCRIBED', ...properties }, createdAt: now, updatedAt: now };
-    return { kind: 'CONTACT_CREATED', contact };
+    return { kind: 'CONTACT_CREATED', contact: createdContact(email, properties, now, newId('contact')) };
   }
   if (properties && differs(known.properties, properties)) {
     known.properties = { ...known.properties, ...properties };

@@ -22,7 +22,7 @@ const MAX_SYNCS_IN_FLIGHT = 4;
  */
 export class Journal {
   private fd: FileHandle | undefined;
-  private pending: string[] = [];
+  private pending: (string | readonly (string | Buffer)[])[] = [];
   private appended = 0;
   private synced = 0;
   private waiters: Waiter[] = [];
@@ -35,13 +35,15 @@ export class Journal {
 
   constructor(readonly file: string) {}
 
-  append(line: string): void {
+  /** A line, whole or in pieces (written one after the other: a Buffer as it is). */
+  append(line: string | readonly (string | Buffer)[]): void {
     if (this.closing) throw new Error(`journal ${this.file} is closed`);
     // Broken: every durable() rejects from now on; nothing is kept for a write that will not come.
     if (this.failure) return;
     this.pending.push(line);
     this.appended += 1;
-    this.bytes += line.length + 1;
+    if (typeof line === 'string') this.bytes += line.length + 1;
+    else for (const piece of line) this.bytes += piece.length;
     this.kick();
   }
 
@@ -84,7 +86,7 @@ export class Journal {
           this.fd = await open(this.file, 'a', 0o600);
           await syncDirectory(dirname(this.file));
         }
-        await this.fd.appendFile(`${lines.join('\n')}\n`);
+        await appendAll(this.fd, bytesOf(lines));
         this.flush(this.fd, upTo);
       }
     } catch (err) {
@@ -120,6 +122,37 @@ export class Journal {
     this.waiters = [];
     this.pending = [];
   }
+}
+
+/** The bytes of lines: consecutive strings encoded together, a Buffer as it is. */
+function bytesOf(lines: readonly (string | readonly (string | Buffer)[])[]): Buffer[] {
+  const out: Buffer[] = [];
+  let text = '';
+  for (const line of lines) {
+    if (typeof line === 'string') {
+      text += `${line}\n`;
+      continue;
+    }
+    for (const piece of line) {
+      if (typeof piece === 'string') text += piece;
+      else {
+        if (text !== '') out.push(Buffer.from(text));
+        text = '';
+        out.push(piece);
+      }
+    }
+    text += '\n';
+  }
+  if (text !== '') out.push(Buffer.from(text));
+  return out;
+}
+
+/** Appends every byte of `buffers` (a short write goes on from where it stopped). */
+async function appendAll(fd: FileHandle, buffers: Buffer[]): Promise<void> {
+  let total = 0;
+  for (const b of buffers) total += b.length;
+  const { bytesWritten } = await fd.writev(buffers);
+  if (bytesWritten < total) await fd.appendFile(Buffer.concat(buffers, total).subarray(bytesWritten));
 }
 
 /** Makes a file's creation or a rename in `dir` durable. */

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { describeIssues, DOCS_URL, MAX_BATCH, parseServiceEmailRequest, SCHEDULE_HORIZON_DAYS, senderAddress, type ServiceRawEmail, type ServiceTemplatedEmail } from '../schema/index.js';
-import { parseZonedDateTime } from '../schema/datetime.js';
-import type { ServiceEmailParse } from '../schema/email.js';
-import { quickParseEmail } from '../schema/email-quick.js';
+import { describeIssues, DOCS_URL, MAX_BATCH, SCHEDULE_HORIZON_DAYS, senderAddress, type ServiceRawEmail, type ServiceTemplatedEmail } from '../schema/index.js';
+import { acceptedEmail, parseEntry, rawFields, sendAtOf, type Fields } from './accepted-email.js';
 import type { ResolvedConfig } from './config.js';
 import { recipientContact, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './http-errors.js';
@@ -15,8 +13,6 @@ export interface BatchFailed extends ErrorBody {
   index: number;
 }
 
-/** `text` undefined: generated from the html when first read (text.ts withText). */
-type Fields = Pick<InboxEmail, 'html' | 'text'> & Partial<InboxEmail>;
 type Prepared = { fields: Fields } | { error: ErrorBody };
 
 export interface EmailHooks {
@@ -33,17 +29,6 @@ const SEND_AT_GRACE_MS = 60_000;
 // The service's own wording lists `variables` among a templated email's fields, though it accepts
 // their absence (docs/sandbox-guide.md): the sandbox says what the service says.
 const WHAT_IS_NEEDED = 'the payload must match the raw email schema (from, to, subject, html) or the templated email schema (template, to, variables)';
-
-/**
- * The check the CLI's batch makes before zod (schema/email-quick.ts): it returns exactly what zod
- * would for the emails it vouches for, in a fraction of zod's time, and leaves every other one
- * (valid or not) to zod, which also says what is wrong.
- */
-function quickParse(input: Record<string, unknown>): ServiceEmailParse | undefined {
-  const email = quickParseEmail(input);
-  if (email === undefined) return undefined;
-  return 'template' in email ? { ok: true, kind: 'templated', email } : { ok: true, kind: 'raw', email };
-}
 
 export function invalidPayload(detail: string): ErrorBody {
   return errorBody(400, `Invalid payload: ${detail}; ${WHAT_IS_NEEDED}`, { docsUrl: DOCS_URL });
@@ -86,12 +71,43 @@ export class EmailService {
     return errorBody(403, `Monthly sending limit reached (${this.config.monthlyLimit} emails this month)`);
   }
 
-  /** `requestId`: the x-request-id of the call that sent it, shown in the inbox. */
-  send(input: unknown, now: Date, requestId?: string): SendOutcome {
+  /**
+   * `requestId`: the x-request-id of the call that sent it, shown in the inbox. `raw`: the request's
+   * body as received: the email it accepts is reported as one `request` change carrying it, which
+   * `--data` may journal as it is (journal-lines.ts).
+   */
+  send(input: unknown, now: Date, requestId?: string, raw?: Buffer): SendOutcome {
+    if (raw === undefined) return this.sendOne(input, now, requestId);
+    this.state.holdEmails();
+    try {
+      return this.sendOne(input, now, requestId);
+    } finally {
+      this.state.releaseEmails({ bytes: raw, batch: false, entries: 1, at: this.isoOf(now), requestId });
+    }
+  }
+
+  /** Each entry on its own: a failed entry carries the body a single send would have answered. `raw`: as for `send`. */
+  sendBatch(emails: unknown[], now: Date, requestId?: string, raw?: Buffer): { successful: EmailResultBody[]; failed: BatchFailed[] } {
+    const successful: EmailResultBody[] = [];
+    const failed: BatchFailed[] = [];
+    if (raw !== undefined) this.state.holdEmails();
+    try {
+      for (let index = 0; index < emails.length; index++) {
+        const outcome = this.sendOne(emails[index], now, requestId);
+        if (outcome.ok) successful.push(outcome.result);
+        else failed.push({ index, ...outcome.error });
+      }
+    } finally {
+      if (raw !== undefined) this.state.releaseEmails({ bytes: raw, batch: true, entries: emails.length, at: this.isoOf(now), requestId });
+    }
+    return { successful, failed };
+  }
+
+  private sendOne(input: unknown, now: Date, requestId: string | undefined): SendOutcome {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return { ok: false, error: invalidPayload('the body must be a JSON object') };
     }
-    const parsed = quickParse(input as Record<string, unknown>) ?? parseServiceEmailRequest(input);
+    const parsed = parseEntry(input);
     if (!parsed.ok) return { ok: false, error: invalidPayload(describeIssues(parsed.issues)) };
     const email = parsed.email;
 
@@ -102,17 +118,14 @@ export class EmailService {
     }
 
     const nowMs = now.getTime();
-    let sendAtMs: number | undefined;
-    if (email.sendAt !== undefined) {
-      // The schema accepted it, so it names an instant; it is kept in UTC, as the service answers.
-      const when = parseZonedDateTime(email.sendAt)!;
-      email.sendAt = when.toISOString();
-      sendAtMs = when.getTime();
-      if (sendAtMs < nowMs - SEND_AT_GRACE_MS) {
-        return { ok: false, error: errorBody(400, `sendAt ${email.sendAt} is in the past`, { docsUrl: DOCS_URL }) };
+    // Kept in UTC, as the service answers.
+    const sendAt = sendAtOf(email);
+    if (sendAt !== undefined) {
+      if (sendAt.ms < nowMs - SEND_AT_GRACE_MS) {
+        return { ok: false, error: errorBody(400, `sendAt ${sendAt.iso} is in the past`, { docsUrl: DOCS_URL }) };
       }
-      if (sendAtMs > nowMs + SCHEDULE_HORIZON_DAYS * DAY_MS) {
-        return { ok: false, error: errorBody(400, `sendAt ${email.sendAt} is more than ${SCHEDULE_HORIZON_DAYS} days ahead`, { docsUrl: DOCS_URL }) };
+      if (sendAt.ms > nowMs + SCHEDULE_HORIZON_DAYS * DAY_MS) {
+        return { ok: false, error: errorBody(400, `sendAt ${sendAt.iso} is more than ${SCHEDULE_HORIZON_DAYS} days ahead`, { docsUrl: DOCS_URL }) };
       }
     }
 
@@ -122,54 +135,13 @@ export class EmailService {
     if (this.monthlyLimitReached(now)) return { ok: false, error: this.monthlyLimitError() };
 
     const createdAt = this.isoOf(now);
-    const status = sendAtMs !== undefined && sendAtMs > nowMs ? 'SCHEDULED' : 'SENT';
-    const id = newId('email');
-    const messageId = randomUUID();
-    const result: EmailResultBody = { id, messageId, status, to: email.to, type: parsed.kind };
-    if (parsed.kind === 'raw') {
-      result.from = parsed.email.from;
-      result.subject = parsed.email.subject;
-    } else {
-      result.template = parsed.email.template;
-    }
-    if (email.groupBy !== undefined) result.groupBy = email.groupBy;
-
-    const stored: InboxEmail = {
-      id,
-      messageId,
-      status,
-      type: parsed.kind,
-      to: email.to,
-      ...prepared.fields,
-      settings: {
-        trackClicks: email.settings?.trackClicks ?? true,
-        trackOpens: email.settings?.trackOpens ?? parsed.kind === 'templated',
-      },
-      createdAt,
-    };
-    if (email.groupBy !== undefined) stored.groupBy = email.groupBy;
-    if (email.idempotencyKey !== undefined) stored.idempotencyKey = email.idempotencyKey;
-    if (email.sendAt !== undefined) stored.sendAt = email.sendAt;
-    if (requestId !== undefined) stored.requestId = requestId;
-
+    const { stored, result } = acceptedEmail(parsed, prepared.fields, sendAt, { id: newId('email'), messageId: randomUUID(), nowMs, createdAt, requestId });
     const props = parsed.kind === 'raw' ? parsed.email.contactProperties : undefined;
     const change = recipientContact(this.state, email.to, props, createdAt);
     this.state.acceptEmail(stored, result, now, change?.contact);
-    if (status === 'SCHEDULED') this.hooks.scheduled(stored);
+    if (stored.status === 'SCHEDULED') this.hooks.scheduled(stored);
     if (change) this.hooks.contactChanged(change, createdAt);
     return { ok: true, result };
-  }
-
-  /** Each entry on its own: a failed entry carries the body a single send would have answered. */
-  sendBatch(emails: unknown[], now: Date, requestId?: string): { successful: EmailResultBody[]; failed: BatchFailed[] } {
-    const successful: EmailResultBody[] = [];
-    const failed: BatchFailed[] = [];
-    for (let index = 0; index < emails.length; index++) {
-      const outcome = this.send(emails[index], now, requestId);
-      if (outcome.ok) successful.push(outcome.result);
-      else failed.push({ index, ...outcome.error });
-    }
-    return { successful, failed };
   }
 
   private senderError(address: string): ErrorBody | undefined {
@@ -187,17 +159,7 @@ export class EmailService {
     const address = senderAddress(email.from)!;
     const rejected = this.senderError(address);
     if (rejected) return { error: rejected };
-    const fields: Fields = {
-      from: email.fromName !== undefined && !email.from.includes('<') ? `${email.fromName} <${address}>` : email.from,
-      subject: email.subject,
-      html: email.html,
-      text: email.text,
-    };
-    if (email.fromName !== undefined) fields.fromName = email.fromName;
-    if (email.previewText !== undefined) fields.previewText = email.previewText;
-    if (email.replyTo !== undefined) fields.replyTo = email.replyTo;
-    if (email.contactProperties !== undefined) fields.contactProperties = email.contactProperties;
-    return { fields };
+    return { fields: rawFields(email) };
   }
 
   private prepareTemplated(email: ServiceTemplatedEmail): Prepared {

@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import type { Change, Contact, EmailResultBody, InboxEmail } from './state.js';
+import { acceptedEmail, parseEntry, rawFields, sendAtOf } from './accepted-email.js';
+import { createdContact } from './contacts.js';
+import type { Change, Contact, EmailChange, EmailResultBody, InboxEmail } from './state.js';
 
 // The records of a `--data` file as the sandbox reads them back: every field a request, the inbox
 // or the scheduler relies on (persistence.ts checks its snapshots with the same).
@@ -128,7 +130,7 @@ function rebuilds(result: EmailResultBody, email: InboxEmail): boolean {
 
 /** The contact a send to a new address makes (contacts.ts recipientContact), from the email. */
 function madeContact(email: InboxEmail, id: string): Contact {
-  return { id, email: email.to, properties: { status: 'SUBSCRIBED', ...email.contactProperties }, createdAt: email.createdAt, updatedAt: email.createdAt };
+  return createdContact(email.to, email.contactProperties, email.createdAt, id);
 }
 
 function isMadeContact(c: Contact, email: InboxEmail): boolean {
@@ -146,8 +148,12 @@ function isMadeContact(c: Contact, email: InboxEmail): boolean {
   return n === 0;
 }
 
-/** The journal line of a change of the first workspace, or of workspace `w`. */
-export function encodeChange(change: Change, w?: string): string {
+/** A journal line in pieces: strings and a request's body as received; the journal writes them one after the other. */
+export type LinePieces = (string | Buffer)[];
+
+/** The journal line of a change of the first workspace, or of workspace `w`; a request's, possibly in pieces. */
+export function encodeChange(change: Change, w?: string): string | LinePieces {
+  if (change.t === 'request') return encodeRequest(change, w) ?? change.emails.map((email) => encodeChange(email, w)).join('\n');
   const where = w === undefined ? '' : `"w":${JSON.stringify(w)},`;
   if (change.t !== 'email') return w === undefined ? JSON.stringify(change) : `{${where}${JSON.stringify(change).slice(1)}`;
   const { email, result, contact: made } = change;
@@ -160,6 +166,71 @@ export function encodeChange(change: Change, w?: string): string {
   return `{"t":"e",${where}${extra}"email":${JSON.stringify(email)}}`;
 }
 
+/**
+ * A request every entry of which was accepted as a new raw email is one line holding its body as
+ * it came, with what the sandbox chose for it: `{"t":"batch","at":<time>,"r":<request id>,"ids":
+ * [<email id>,<message id>,<id of the contact it made, or "">, ...],"body":<the body>}` (`"t":"send"`
+ * for `POST /v1/emails`). Read back, each entry goes through the functions that built its email
+ * (accepted-email.ts), given those ids and that time. Nothing is encoded per email: the body's bytes
+ * are written as they are. Any other request (an entry refused or answered from its idempotency
+ * key, a template rendered from the config, a contact updated) is written email by email.
+ */
+function encodeRequest(change: Extract<Change, { t: 'request' }>, w: string | undefined): LinePieces | undefined {
+  const { body, emails } = change;
+  if (body === undefined || emails.length !== body.entries) return undefined;
+  let ids = '';
+  for (const { email, contact } of emails) {
+    if (email.type !== 'raw' || email.createdAt !== body.at || email.requestId !== body.requestId) return undefined;
+    let made = '';
+    if (contact !== undefined) {
+      if (!isMadeContact(contact, email)) return undefined;
+      made = contact.id;
+    }
+    // The sandbox's own ids (state.ts newId, randomUUID): letters, digits, `_` and `-`, nothing to escape.
+    ids += `${ids === '' ? '' : ','}"${email.id}","${email.messageId}","${made}"`;
+  }
+  const where = w === undefined ? '' : `"w":${JSON.stringify(w)},`;
+  const r = body.requestId === undefined ? '' : `"r":${JSON.stringify(body.requestId)},`;
+  return [`{"t":"${body.batch ? 'batch' : 'send'}",${where}"at":"${body.at}",${r}"ids":[${ids}],"body":`, oneLine(body.bytes), '}'];
+}
+
+/**
+ * A JSON text on one line: a line feed in it can only be whitespace between tokens (inside a
+ * string it is escaped), so a space in its place reads the same; no byte of a UTF-8 character is one.
+ */
+function oneLine(bytes: Buffer): Buffer {
+  if (bytes.indexOf(10) < 0) return bytes;
+  const copy = Buffer.from(bytes);
+  for (let i = copy.indexOf(10); i >= 0; i = copy.indexOf(10, i + 1)) copy[i] = 32;
+  return copy;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The emails of a request line (encodeRequest), built again; undefined when the line is not one. */
+function decodeRequest(json: Record<string, unknown>): Extract<Change, { t: 'request' }> | undefined {
+  const { at, r, ids, body } = json;
+  if (!isStr(at) || !ISO_TIME.test(at) || (r !== undefined && !isStr(r)) || !Array.isArray(ids)) return undefined;
+  const nowMs = Date.parse(at);
+  if (Number.isNaN(nowMs)) return undefined;
+  const entries = json.t === 'send' ? [body] : isObject(body) && Array.isArray(body.emails) ? body.emails : undefined;
+  if (entries === undefined || entries.length === 0 || ids.length !== entries.length * 3) return undefined;
+  const emails: EmailChange[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry: unknown = entries[i];
+    const [id, messageId, made] = [ids[i * 3], ids[i * 3 + 1], ids[i * 3 + 2]];
+    if (!isObject(entry) || !isStr(id) || !isStr(messageId) || !isStr(made)) return undefined;
+    const parsed = parseEntry(entry);
+    if (!parsed.ok || parsed.kind !== 'raw') return undefined;
+    const { stored, result } = acceptedEmail(parsed, rawFields(parsed.email), sendAtOf(parsed.email), { id, messageId, nowMs, createdAt: at, requestId: r });
+    const change: EmailChange = { t: 'email', email: stored };
+    if (stored.idempotencyKey !== undefined) change.result = result;
+    if (made !== '') change.contact = createdContact(stored.to, parsed.email.contactProperties, at, made);
+    emails.push(change);
+  }
+  return { t: 'request', emails };
+}
+
 /** The change a journal line holds (this format or the earlier one), or undefined when it is not one. */
 export function decodeLine(line: string): JournaledChange | undefined {
   let json: unknown;
@@ -169,12 +240,20 @@ export function decodeLine(line: string): JournaledChange | undefined {
     return undefined;
   }
   if (!isObject(json) || (json.w !== undefined && typeof json.w !== 'string')) return undefined;
+  if (json.t === 'batch' || json.t === 'send') {
+    const request: JournaledChange | undefined = decodeRequest(json);
+    if (request && typeof json.w === 'string') request.w = json.w;
+    return request;
+  }
   let line_: Line;
   if (isCommonLine(json)) line_ = common(json);
   else {
     const parsed = lineSchema.safeParse(json);
     if (!parsed.success) return undefined;
     line_ = parsed.data;
+    // zod's result puts a record's known fields first: the records as read keep the order they were written in (and served).
+    const fields = line_ as Record<string, unknown>;
+    for (const key in fields) if (isObject(fields[key])) fields[key] = json[key];
   }
   let change: JournaledChange;
   if (line_.t === 'e') {

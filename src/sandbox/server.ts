@@ -46,6 +46,8 @@ declare module 'fastify' {
     apiKey: StoredKey | null;
     /** The workspace of `apiKey`. */
     workspace: WorkspaceParts | null;
+    /** The bytes of a JSON body, as received. */
+    rawBody: Buffer | undefined;
   }
   interface FastifyContextConfig {
     scope?: AuthScope;
@@ -70,15 +72,20 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('workspace', null);
+  app.decorateRequest('rawBody', undefined);
   const waiters = deps.waiters ?? new EmailWaiters();
   const workspaces = deps.workspaces ?? new Workspaces({ state, emails, deliverer, waiters, deliveryWaits: new DeliveryWaits(state, deliverer), reset: deps.reset, close: async () => undefined });
 
   // JSON only, and an empty body reads as no body (some clients send the header on DELETE).
+  // The body's bytes are kept beside it: `--data` journals an accepted request as it came (journal-lines.ts).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const text = (bytes as Buffer).toString('utf8');
     if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text as string));
+      const body: unknown = JSON.parse(text);
+      request.rawBody = bytes as Buffer;
+      done(null, body);
     } catch (err) {
       done(new HttpError(400, `Malformed JSON body: ${(err as Error).message}`), undefined);
     }
@@ -142,7 +149,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const own = (request: FastifyRequest): WorkspaceParts => request.workspace!;
 
   app.post('/v1/emails', api, async (request, reply) => {
-    const outcome = own(request).emails.send(request.body, new Date(), request.id);
+    const outcome = own(request).emails.send(request.body, new Date(), request.id, request.rawBody);
     return outcome.ok ? { email: outcome.result } : send(reply, outcome.error);
   });
 
@@ -153,7 +160,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const now = new Date();
     const { emails } = own(request);
     if (emails.monthlyLimitReached(now) && !emails.repeatsAcceptedKey(entries)) return send(reply, emails.monthlyLimitError());
-    return { emails: emails.sendBatch(entries, now, request.id) };
+    return { emails: emails.sendBatch(entries, now, request.id, request.rawBody) };
   });
 
   app.get('/v1/api-keys/check', { config: { scope: 'check' } }, async (request) => checkKey(request.apiKey!));

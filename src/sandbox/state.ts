@@ -125,8 +125,13 @@ const emptyTally = (): Tally => ({ SENT: { raw: 0, templated: 0 }, SCHEDULED: { 
  * snapshot. Each carries whole records (upserts), so replaying one twice changes nothing.
  */
 export type Change =
-  /** `result`: when the email claimed an idempotency key; `contact`: the contact its send created or updated. */
-  | { t: 'email'; email: InboxEmail; result?: EmailResultBody; contact?: Contact }
+  | EmailChange
+  /**
+   * The emails one request (`POST /v1/emails`, `/v1/emails/batch`) accepted, in order, with the
+   * request's body as received (`body`; absent when read back from a journal): `--data` journals
+   * it as that body when every entry of it was accepted (journal-lines.ts).
+   */
+  | { t: 'request'; emails: EmailChange[]; body?: RequestBody }
   /** `type`: so that the counts stay exact for an email no longer kept (absent in older journals). */
   | { t: 'sent'; id: string; type?: InboxEmail['type'] }
   | { t: 'emailDeleted'; id: string }
@@ -143,6 +148,21 @@ export type Change =
   | { t: 'reset' }
   /** A workspace made with `POST /_sandbox/workspaces` (empty: its key follows as changes of its own). */
   | { t: 'workspace'; workspace: Workspace };
+
+/** `result`: when the email claimed an idempotency key; `contact`: the contact its send created or updated. */
+export type EmailChange = { t: 'email'; email: InboxEmail; result?: EmailResultBody; contact?: Contact };
+
+/** A request's body as received, and what it was. */
+export interface RequestBody {
+  bytes: Buffer;
+  /** A batch (`{ "emails": [...] }`) or one email. */
+  batch: boolean;
+  /** How many emails it held. */
+  entries: number;
+  /** The request's time, as the emails' `createdAt`. */
+  at: string;
+  requestId: string | undefined;
+}
 
 /**
  * A sandbox keeps the newest this many emails, delivery attempts, contacts and idempotency keys
@@ -263,6 +283,8 @@ export class SandboxState {
   private monthOfNow = '';
   onChange: ((change: Change) => void) | undefined;
   private lastKeyCreatedAt = 0;
+  /** The accepted emails of the request under way (holdEmails), reported as one change at its end. */
+  private held: EmailChange[] | undefined;
 
   constructor(
     workspace: Workspace,
@@ -389,10 +411,23 @@ export class SandboxState {
     if (keyed) this.putIdempotency(email.idempotencyKey!, result, true);
     if (contact) this.putContact(contact);
     if (!this.onChange) return;
-    const change: Change = { t: 'email', email };
+    const change: EmailChange = { t: 'email', email };
     if (keyed) change.result = result;
     if (contact) change.contact = contact;
-    this.onChange(change);
+    if (this.held) this.held.push(change);
+    else this.onChange(change);
+  }
+
+  /** From now until releaseEmails(), the emails accepted are one request's. */
+  holdEmails(): void {
+    this.held = [];
+  }
+
+  /** Reports the emails accepted since holdEmails(), if any, as one `request` change with the request's body. */
+  releaseEmails(body: RequestBody): void {
+    const emails = this.held;
+    this.held = undefined;
+    if (emails && emails.length > 0) this.onChange?.({ t: 'request', emails, body });
   }
 
   /** The inbox's "delete": the email goes; its idempotency key still answers the email it created. */
@@ -460,6 +495,9 @@ export class SandboxState {
         this.countMonth(monthOfStamp(change.email.createdAt));
         if (change.result && change.email.idempotencyKey !== undefined) this.putIdempotency(change.email.idempotencyKey, change.result);
         if (change.contact) this.putContact(change.contact);
+        return;
+      case 'request':
+        for (const email of change.emails) this.apply(email);
         return;
       case 'emailDeleted':
         this.dropEmail(change.id);

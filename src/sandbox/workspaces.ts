@@ -31,6 +31,7 @@ export function workspaceParts(state: SandboxState, config: ResolvedConfig, onCh
   state.onChange = (change) => {
     onChange(change);
     if (change.t === 'email') waiters.caught(change.email);
+    else if (change.t === 'request') for (const { email } of change.emails) waiters.caught(email);
     else if (change.t === 'reset' || change.t === 'emailsCleared') waiters.cleared();
     if (change.t === 'delivery' || change.t === 'reset') deliveryWaits.recorded();
   };

@@ -66,6 +66,8 @@ describe('sandbox --data under SIGKILL', () => {
   test('every email answered 2xx survives a SIGKILL mid-batch, with its idempotency key: a resume sends nothing twice and loses nothing', async () => {
     const dataFile = join(dir, 'state.json');
     const acked = new Map<string, string>();
+    // Each acknowledged email's whole answer: a resume must answer it again, byte for byte.
+    const answers = new Map<string, string>();
     const attempted: string[] = [];
     let next = 0;
 
@@ -93,7 +95,10 @@ describe('sandbox --data under SIGKILL', () => {
             return;
           }
           expect(answer.failed).toEqual([]);
-          answer.successful.forEach((r, i) => acked.set(keys[i]!, r.id));
+          answer.successful.forEach((r, i) => {
+            acked.set(keys[i]!, r.id);
+            answers.set(keys[i]!, JSON.stringify(r));
+          });
           if (acked.size >= killAt) reached();
         }
       };
@@ -128,8 +133,8 @@ describe('sandbox --data under SIGKILL', () => {
         const keys = attempted.slice(i, i + 50);
         const answer = await postBatch(agent, sb, keys);
         answer.successful.forEach((r, j) => {
-          const first = acked.get(keys[j]!);
-          if (first !== undefined) expect(r.id, keys[j]).toBe(first);
+          const first = answers.get(keys[j]!);
+          if (first !== undefined) expect(JSON.stringify(r), keys[j]).toBe(first);
         });
       }
       await agent.close();

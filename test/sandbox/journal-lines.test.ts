@@ -88,6 +88,17 @@ describe('journal lines: the quick check of replay agrees with the schema', () =
     });
   });
 
+  test('a line read through the schema keeps the fields of its records in their order, as the inspection API answered them before the restart', () => {
+    const { sendAt: _sendAt, ...sent } = { ...email, status: 'SENT', requestId: 'req_1', contactProperties: { plan: 'team' } };
+    const updated = { id: 'ctc_1', email: email.to, properties: { status: 'SUBSCRIBED', plan: 'team' }, createdAt: '2026-11-25T07:59:54.163Z', updatedAt: email.createdAt };
+    const change = decodeLine(JSON.stringify({ t: 'e', contact: updated, email: sent }));
+    expect(change?.t).toBe('email');
+    expect(JSON.stringify(change?.t === 'email' && change.email)).toBe(JSON.stringify(sent));
+    const hook = { id: 'wh_1', url: 'http://127.0.0.1:9/h', events: ['CONTACT_CREATED'], displayName: 'ci', token: 'wht_t', createdAt: email.createdAt, status: 'ACTIVE' };
+    const saved = decodeLine(JSON.stringify({ t: 'webhook', webhook: hook }));
+    expect(JSON.stringify(saved?.t === 'webhook' && saved.webhook)).toBe(JSON.stringify(hook));
+  });
+
   test('a damaged line amid a journal (well-formed JSON, not a change) refuses the start, naming the file and line; a torn last line is dropped', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailroom-journal-lines-'));
     try {
