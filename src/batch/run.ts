@@ -193,7 +193,8 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
       checkpoints = loaded.checkpoints;
       if (!o.dryRun) journal = Journal.reopen(resumePath, loaded.validBytes);
     } else if (header) {
-      journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header);
+      // A new run that claims its first request syncs the journal then, before sending anything.
+      journal = Journal.create(resumePath ?? join(o.journalDir, `${runId}.journal`), header, claims);
       if (resumePath !== undefined) rememberJournal(o.journalDir, resumePath, runId);
       // A new run's journal is held as a resumed one's is (runBatch): `batch journals prune --force`
       // must not delete it while it is being sent.

@@ -83,6 +83,8 @@ function finish(email: EmailRequest, entry: Record<string, unknown>, index: numb
 }
 
 function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<string, unknown> {
+  // The common entry is already the email: nothing to drop, add or rewrite, so no copy is made.
+  if (nothingToApply(value, d)) return value;
   const entry: Record<string, unknown> = {};
   for (const key of Object.keys(value)) if (!key.startsWith('_')) setOwn(entry, key, value[key]);
   if (entry.template === undefined && entry.html === undefined) {
@@ -100,4 +102,12 @@ function withDefaults(value: Record<string, unknown>, d: EntryDefaults): Record<
   if (d.sendAt !== undefined) entry.sendAt ??= d.sendAt;
   if (entry.sendAt !== undefined) entry.sendAt = canonicalSendAt(entry.sendAt);
   return entry;
+}
+
+/** Whether withDefaults would return an equal copy: no defaults, no annotation field, no sendAt to rewrite, no variables to add. */
+function nothingToApply(value: Record<string, unknown>, d: EntryDefaults): boolean {
+  if (d.from !== undefined || d.subject !== undefined || d.template !== undefined || d.html !== undefined || d.groupBy !== undefined || d.sendAt !== undefined) return false;
+  if (value.sendAt !== undefined || (value.template !== undefined && value.variables === undefined)) return false;
+  for (const key in value) if (key.charCodeAt(0) === 95) return false;
+  return true;
 }

@@ -43,8 +43,20 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   // A request given up on (timeout, Ctrl-C) may still hold a connection: close() then destroys.
   let abandoned = false;
 
+  // A batch makes hundreds of requests to one path: its URL is parsed once.
+  const urls = new Map<string, URL>();
+  const urlOf = (path: string, query: RequestOptions['query']): URL => {
+    if (query !== undefined) return buildUrl(options.baseUrl, path, query);
+    let url = urls.get(path);
+    if (url === undefined) {
+      url = buildUrl(options.baseUrl, path);
+      if (urls.size < 64) urls.set(path, url);
+    }
+    return url;
+  };
+
   async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
-    const url = buildUrl(options.baseUrl, opts.path, opts.query);
+    const url = urlOf(opts.path, opts.query);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     let body: string | undefined;
