@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MailroomError } from '../errors.js';
 import type { InvalidEntry, PreparedEntry, ValidEntry } from '../input/entries.js';
+import { groupsOf, type Grouped } from '../input/item-groups.js';
 import type { InputItem } from '../input/json-stream.js';
 import { inputHash, type DoneSet } from './done-set.js';
 import { PREFIX_LIMIT, prefixDigest, type CheckpointRecord, type Journal } from './journal.js';
@@ -50,7 +51,7 @@ export const entryText = (item: InputItem): string => item.json ?? JSON.stringif
  * compared with the journal's checkpoints, and no entry is sent before the checkpoint covering it
  * matched, so a changed, inserted or missing entry stops the run before any key is reused for it.
  */
-export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOptions): AsyncGenerator<ValidEntry[]> {
+export async function* chunkEntries(items: AsyncIterable<InputItem> & Pick<Grouped<InputItem>, 'groups'>, c: ChunkOptions): AsyncGenerator<ValidEntry[]> {
   let ready: ValidEntry[] = [];
   const running = c.journal || c.checkpoints.size > 0 ? createHash('sha256') : undefined;
   let lastCheckpoint = -1;
@@ -90,7 +91,8 @@ export async function* chunkEntries(items: AsyncIterable<InputItem>, c: ChunkOpt
     }
     return chunk;
   };
-  for await (const item of items) {
+  // The items as their reader grouped them: one async step per piece of input, not per entry.
+  for await (const group of groupsOf(items)) for (const item of group) {
     index = c.summary.total;
     c.summary.total += 1;
     if ((index & 63) === 0) {

@@ -6,6 +6,7 @@ import { usageError } from '../errors.js';
 import { fsReason } from '../files.js';
 import { readCsvItems } from './csv.js';
 import { readJsonItems, type InputItem } from './json-stream.js';
+import type { Grouped } from './item-groups.js';
 import { readNdjsonItems } from './ndjson.js';
 import { TextChecker } from './text.js';
 
@@ -147,7 +148,7 @@ export function detectFormat(forced: InputFormat | undefined, path: string | und
 
 export interface OpenedInput {
   format: InputFormat;
-  items: AsyncGenerator<InputItem>;
+  items: Grouped<InputItem>;
   counter: ReadCounter;
   /** Ends the read where it is (the file is closed), whether or not `items` was started or finished. */
   close(): Promise<void>;
@@ -168,10 +169,11 @@ export async function readInput(source: InputSource, forced: InputFormat | undef
   }
   const format = detectFormat(forced, source.path, head);
   const chunks = prepend(head, text);
-  const items = format === 'json' ? readJsonItems(chunks, source.label, ndjsonHint) : format === 'ndjson' ? readNdjsonItems(chunks, source.label) : readCsvItems(chunks, source.label);
+  const items: Grouped<InputItem> = format === 'json' ? readJsonItems(chunks, source.label, ndjsonHint) : format === 'ndjson' ? readNdjsonItems(chunks, source.label) : readCsvItems(chunks, source.label);
   // The peek above started the read: a run that stops before (or while) reading the items ends it here.
   const close = async () => {
     await items.return(undefined);
+    await items.groups?.().return(undefined);
     await text.return(undefined);
   };
   return { format, items, counter, close };

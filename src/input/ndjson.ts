@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import { isStringifiedForm } from './canonical-json.js';
 import { locateJsonError } from './json-text.js';
+import { inGroups, type Grouped } from './item-groups.js';
 import type { InputItem } from './json-stream.js';
 import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 
@@ -9,9 +10,15 @@ const tooLong = (line: number) => usageError(`line ${line}: longer than ${sizeWo
 /**
  * Streams NDJSON: one JSON value a line, blank lines skipped, each item tagged with its line number.
  * A line longer than the input limit stops the read (it is not an email, and holding it costs memory).
- * A usage error names `label`, the input, first.
+ * A usage error names `label`, the input, first. The items of each piece read come as a group too
+ * (item-groups.ts).
  */
-export async function* readNdjsonItems(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem> {
+export function readNdjsonItems(chunks: AsyncIterable<string>, label?: string): Grouped<InputItem> {
+  return inGroups(readNdjsonGroups(chunks, label));
+}
+
+async function* readNdjsonGroups(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem[]> {
+  let out: InputItem[] = [];
   try {
     let rest = '';
     let line = 0;
@@ -23,19 +30,29 @@ export async function* readNdjsonItems(chunks: AsyncIterable<string>, label?: st
         line += 1;
         if (nl - start > INPUT_LIMIT) throw tooLong(line);
         const item = parseLine(text.slice(start, nl), line);
-        if (item) yield item;
+        if (item) out.push(item);
         start = nl + 1;
         nl = text.indexOf('\n', start);
       }
       rest = text.slice(start);
       text = '';
       if (rest.length > INPUT_LIMIT) throw tooLong(line + 1);
+      if (out.length > 0) {
+        yield out;
+        out = [];
+      }
     }
     if (rest !== '') {
       const item = parseLine(rest, line + 1);
-      if (item) yield item;
+      if (item) yield [item];
     }
   } catch (err) {
+    // The lines before the one that stopped the read go first, as they would one by one.
+    if (out.length > 0) {
+      const before = out;
+      out = [];
+      yield before;
+    }
     throw locatedError(err, label);
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { InputItem } from '../../src/input/json-stream.js';
 import { readNdjsonItems } from '../../src/input/ndjson.js';
 import { chunksOf, collect } from './readers-helpers.js';
 
@@ -21,5 +22,42 @@ describe('NDJSON reader', () => {
     expect(items).toHaveLength(3);
     expect(items[1]).toMatchObject({ line: 2, error: expect.stringMatching(/not valid JSON/), raw: '{oops' });
     expect(items[2]).toEqual({ line: 3, value: { to: 'c@example.com' }, raw: '{"to":"c@example.com"}', json: '{"to":"c@example.com"}' });
+  });
+
+  it('gives the same items in groups, one per piece read; the lines before a broken read come before its error, as one by one', async () => {
+    const text = '{"to":"a@example.com"}\n{"to":"b@example.com"}\n{"to":"c@example.com"}\n';
+    const groups: InputItem[][] = [];
+    for await (const group of readNdjsonItems(chunksOf(text, 30)).groups!()) groups.push(group);
+    expect(groups.flat()).toEqual(await collect(readNdjsonItems(chunksOf(text, 30))));
+    expect(groups.map((g) => g.length)).toEqual([1, 1, 1]);
+
+    async function* failing(): AsyncGenerator<string> {
+      yield '{"to":"a@example.com"}\n{"to":"b@example.com"}\n{"to":';
+      throw Object.assign(new Error('disk gone'), { code: 'EIO' });
+    }
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const group of readNdjsonItems(failing(), 'in.ndjson').groups!()) seen.push(...group.map((i) => i.line));
+      })(),
+    ).rejects.toThrow();
+    expect(seen).toEqual([1, 2]);
+    // A line over the limit in the same piece as the lines before it: those still come first.
+    const { INPUT_LIMIT } = await import('../../src/input/text.js');
+    const long = `{"to":"a@example.com"}\n{"to":"b@example.com"}\n"${'x'.repeat(INPUT_LIMIT + 1)}"\n`;
+    const before: number[] = [];
+    await expect(
+      (async () => {
+        for await (const group of readNdjsonItems(chunksOf(long, long.length), 'in.ndjson').groups!()) before.push(...group.map((i) => i.line));
+      })(),
+    ).rejects.toThrow(/line 3: longer than/);
+    expect(before).toEqual([1, 2]);
+    const one: number[] = [];
+    await expect(
+      (async () => {
+        for await (const item of readNdjsonItems(failing(), 'in.ndjson')) one.push(item.line);
+      })(),
+    ).rejects.toThrow();
+    expect(one).toEqual([1, 2]);
   });
 });
