@@ -7,7 +7,8 @@
 //    sandbox with undici at the same concurrency. Both are timed from spawn to exit; the sandbox is
 //    reset before each run; rounds alternate and the median is reported, with the ratio. With
 //    `--against <checkout>`, each round also runs that built checkout's CLI (its bin/mailroom.js)
-//    the same way through the same sandbox, and the ratio to it is printed too.
+//    the same way through the same sandbox, and the ratio to it is printed too. One unmeasured run
+//    of each CLI comes first (the file cache, and mailroom's code cache: bin/mailroom.js).
 // 2. Peak RSS (VmHWM, from /usr/bin/time) of the CLI for 10,000 vs 1,000,000 entries in --dry-run,
 //    and for 20,000 vs --real-large entries in a real run (1,000,000 real sends would hold a gigabyte
 //    of caught mail in the sandbox on a small machine, so the large real run is reduced; it says which).
@@ -79,7 +80,9 @@ async function main() {
       if (line.includes('\n')) break;
     }
     const { baseUrl, apiKey } = JSON.parse(line);
-    const env = { ...process.env, MAILROOM_BASE_URL: baseUrl, MAILROOM_API_KEY: apiKey, MAILROOM_CONFIG_DIR: join(dir, 'cfg'), MAILROOM_STATE_DIR: join(dir, 'state'), BASE_URL: baseUrl, API_KEY: apiKey };
+    // The CLI's code cache (bin/mailroom.js) in a directory of the bench's own, made by a warm-up run
+    // before the rounds, as a user's first batch makes theirs.
+    const env = { ...process.env, MAILROOM_BASE_URL: baseUrl, MAILROOM_API_KEY: apiKey, MAILROOM_CONFIG_DIR: join(dir, 'cfg'), MAILROOM_STATE_DIR: join(dir, 'state'), MAILROOM_CACHE_DIR: join(dir, 'code-cache'), BASE_URL: baseUrl, API_KEY: apiKey };
     const reset = async () => {
       const res = await fetch(`${baseUrl}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       if (!res.ok) throw new Error(`reset answered ${res.status}`);
@@ -91,6 +94,8 @@ async function main() {
 
     const input = join(dir, 'in.ndjson');
     await writeNdjson(input, COUNT);
+    const warmup = join(dir, 'warmup.ndjson');
+    await writeNdjson(warmup, SIZE);
 
     console.log(`batch throughput: ${COUNT.toLocaleString('en-US')} emails, concurrency ${CONCURRENCY}, ${SIZE} per request, ${rounds} rounds (median), each timed from spawn to exit`);
     const cli = [];
@@ -106,6 +111,11 @@ async function main() {
       if (m.code !== 0 || summary.sent !== COUNT || (await inboxCount()) !== COUNT) throw new Error(`mailroom run (${which}) failed: exit ${m.code} ${m.stdout}`);
       return { rate: COUNT / m.seconds, inner: summary.emailsPerSecond, cpu: m.cpu };
     };
+    for (const which of otherBin ? [bin, otherBin] : [bin]) {
+      await reset();
+      const w = await timed(process.execPath, [which, 'batch', warmup, '--json'], freshState());
+      if (w.code !== 0) throw new Error(`warm-up run (${which}) failed: exit ${w.code} ${w.stderr}`);
+    }
     for (let r = 0; r < rounds; r++) {
       // With --against, the two CLIs take turns going first.
       if (otherBin && r % 2 === 1) other.push(await runCli(otherBin));
@@ -135,7 +145,7 @@ async function main() {
     const cr = median(ceil.map((x) => x.rate));
     console.log(`  mailroom batch (spawned CLI):            ${Math.round(mr).toLocaleString('en-US')} emails/s`);
     console.log(`  ceiling (prebuilt bodies, undici):       ${Math.round(cr).toLocaleString('en-US')} emails/s`);
-    console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 0.90x); median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / ceil[i].rate)).toFixed(2)}x`);
+    console.log(`  ratio: ${(mr / cr).toFixed(2)}x of the ceiling (target >= 1.0x); median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / ceil[i].rate)).toFixed(2)}x`);
     if (otherBin) {
       const or = median(other.map((x) => x.rate));
       console.log(`  against ${against}: ${Math.round(or).toLocaleString('en-US')} emails/s; ratio ${(mr / or).toFixed(2)}x; median of the paired rounds' ratios ${median(cli.map((x, i) => x.rate / other[i].rate)).toFixed(2)}x; CPU seconds (medians) ${median(cli.map((x) => x.cpu)).toFixed(2)} against ${median(other.map((x) => x.cpu)).toFixed(2)}`);
