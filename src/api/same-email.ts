@@ -16,8 +16,26 @@ export interface FieldDifference {
   now: unknown;
 }
 
-/** Not compared: they name the answer or its state, not the email. */
-const NOT_CONTENT = new Set(['id', 'messageId', 'status', 'type', 'warning', 'idempotencyKey', 'createdAt', 'updatedAt', 'requestId']);
+/** Not compared: they name the answer or its state, not the email. (A switch: a batch asks for every field of every answer.) */
+function notContent(field: string): boolean {
+  switch (field) {
+    case 'id':
+    case 'messageId':
+    case 'status':
+    case 'type':
+    case 'warning':
+    case 'idempotencyKey':
+    case 'createdAt':
+    case 'updatedAt':
+    case 'requestId':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The answer of every retry of the same email, shared (nobody adds to it). */
+const NO_DIFFERENCES: readonly FieldDifference[] = Object.freeze([]);
 /**
  * Echoed only when the request had them: an answer holding one the request lacks is another email.
  * The others (subject, from, ...) may come back for a templated email from its template.
@@ -65,17 +83,17 @@ function same(a: unknown, b: unknown): boolean {
  * address always, its display name when the answer has one (an API may return the address alone).
  * Empty when the answer may be this very email.
  */
-export function emailDifferences(sent: EmailRequest, got: EmailResult): FieldDifference[] {
+export function emailDifferences(sent: EmailRequest, got: EmailResult): readonly FieldDifference[] {
   const request = sent as Record<string, unknown>;
   const answer = got as Record<string, unknown>;
-  const out: FieldDifference[] = [];
+  let out: FieldDifference[] | undefined;
   const kind = 'template' in sent ? 'templated' : 'raw';
-  if ((got.type === 'raw' || got.type === 'templated') && got.type !== kind) out.push({ field: 'type', was: got.type, now: kind });
+  if ((got.type === 'raw' || got.type === 'templated') && got.type !== kind) (out ??= []).push({ field: 'type', was: got.type, now: kind });
   // for...in, not Object.entries: no array per answer (JSON data: own enumerable keys only).
   for (const field in answer) {
     if (!Object.hasOwn(answer, field)) continue;
     const was = answer[field];
-    if (NOT_CONTENT.has(field) || was === undefined || was === null) continue;
+    if (notContent(field) || was === undefined || was === null) continue;
     const now = request[field];
     // The common case, a retry of the same email: an equal value needs no normalising.
     if (was === now) continue;
@@ -83,18 +101,18 @@ export function emailDifferences(sent: EmailRequest, got: EmailResult): FieldDif
       const [wasName, wasAddress] = sender(was);
       const [nowName, nowAddress] = sender(now);
       const name = nowName ?? (typeof request.fromName === 'string' ? request.fromName.trim() : undefined);
-      if (wasAddress !== nowAddress || (wasName !== undefined && wasName !== name)) out.push({ field, was, now });
+      if (wasAddress !== nowAddress || (wasName !== undefined && wasName !== name)) (out ??= []).push({ field, was, now });
       continue;
     }
     if (now === undefined) {
-      if (ONLY_WHEN_GIVEN.has(field)) out.push({ field, was, now });
+      if (ONLY_WHEN_GIVEN.has(field)) (out ??= []).push({ field, was, now });
       continue;
     }
-    if (!same(normalized(field, was), normalized(field, now))) out.push({ field, was, now });
+    if (!same(normalized(field, was), normalized(field, now))) (out ??= []).push({ field, was, now });
   }
   // The first email was scheduled, this one is not (the API may not echo sendAt itself).
-  if (got.status === 'SCHEDULED' && request.sendAt === undefined && answer.sendAt === undefined) out.push({ field: 'sendAt', was: 'a scheduled time', now: undefined });
-  return out;
+  if (got.status === 'SCHEDULED' && request.sendAt === undefined && answer.sendAt === undefined) (out ??= []).push({ field: 'sendAt', was: 'a scheduled time', now: undefined });
+  return out ?? NO_DIFFERENCES;
 }
 
 const shown = (v: unknown) => (v === undefined ? 'none' : typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
