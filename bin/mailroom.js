@@ -150,10 +150,13 @@ function runFast(file, command, env = process.env) {
   const bundleUrl = require('node:url').pathToFileURL(file);
   const mod = { exports: {} };
   if (cacheFile && ownDir !== false && (!cachedData || script.cachedDataRejected)) {
-    // At exit, when the functions the run called are compiled too. The V8 flags the run set
-    // (src/v8-flags.ts) are undone first: V8 takes a cache only under the flags it was made with,
-    // and none of these changes the code it holds. Flags it cannot undo: no cache.
-    process.once('exit', () => {
+    // At exit, when the functions the run called are compiled too; only after a run that did its
+    // job (exit 0): a first run stopped by a typo would leave a cache of its error path, which V8
+    // takes from then on. The V8 flags the run set (src/v8-flags.ts) are undone first: V8 takes a
+    // cache only under the flags it was made with, and none of these changes the code it holds.
+    // Flags it cannot undo: no cache.
+    process.once('exit', (code) => {
+      if (code !== 0) return;
       for (const flag of globalThis[Symbol.for('mailroom.v8-flags.undo')] ?? []) v8.setFlagsFromString(flag);
       if (v8.cachedDataVersionTag() === tag) saveCache(dir, cacheFile, `${command}-`, script);
     });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { withSandbox } from '../helpers/sandbox.js';
 
 // bin/mailroom.js runs dist/fast/<command>.js with V8's code cache (scripts/build.mjs, `runFast`):
 // what a run compiled is kept in MAILROOM_CACHE_DIR for the next one. These tests hold what a user
@@ -99,14 +100,32 @@ describe('the fast bundles\' code cache', () => {
     expect(cacheFiles(cache)).toEqual([name]);
   });
 
-  it('`check` keeps its own, and answers the same from it', async () => {
-    const cache = join(dir, 'cache-d');
-    const env = { MAILROOM_CACHE_DIR: cache, MAILROOM_API_KEY: undefined, MAILROOM_BASE_URL: 'http://127.0.0.1:9' };
-    const first = await runCli(['check', '--json'], { env });
-    expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^check-[0-9a-f]{16}-/)]);
-    const second = await runCli(['check', '--json'], { env });
-    expect(second.code).toBe(first.code);
-    expect(second.stdout).toBe(first.stdout);
-    expect(second.stderr).toBe(first.stderr);
+  it('is written only by a run that did its job: a run that failed leaves none, the next good one writes it', async () => {
+    const cache = join(dir, 'cache-f');
+    const failed = await runCli(['batch', join(dir, 'missing.ndjson'), '--dry-run'], { env: { MAILROOM_CACHE_DIR: cache } });
+    expect(failed.code).toBe(2);
+    expect(() => readdirSync(cache)).toThrow();
+    expect((await batch(cache)).code).toBe(0);
+    expect(cacheFiles(cache)).toHaveLength(1);
+  });
+
+  it('`check` keeps its own, and answers the same from it (its agent sets a V8 flag, undone before the cache is written)', async () => {
+    const sandbox = await withSandbox();
+    try {
+      const cache = join(dir, 'cache-d');
+      const env = { MAILROOM_CACHE_DIR: cache, MAILROOM_API_KEY: sandbox.apiKey, MAILROOM_BASE_URL: sandbox.baseUrl };
+      const first = await runCli(['check', '--json'], { env });
+      expect(first.code, first.stderr).toBe(0);
+      const files = cacheFiles(cache);
+      expect(files).toEqual([expect.stringMatching(/^check-[0-9a-f]{16}-/)]);
+      const written = statSync(join(cache, files[0]!));
+      const second = await runCli(['check', '--json'], { env });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toBe(first.stdout);
+      expect(second.stderr).toBe(first.stderr);
+      expect(statSync(join(cache, files[0]!)).ino).toBe(written.ino);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
