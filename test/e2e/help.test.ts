@@ -374,10 +374,14 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
         'src/files.ts',
         'src/help-layout.ts',
         'src/help-topics.ts',
+        // Whether an input line is already JSON.stringify's text (the running hash takes it as it is).
+        'src/input/canonical-json.ts',
         'src/input/choice.ts',
         'src/input/csv.ts',
         'src/input/detect.ts',
         'src/input/entries.ts',
+        // The readers' items a piece of input at a time, for the engine.
+        'src/input/item-groups.ts',
         'src/input/json-stream.ts',
         'src/input/json-text.ts',
         'src/input/ndjson.ts',
