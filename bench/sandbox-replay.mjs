@@ -9,6 +9,7 @@
 // `against=<checkout>`: another built checkout's bin/mailroom.js starts on the same files in the
 // same rounds, and the ratio of this checkout's replay to its replay is printed too.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,8 +76,8 @@ try {
   } else {
     for (let b = 0; b * 50 < emails; b++) {
       const n = Math.min(50, emails - b * 50);
-      const ids = Array.from({ length: n }, (_, i) => [`trs_${pad(b * 50 + i)}`, `msg-${b * 50 + i}`, `ctc_${pad(b * 50 + i)}`]).flat();
-      out.push(JSON.stringify({ ...sent, at: new Date(at + b).toISOString(), ids, body: { emails: Array.from({ length: n }, (_, i) => order(b * 50 + i)) } }));
+      // Each request's ids come from a seed of its own; every email made a contact.
+      out.push(JSON.stringify({ ...sent, at: new Date(at + b).toISOString(), seed: randomUUID().replaceAll('-', ''), c: '1'.repeat(n), body: { emails: Array.from({ length: n }, (_, i) => order(b * 50 + i)) } }));
     }
   }
   const text = `${out.join('\n')}\n`;

@@ -12,15 +12,15 @@ export function createdContact(email: string, properties: Record<string, Scalar>
 }
 
 /**
- * A send to a new recipient creates a contact; new or changed `contactProperties` on a known one
- * update it. Returns what happened, the contact not yet saved: the caller saves it (with the email
+ * A send to a new recipient creates a contact (with the id given, or a new one); new or changed
+ * `contactProperties` on a known one update it. Returns what happened, the contact not yet saved: the caller saves it (with the email
  * that caused it, state.ts acceptEmail) and fires the matching event.
  */
-export function recipientContact(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string): ContactChange {
+export function recipientContact(state: SandboxState, email: string, properties: Record<string, Scalar> | undefined, now: string, id?: string): ContactChange {
   const key = email.toLowerCase();
   const known = state.contacts.get(key);
   if (!known) {
-    return { kind: 'CONTACT_CREATED', contact: createdContact(email, properties, now, newId('contact')) };
+    return { kind: 'CONTACT_CREATED', contact: createdContact(email, properties, now, id ?? newId('contact')) };
   }
   if (properties && differs(known.properties, properties)) {
     known.properties = { ...known.properties, ...properties };

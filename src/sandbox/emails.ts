@@ -4,6 +4,7 @@ import { acceptedEmail, parseEntry, rawFields, sendAtOf, type Fields } from './a
 import type { ResolvedConfig } from './config.js';
 import { recipientContact, type ContactChange } from './contacts.js';
 import { errorBody, type ErrorBody } from './http-errors.js';
+import { SeededIds } from './seeded-ids.js';
 import { renderTemplate } from './templates.js';
 import { newId, type EmailResultBody, type InboxEmail, type SandboxState } from './state.js';
 
@@ -77,12 +78,13 @@ export class EmailService {
    * `--data` may journal as it is (journal-lines.ts).
    */
   send(input: unknown, now: Date, requestId?: string, raw?: Buffer): SendOutcome {
-    if (raw === undefined) return this.sendOne(input, now, requestId);
+    if (raw === undefined) return this.sendOne(input, now, requestId, undefined);
+    const ids = SeededIds.fresh();
     this.state.holdEmails();
     try {
-      return this.sendOne(input, now, requestId);
+      return this.sendOne(input, now, requestId, ids);
     } finally {
-      this.state.releaseEmails({ bytes: raw, batch: false, entries: 1, at: this.isoOf(now), requestId });
+      this.state.releaseEmails({ bytes: raw, batch: false, entries: 1, at: this.isoOf(now), requestId, seed: ids.seed });
     }
   }
 
@@ -90,20 +92,22 @@ export class EmailService {
   sendBatch(emails: unknown[], now: Date, requestId?: string, raw?: Buffer): { successful: EmailResultBody[]; failed: BatchFailed[] } {
     const successful: EmailResultBody[] = [];
     const failed: BatchFailed[] = [];
-    if (raw !== undefined) this.state.holdEmails();
+    const ids = raw === undefined ? undefined : SeededIds.fresh();
+    if (ids) this.state.holdEmails();
     try {
       for (let index = 0; index < emails.length; index++) {
-        const outcome = this.sendOne(emails[index], now, requestId);
+        const outcome = this.sendOne(emails[index], now, requestId, ids);
         if (outcome.ok) successful.push(outcome.result);
         else failed.push({ index, ...outcome.error });
       }
     } finally {
-      if (raw !== undefined) this.state.releaseEmails({ bytes: raw, batch: true, entries: emails.length, at: this.isoOf(now), requestId });
+      if (raw !== undefined && ids) this.state.releaseEmails({ bytes: raw, batch: true, entries: emails.length, at: this.isoOf(now), requestId, seed: ids.seed });
     }
     return { successful, failed };
   }
 
-  private sendOne(input: unknown, now: Date, requestId: string | undefined): SendOutcome {
+  /** `ids`: a request's seeded ids (a body `--data` may journal), drawn for each email accepted: its id, message id and the id of a contact it may make. */
+  private sendOne(input: unknown, now: Date, requestId: string | undefined, ids: SeededIds | undefined): SendOutcome {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return { ok: false, error: invalidPayload('the body must be a JSON object') };
     }
@@ -135,9 +139,10 @@ export class EmailService {
     if (this.monthlyLimitReached(now)) return { ok: false, error: this.monthlyLimitError() };
 
     const createdAt = this.isoOf(now);
-    const { stored, result } = acceptedEmail(parsed, prepared.fields, sendAt, { id: newId('email'), messageId: randomUUID(), nowMs, createdAt, requestId });
+    const chosen = ids ? { id: ids.id('email'), messageId: ids.uuid(), nowMs, createdAt, requestId } : { id: newId('email'), messageId: randomUUID(), nowMs, createdAt, requestId };
+    const { stored, result } = acceptedEmail(parsed, prepared.fields, sendAt, chosen);
     const props = parsed.kind === 'raw' ? parsed.email.contactProperties : undefined;
-    const change = recipientContact(this.state, email.to, props, createdAt);
+    const change = recipientContact(this.state, email.to, props, createdAt, ids?.id('contact'));
     this.state.acceptEmail(stored, result, now, change?.contact);
     if (stored.status === 'SCHEDULED') this.hooks.scheduled(stored);
     if (change) this.hooks.contactChanged(change, createdAt);

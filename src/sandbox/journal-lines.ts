@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { acceptedEmail, parseEntry, rawFields, sendAtOf } from './accepted-email.js';
 import { createdContact } from './contacts.js';
+import { SeededIds } from './seeded-ids.js';
 import type { Change, Contact, EmailChange, EmailResultBody, InboxEmail } from './state.js';
 
 // The records of a `--data` file as the sandbox reads them back: every field a request, the inbox
@@ -168,30 +169,31 @@ export function encodeChange(change: Change, w?: string): string | LinePieces {
 
 /**
  * A request every entry of which was accepted as a new raw email is one line holding its body as
- * it came, with what the sandbox chose for it: `{"t":"batch","at":<time>,"r":<request id>,"ids":
- * [<email id>,<message id>,<id of the contact it made, or "">, ...],"body":<the body>}` (`"t":"send"`
- * for `POST /v1/emails`). Read back, each entry goes through the functions that built its email
- * (accepted-email.ts), given those ids and that time. Nothing is encoded per email: the body's bytes
- * are written as they are. Any other request (an entry refused or answered from its idempotency
- * key, a template rendered from the config, a contact updated) is written email by email.
+ * it came, with what the sandbox chose for it: `{"t":"batch","at":<time>,"r":<request id>,"seed":
+ * <the seed its ids were drawn from, seeded-ids.ts>,"c":<per email, 1 when it made a contact, else
+ * 0>,"body":<the body>}` (`"t":"send"` for `POST /v1/emails`). Read back, each entry draws its ids
+ * from the seed in the order the request drew them (id, message id, contact id) and goes through
+ * the functions that built its email (accepted-email.ts), given those ids and that time. Nothing
+ * is encoded per email: the body's bytes are written as they are. (Lines written on 2026-11-26
+ * before the seed carry the ids themselves: `"ids":[<id>,<message id>,<contact id or "">,...]`.)
+ * Any other request (an entry refused or answered from its idempotency key, a template rendered
+ * from the config, a contact updated) is written email by email.
  */
 function encodeRequest(change: Extract<Change, { t: 'request' }>, w: string | undefined): LinePieces | undefined {
   const { body, emails } = change;
   if (body === undefined || emails.length !== body.entries) return undefined;
-  let ids = '';
+  // The seed gave these emails their ids (EmailService draws them for every email of a body it is given).
+  if (emails[0]!.email.id !== new SeededIds(body.seed).id('email')) return undefined;
+  let made = '';
   for (const { email, contact } of emails) {
     if (email.type !== 'raw' || email.createdAt !== body.at || email.requestId !== body.requestId) return undefined;
-    let made = '';
-    if (contact !== undefined) {
-      if (!isMadeContact(contact, email)) return undefined;
-      made = contact.id;
-    }
-    // The sandbox's own ids (state.ts newId, randomUUID): letters, digits, `_` and `-`, nothing to escape.
-    ids += `${ids === '' ? '' : ','}"${email.id}","${email.messageId}","${made}"`;
+    if (contact === undefined) made += '0';
+    else if (isMadeContact(contact, email)) made += '1';
+    else return undefined;
   }
   const where = w === undefined ? '' : `"w":${JSON.stringify(w)},`;
   const r = body.requestId === undefined ? '' : `"r":${JSON.stringify(body.requestId)},`;
-  return [`{"t":"${body.batch ? 'batch' : 'send'}",${where}"at":"${body.at}",${r}"ids":[${ids}],"body":`, oneLine(body.bytes), '}'];
+  return [`{"t":"${body.batch ? 'batch' : 'send'}",${where}"at":"${body.at}",${r}"seed":"${body.seed}","c":"${made}","body":`, oneLine(body.bytes), '}'];
 }
 
 /**
@@ -209,26 +211,44 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The emails of a request line (encodeRequest), built again; undefined when the line is not one. */
 function decodeRequest(json: Record<string, unknown>): Extract<Change, { t: 'request' }> | undefined {
-  const { at, r, ids, body } = json;
-  if (!isStr(at) || !ISO_TIME.test(at) || (r !== undefined && !isStr(r)) || !Array.isArray(ids)) return undefined;
+  const { at, r, body } = json;
+  if (!isStr(at) || !ISO_TIME.test(at) || (r !== undefined && !isStr(r))) return undefined;
   const nowMs = Date.parse(at);
   if (Number.isNaN(nowMs)) return undefined;
   const entries = json.t === 'send' ? [body] : isObject(body) && Array.isArray(body.emails) ? body.emails : undefined;
-  if (entries === undefined || entries.length === 0 || ids.length !== entries.length * 3) return undefined;
+  if (entries === undefined || entries.length === 0) return undefined;
+  const chosen = idsOf(json, entries.length);
+  if (chosen === undefined) return undefined;
   const emails: EmailChange[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry: unknown = entries[i];
-    const [id, messageId, made] = [ids[i * 3], ids[i * 3 + 1], ids[i * 3 + 2]];
-    if (!isObject(entry) || !isStr(id) || !isStr(messageId) || !isStr(made)) return undefined;
+    if (!isObject(entry)) return undefined;
     const parsed = parseEntry(entry);
     if (!parsed.ok || parsed.kind !== 'raw') return undefined;
+    const [id, messageId, made] = chosen(i);
     const { stored, result } = acceptedEmail(parsed, rawFields(parsed.email), sendAtOf(parsed.email), { id, messageId, nowMs, createdAt: at, requestId: r });
     const change: EmailChange = { t: 'email', email: stored };
     if (stored.idempotencyKey !== undefined) change.result = result;
-    if (made !== '') change.contact = createdContact(stored.to, parsed.email.contactProperties, at, made);
+    if (made !== undefined) change.contact = createdContact(stored.to, parsed.email.contactProperties, at, made);
     emails.push(change);
   }
   return { t: 'request', emails };
+}
+
+/** The ids of a request line's entries, in order (each call the next entry's): from its seed, or the ids it lists. */
+function idsOf(json: Record<string, unknown>, n: number): ((i: number) => [string, string, string | undefined]) | undefined {
+  const { seed, c, ids } = json;
+  if (SeededIds.isSeed(seed) && ids === undefined) {
+    if (!isStr(c) || c.length !== n || !/^[01]*$/.test(c)) return undefined;
+    const series = new SeededIds(seed);
+    return (i) => {
+      const drawn: [string, string, string | undefined] = [series.id('email'), series.uuid(), series.id('contact')];
+      if (c[i] === '0') drawn[2] = undefined;
+      return drawn;
+    };
+  }
+  if (seed !== undefined || c !== undefined || !Array.isArray(ids) || ids.length !== n * 3 || !ids.every(isStr)) return undefined;
+  return (i) => [ids[i * 3] as string, ids[i * 3 + 1] as string, ids[i * 3 + 2] === '' ? undefined : (ids[i * 3 + 2] as string)];
 }
 
 /** The change a journal line holds (this format or the earlier one), or undefined when it is not one. */

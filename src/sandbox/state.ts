@@ -162,6 +162,8 @@ export interface RequestBody {
   /** The request's time, as the emails' `createdAt`. */
   at: string;
   requestId: string | undefined;
+  /** The seed of its emails' ids (seeded-ids.ts). */
+  seed: string;
 }
 
 /**

@@ -99,8 +99,10 @@ describe('a request journaled as its body', () => {
     expect(lines.map((l) => l.t)).toEqual(['batch', 'send', 'e', 'e', 'e', 'e', 'e']);
     // The body as it came, its line feeds made spaces: the journal stays one line per record.
     expect(JSON.stringify(lines[0]!.body)).toBe(JSON.stringify(JSON.parse(bodies[0]![2])));
-    expect(lines[0]!.ids).toHaveLength(12);
-    expect((lines[0]!.ids as string[])[11]).toBe('');
+    // What the sandbox chose: the seed of the ids, and which emails made a contact (the fourth's address was known).
+    expect(lines[0]!.seed).toMatch(/^[0-9a-f]{32}$/);
+    expect(lines[0]!.c).toBe('1110');
+    expect(lines[1]!.c).toBe('1');
 
     const again = await Persistence.open(file, () => SandboxState.fresh(undefined), noError);
     expect(served(again.current)).toBe(served(p.current));
@@ -129,6 +131,24 @@ describe('a request journaled as its body', () => {
       { ...line, w: 5 },
     ];
     for (const d of damaged) expect(decodeLine(JSON.stringify(d)), JSON.stringify(d)).toBeUndefined();
+    // As written since: the seed the ids were drawn from, and which emails made a contact.
+    const { ids: _ids, ...rest } = line;
+    const seeded = { ...rest, seed: '0123456789abcdef0123456789abcdef', c: '10' };
+    const decoded = decodeLine(JSON.stringify(seeded));
+    expect(decoded).toMatchObject({ t: 'request', emails: [{ email: { id: expect.stringMatching(/^trs_[0-9A-Za-z]{20}$/), messageId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) }, contact: { id: expect.stringMatching(/^ctc_/) } }, { email: { to: 'bob@customer.test' } }] });
+    expect(decoded?.t === 'request' && decoded.emails[1]!.contact).toBe(undefined);
+    // The same seed, the same ids.
+    expect(JSON.stringify(decodeLine(JSON.stringify(seeded)))).toBe(JSON.stringify(decoded));
+    for (const d of [
+      { ...seeded, c: '1' },
+      { ...seeded, c: '12' },
+      { ...seeded, c: 10 },
+      { ...seeded, seed: '0123456789ABCDEF0123456789abcdef' },
+      { ...seeded, seed: '0123' },
+      { ...seeded, ids: line.ids },
+    ]) {
+      expect(decodeLine(JSON.stringify(d)), JSON.stringify(d)).toBeUndefined();
+    }
 
     const file = join(dir, 'state.json');
     const p = await Persistence.open(file, () => SandboxState.fresh('sk_live_damaged_request'), noError);
@@ -181,9 +201,47 @@ describe('a request journaled as its body', () => {
 });
 
 describe('data files of this version', () => {
-  // A sandbox of 2026-11-26 (requests kept as their bodies, other emails one line each, two
-  // workspaces) wrote these, then was killed with SIGKILL: test/fixtures/sandbox-data-v2.
-  test('a snapshot and a journal of request and email lines load whole', async () => {
+  // Sandboxes of 2026-11-26 (requests kept as their bodies, other emails one line each, two
+  // workspaces) wrote these, then were killed with SIGKILL: test/fixtures/sandbox-data-v3 (ids
+  // drawn from each request's seed), test/fixtures/sandbox-data-v2 (the ids listed, as written for
+  // an hour before the seed). The same requests in both.
+  test('a snapshot and a journal of request lines with seeds and email lines load whole: the ids drawn again are those the sandbox answered', async () => {
+    for (const name of ['state.json', 'state.json.journal-1']) await writeFile(join(dir, name), await readFile(new URL(`../fixtures/sandbox-data-v3/${name}`, import.meta.url)));
+    const p = await Persistence.open(join(dir, 'state.json'), () => SandboxState.fresh(undefined), noError);
+    left.push(p);
+    const state = p.current;
+    // As answered over HTTP when the fixture was made.
+    expect(state.emails.map((e) => [e.id, e.messageId, e.status, e.to, e.idempotencyKey])).toEqual([
+      ['trs_Zn0nWOhsE9OrOzSv16j3', '982bda91-907b-4c30-87c1-56f623e4b769', 'SENT', 'ada1@customer.test', 'order-1'],
+      ['trs_FcssXTGMSp53AhOrQUfw', 'ca7fba3d-dd4e-4ae3-92ff-fa9a4055958c', 'SENT', 'ada2@customer.test', 'order-2'],
+      ['trs_ZH9ISCKywozfU970EFk1', '50edeec9-32a4-48f1-8828-1b2b99221245', 'SCHEDULED', 'ada3@customer.test', 'order-3'],
+      ['trs_4LF56d3S4k2MLkFXfy9e', 'f9511afe-2d1d-47f8-b05b-50fcf2e0b64e', 'SENT', 'ada4@customer.test', undefined],
+      ['trs_MiwyAdfg6UrdIs3j2W0G', '0c79c49f-5eaa-4bb5-b770-aa6aa4619636', 'SENT', 'ada5@customer.test', 'order-5'],
+      ['trs_PxW9CrFypPBDLz0gUEMu', 'cf0d0c55-80c2-49bd-926d-296c55f0fe89', 'SENT', 'ada6@customer.test', undefined],
+      ['trs_WzmTlxsP1HWQNGemP3g0', 'a8cd4206-8ed6-418e-ad82-0b4122ada795', 'SENT', 'ADA1@customer.test', 'order-7'],
+      ['trs_xRv0hohlIJ993G41ROSw', '518be3b0-6c97-467a-b2a8-2be0eacc6751', 'SENT', 'ada2@customer.test', undefined],
+    ]);
+    expect(JSON.stringify(state.idempotency.get('order-1'))).toBe('{"id":"trs_Zn0nWOhsE9OrOzSv16j3","messageId":"982bda91-907b-4c30-87c1-56f623e4b769","status":"SENT","to":"ada1@customer.test","type":"raw","from":"shop@example.com","subject":"Grüße 🎉 order 1"}');
+    expect(JSON.stringify(state.idempotency.get('order-2'))).toBe('{"id":"trs_FcssXTGMSp53AhOrQUfw","messageId":"ca7fba3d-dd4e-4ae3-92ff-fa9a4055958c","status":"SENT","to":"ada2@customer.test","type":"raw","from":"Shop <shop@example.com>","subject":"Order 2","groupBy":"orders"}');
+    expect(state.emails[0]).toMatchObject({ from: 'Café Shop <shop@example.com>', fromName: 'Café Shop', contactProperties: { plan: 'pro', seats: 3 }, createdAt: '2026-11-26T09:46:29.040Z', requestId: 'req_Kq94k6cZSKtZxSfs' });
+    expect(state.emails[3]).toMatchObject({ text: 'Order 4 text\nline 2', settings: { trackClicks: false, trackOpens: true }, replyTo: 'help@example.com', previewText: 'your order' });
+    // The contact the first email made, then updated by the seventh (its line names it): the id drawn from the first request's seed.
+    expect([...state.contacts.values()].map((c) => [c.id, c.email, c.properties])).toEqual([
+      ['ctc_fkXQQSMuRYI0sTPMUGee', 'ada1@customer.test', { status: 'SUBSCRIBED', plan: 'team', seats: 3 }],
+      ['ctc_UHpFp53ZU1OfY2zDE4t5', 'ada2@customer.test', { status: 'SUBSCRIBED' }],
+      ['ctc_TfJTUAoKz5G0xh13rTEo', 'ada3@customer.test', { status: 'SUBSCRIBED' }],
+      ['ctc_Th3bZZ0VUqT7eHpw2QeJ', 'ada4@customer.test', { status: 'SUBSCRIBED' }],
+      ['ctc_yYpD9dwrmPmiPK0ifsCy', 'ada5@customer.test', { status: 'SUBSCRIBED' }],
+      ['ctc_KXHSh6BVW944qGsiWrUK', 'ada6@customer.test', { status: 'SUBSCRIBED' }],
+    ]);
+    expect(state.sentThisMonth).toEqual({ month: '2026-11', count: 8 });
+    expect(state.tally).toEqual({ SENT: { raw: 6, templated: 1 }, SCHEDULED: { raw: 1, templated: 0 } });
+    const [made] = p.workspaces;
+    expect(made!.emails.map((e) => [e.id, e.messageId])).toEqual([['trs_l3grZXUH3ccu5Pd84Orz', '33a9ee7c-587f-4431-8a06-b9e723fddd75']]);
+    expect([...made!.contacts.values()].map((c) => c.id)).toEqual(['ctc_ij7yjCNPfRaDa2kJtRl3']);
+  });
+
+  test('a snapshot and a journal of request lines listing their ids and email lines load whole', async () => {
     for (const name of ['state.json', 'state.json.journal-1']) await writeFile(join(dir, name), await readFile(new URL(`../fixtures/sandbox-data-v2/${name}`, import.meta.url)));
     const p = await Persistence.open(join(dir, 'state.json'), () => SandboxState.fresh(undefined), noError);
     left.push(p);
