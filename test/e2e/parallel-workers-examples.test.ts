@@ -42,15 +42,23 @@ describe(`the suites of ${PAGE}`, () => {
   test.concurrent('vitest: two files in two workers at once against one sandbox, each seeing only its own email', { timeout: 200_000 }, async () => {
     const dir = project('vitest-parallel', ['src/mailer.js', 'vitest.config.ts', 'test/global-setup.ts', 'test/sign-in.test.ts', 'test/sign-in-twice.test.ts'], ['vitest']);
     const report = join(dir, 'report.json');
-    const result = await run(dir, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/Test Files\s+2 passed \(2\)/);
-    expect(result.output).toMatch(/Tests\s+3 passed \(3\)/);
-    // The files ran at the same time (two workers), not one after the other.
-    const ran = (JSON.parse(readFileSync(report, 'utf8')) as { testResults: FileResult[] }).testResults;
-    expect(ran).toHaveLength(2);
-    const [a, b] = ran as [FileResult, FileResult];
-    expect(a.startTime < b.endTime && b.startTime < a.endTime, JSON.stringify(ran)).toBe(true);
+    // The point is the two files at the same time (two workers), not one after the other. On a busy
+    // machine the second worker can start after the first file ended: that run proves nothing
+    // either way, so the suite runs again (every run must pass), until one run shows the overlap.
+    const runs: FileResult[][] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await run(dir, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toMatch(/Test Files\s+2 passed \(2\)/);
+      expect(result.output).toMatch(/Tests\s+3 passed \(3\)/);
+      const ran = (JSON.parse(readFileSync(report, 'utf8')) as { testResults: FileResult[] }).testResults;
+      expect(ran).toHaveLength(2);
+      runs.push(ran);
+      const [a, b] = ran as [FileResult, FileResult];
+      if (a.startTime < b.endTime && b.startTime < a.endTime) break;
+    }
+    const [a, b] = runs.at(-1) as [FileResult, FileResult];
+    expect(a.startTime < b.endTime && b.startTime < a.endTime, JSON.stringify(runs)).toBe(true);
   });
 
   test.concurrent('jest (ES modules): the same suites in two workers pass, and jest finds no open handle', { timeout: 200_000 }, async () => {
