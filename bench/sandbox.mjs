@@ -2,7 +2,8 @@
 // benchmark would drive it. Run after `npm run build`:
 //   node bench/sandbox.mjs [seconds] [concurrency] [scheduled] [webhooks=N] [data] [plain]
 //                          [against=<checkout>] [vs-data] [rounds=N]
-// Prints emails accepted per second and whether the inbox holds exactly the accepted emails.
+// Prints emails accepted per second, the sandbox's CPU (user and system apart, from /proc) and
+// whether the inbox holds exactly the accepted emails.
 // `scheduled`: every email has a sendAt 1 to 25 hours ahead, so the run also shows whether a
 // growing set of scheduled emails (100,000 and more) slows the sandbox down. `webhooks=N`: N webhooks
 // (a receiver in another process) subscribe to CONTACT_CREATED, which every email fires. `data`: the
@@ -83,10 +84,11 @@ async function measure(sandboxBin, withData) {
 
   // The sandbox's own CPU time (Linux): on a shared machine wall-clock rates swing with the load,
   // emails per CPU-second of the sandbox do much less.
+  // User and system time apart (µs per email, printed with the medians): persistence shows in both.
   function cpuSeconds() {
     try {
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
+      return { user: Number(fields[11]) / 100, sys: Number(fields[12]) / 100 };
     } catch {
       return undefined;
     }
@@ -109,7 +111,10 @@ async function measure(sandboxBin, withData) {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = cpuBefore === undefined ? undefined : cpuSeconds() - cpuBefore;
+  const cpuAfter = cpuBefore === undefined ? undefined : cpuSeconds();
+  const user = cpuAfter === undefined ? undefined : cpuAfter.user - cpuBefore.user;
+  const sys = cpuAfter === undefined ? undefined : cpuAfter.sys - cpuBefore.sys;
+  const cpu = user === undefined ? undefined : user + sys;
 
   const inboxRes = await request(`${baseUrl}/_sandbox/emails?limit=0`, { dispatcher: agent });
   const { total } = await inboxRes.body.json();
@@ -119,7 +124,7 @@ async function measure(sandboxBin, withData) {
   receiver?.kill();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   await agent.close();
-  return { rate: accepted / elapsed, cpu, accepted, failed, requests, elapsed, total, ok: total === accepted && failed === 0 };
+  return { rate: accepted / elapsed, cpu, user, sys, accepted, failed, requests, elapsed, total, ok: total === accepted && failed === 0 };
 }
 
 const describe = (withData) => `${scheduled ? ', every email scheduled' : ''}${withData ? ', --data' : ''}${plain ? ', plain html' : ''}${webhooks ? `, ${webhooks} webhooks on CONTACT_CREATED` : ''}`;
@@ -135,7 +140,7 @@ if (against === undefined && !vsData) {
   const r = await measure(bin, data);
   console.log(`sandbox bench: ${r.requests} batch requests of 50, concurrency ${concurrency}, ${r.elapsed.toFixed(2)} s${describe(data)}`);
   console.log(`  emails accepted/s : ${Math.round(r.rate)} (target ${TARGET}; ratio ${(r.rate / TARGET).toFixed(2)}x)`);
-  if (r.cpu) console.log(`  sandbox CPU       : ${r.cpu.toFixed(2)} s, ${perCpu(r)} emails per CPU-second`);
+  if (r.cpu) console.log(`  sandbox CPU       : ${r.cpu.toFixed(2)} s, ${perCpu(r)} emails per CPU-second (${((r.user / r.accepted) * 1e6).toFixed(2)} µs user + ${((r.sys / r.accepted) * 1e6).toFixed(2)} µs system per email)`);
   console.log(`  failed entries    : ${r.failed}`);
   console.log(`  inbox == accepted : ${r.ok} (inbox ${r.total}, accepted ${r.accepted})`);
   process.exitCode = r.ok ? 0 : 1;
@@ -165,7 +170,14 @@ if (against === undefined && !vsData) {
   }
   const [ma, mb] = sides.map((s) => median(s.runs.map((r) => r.rate)));
   const [ca, cb] = sides.map((s) => median(s.runs.map(perCpu)));
+  const split = (s) => {
+    const runs = s.runs.filter((r) => r.user !== undefined);
+    if (runs.length === 0) return 'n/a';
+    const us = (f) => median(runs.map((r) => (f(r) / r.accepted) * 1e6)).toFixed(2);
+    return `${us((r) => r.user)} µs user + ${us((r) => r.sys)} µs system per email`;
+  };
   console.log(`  medians: A ${Math.round(ma)}/s, B ${Math.round(mb)}/s: A/B ${(ma / mb).toFixed(2)}x; per CPU-second A ${ca}, B ${cb}: ${(ca / cb).toFixed(2)}x`);
+  console.log(`  CPU split: A ${split(sides[0])}; B ${split(sides[1])}`);
   console.log(`  inbox == accepted in every run: ${ok}`);
   process.exitCode = ok ? 0 : 1;
 }
