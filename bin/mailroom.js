@@ -183,9 +183,9 @@ function onlyMine(path) {
 /** Writes the cache whole (by rename) and removes this command's caches of other builds; a failure is no error. */
 function saveCache(dir, cacheFile, prefix, script) {
   const fs = require('node:fs');
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const tmp = `${cacheFile}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
     fs.renameSync(tmp, cacheFile);
     for (const name of fs.readdirSync(dir)) {
@@ -193,10 +193,15 @@ function saveCache(dir, cacheFile, prefix, script) {
     }
   } catch {
     // A read-only or full disk: the next run compiles, as this one did.
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // Nothing was written.
+    }
   }
 }
 
-module.exports = { answerFromCatalog, fastBundle, cacheDir };
+module.exports = { answerFromCatalog, fastBundle };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
