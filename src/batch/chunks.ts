@@ -25,7 +25,6 @@ export interface ChunkOptions {
   onDuplicate: (index: number, line: number, of: number) => void;
   onInvalid: (e: InvalidEntry) => void;
   prepare: (item: InputItem, index: number) => PreparedEntry | Promise<PreparedEntry>;
-  keepHeap: () => void;
   /**
    * A new run's first request, before it is sent: writes its checkpoint (`publish`) or throws the
    * refusal (first-request-claim.ts); `digestAt` is the running hash after each entry before it.
@@ -96,7 +95,6 @@ export async function* chunkEntries(items: AsyncIterable<InputItem> & Pick<Group
     index = c.summary.total;
     c.summary.total += 1;
     if ((index & 63) === 0) {
-      c.keepHeap();
       const waiting = c.outputsDrained?.();
       if (waiting) await waiting;
     }

@@ -178,6 +178,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
   let journal: Journal | undefined;
   let newJournalLock: JournalLock | undefined;
   let closeInput: (() => Promise<void>) | undefined;
+  let stopKeepingHeap: (() => void) | undefined;
   try {
     if (resuming) {
       const loaded = await loadJournal(resumePath, (record) => {
@@ -243,7 +244,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
       if (state === DONE_OK) summary.skipped += 1;
       else summary.failed += 1;
     };
-    const keepHeap = heapKeeper();
+    stopKeepingHeap = heapKeeper();
     // Stdin cannot be fingerprinted before it is read: each entry's hash goes in the journal instead.
     const hashing = source.path === undefined || (resuming && header?.fingerprint === null);
     const chunks = chunkEntries(input.items, {
@@ -264,7 +265,6 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
             return withRaw(prepareEntry(item, index, o.defaults, keyFor, now), item.raw);
           }
         : (item, index) => prepareEntry(item, index, o.defaults, keyFor, now),
-      keepHeap,
       outputsDrained,
       ...(claims && journal
         ? {
@@ -315,6 +315,7 @@ async function runUnlocked(ctx: BatchEnv, o: BatchRunOptions, targets: OutputTar
     // A run that stopped early (Ctrl-C, a fatal error, a refused resume) leaves the input part-read:
     // its file is closed now, not when the garbage collector finds the handle.
     await closeInput?.().catch(() => undefined);
+    stopKeepingHeap?.();
     markFinished(journal, summary);
     if (refused !== undefined) {
       // As a refusal before reading: --report and --failed as they were.
