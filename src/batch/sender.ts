@@ -209,8 +209,10 @@ export class BatchSender {
       }
       await this.waitForPause();
       let answer: Pick<BatchResult, 'successful' | 'failed'>;
+      let emails: EmailRequest[];
       try {
-        answer = await this.opts.send(pending.map((e) => e.email), triesAfterAbort > 0 ? undefined : this.stopSending);
+        emails = pending.map((e) => e.email);
+        answer = await this.opts.send(emails, triesAfterAbort > 0 ? undefined : this.stopSending);
       } catch (err) {
         // The run stopped while the request waited for its pacing slot: it was never sent (a request
         // in flight gets no signal, so this is the only AbortedError here).
@@ -279,13 +281,14 @@ export class BatchSender {
       this.consecutiveFailures = 0;
       this.lastSuccessAt = this.clock.now();
       this.anySuccess = true;
-      const emails = pending.map((e) => e.email);
       const matched = matchBatch(emails, answer);
       for (const { pos, result } of matched.successful) events.sent(pending[pos]!, result);
       for (const { pos, result, other } of matched.conflicts) {
         const key = pending[pos]!.email.idempotencyKey ?? '';
         events.rejected(pending[pos]!, { error: new IdempotencyConflictError(key, result, other, CONFLICT_HINT).message });
       }
+      // Every entry answered, as almost every answer does: nothing to send again.
+      if (matched.unknown.length === 0 && matched.failed.length === 0) return;
       const again = [...matched.unknown];
       for (const pos of matched.unknown) mayHaveReached.add(pending[pos]!);
       for (const { pos, failure } of matched.failed) {
