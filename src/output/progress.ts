@@ -125,7 +125,9 @@ export const LINE_AT_LEAST_MS = 5 * 60_000;
  * gets its line.
  */
 export function createProgressLines(io: IO, pace: Clock = realClock): ProgressView {
-  let latest: { p: BatchProgress; final: boolean } | undefined;
+  // The run's progress object (updated in place) and whether it is the last: two fields, not an object per update (one per entry).
+  let latest: BatchProgress | undefined;
+  let latestFinal = false;
   let startedAt: number | undefined;
   let lastAt: number | undefined;
   let lastPercent = 0;
@@ -135,14 +137,14 @@ export function createProgressLines(io: IO, pace: Clock = realClock): ProgressVi
     const since = now - (lastAt ?? startedAt ?? now);
     if (since < LINE_EVERY_MS) return;
     // Timed by this view's clock from the first update, so a test's clock paces the lines and their figures alike.
-    const m = measure(latest.p, latest.final, now, startedAt);
+    const m = measure(latest, latestFinal, now, startedAt);
     if (m.known && m.percent - lastPercent < LINE_EVERY_PERCENT && since < LINE_AT_LEAST_MS) return;
     lastAt = now;
     lastPercent = m.percent;
-    const { p } = latest;
+    const p = latest;
     const skipped = p.skipped ? `, ${figure(p.skipped)} skipped` : '';
     const settled = figure(p.sent + p.failed + p.skipped);
-    const where = m.known ? `${m.percent}% (${settled} of ${latest.final ? figure(p.read) : `about ${figure(estimateTotal(p))}`})` : `${settled} so far`;
+    const where = m.known ? `${m.percent}% (${settled} of ${latestFinal ? figure(p.read) : `about ${figure(estimateTotal(p))}`})` : `${settled} so far`;
     const eta = m.known && m.eta !== undefined ? `, ETA ${duration(m.eta)}` : '';
     io.err.write(`batch: ${where}: ${figure(p.sent)} sent, ${figure(p.failed)} failed${skipped}, ${figure(m.rate)}/s${eta}, ${duration(m.seconds)} elapsed\n`);
   };
@@ -150,7 +152,8 @@ export function createProgressLines(io: IO, pace: Clock = realClock): ProgressVi
   return {
     update(p, final = false) {
       startedAt ??= pace.now();
-      latest = { p, final };
+      latest = p;
+      latestFinal = final;
       check();
     },
     stop() {
