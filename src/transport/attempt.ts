@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import request from 'undici/lib/api/api-request.js';
+import { parseHeaders } from 'undici/lib/core/util.js';
 import { MailroomError, mayHaveBeenSent } from '../errors.js';
 import { AbortedError, ConnectionError, failedBeforeSending, TimeoutError } from './http-errors.js';
 
@@ -45,18 +45,7 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const exchange = (async () => {
-      const res = await request.call(input.dispatcher, {
-        origin,
-        path: `${input.url.pathname}${input.url.search}`,
-        method: input.method,
-        headers: input.headers,
-        body: input.body,
-        signal,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    })();
+    const exchange = dispatchOnce(input.dispatcher, { origin, path: `${input.url.pathname}${input.url.search}`, method: input.method, headers: input.headers, body: input.body }, signal);
     exchange.catch(() => undefined);
     return await Promise.race([exchange, aborted]);
   } catch (err) {
@@ -65,6 +54,57 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
     clearTimeout(timeout);
     stopWaiting?.();
   }
+}
+
+/**
+ * One request through the dispatcher, its answer collected whole. undici's request API would wrap
+ * each answer in a stream (and an async resource, and a listener) only to read it to its end here;
+ * a batch makes hundreds of requests. The body is decoded as undici's `text()` does: UTF-8, a
+ * leading byte order mark dropped.
+ */
+function dispatchOnce(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let abort: ((reason: unknown) => void) | undefined;
+    const onAbort = () => abort?.(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let status = 0;
+    let headers: RawResponse['headers'] = {};
+    const chunks: Buffer[] = [];
+    const done = () => signal.removeEventListener('abort', onAbort);
+    const handler = {
+      onConnect(abortRequest: (reason: unknown) => void) {
+        if (signal.aborted) abortRequest(signal.reason);
+        else abort = abortRequest;
+      },
+      onHeaders(statusCode: number, rawHeaders: Buffer[]) {
+        // 1xx answers (100 Continue) are not the answer.
+        if (statusCode >= 200) {
+          status = statusCode;
+          headers = parseHeaders(rawHeaders);
+        }
+        return true;
+      },
+      onData(chunk: Buffer) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        done();
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
+      },
+      onError(err: unknown) {
+        done();
+        reject(err);
+      },
+    };
+    try {
+      dispatcher.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler);
+    } catch (err) {
+      done();
+      reject(err);
+    }
+  });
 }
 
 function failure(err: unknown, input: AttemptInput, origin: string, timedOut: boolean): MailroomError {

@@ -11,3 +11,8 @@ declare module 'undici/lib/dispatcher/agent.js' {
   export = Agent;
 }
 
+
+declare module 'undici/lib/core/util.js' {
+  /** Raw header name/value pairs, as a dispatch handler's onHeaders gets them, to an object (lower-cased names, repeats as arrays). */
+  export function parseHeaders(headers: Array<Buffer | string>): Record<string, string | string[]>;
+}
