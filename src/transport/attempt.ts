@@ -33,27 +33,24 @@ const REFUSED_LOCALLY = /^(UND_ERR_INVALID_ARG|UND_ERR_NOT_SUPPORTED|ERR_INVALID
  * connection, a DNS or TLS failure, a connect timeout, undici refusing the request itself.
  */
 export async function attempt(input: AttemptInput): Promise<RawResponse> {
-  const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new Error('timeout')), input.timeoutMs);
-  const signal = input.signal ? AbortSignal.any([input.signal, timer.signal]) : timer.signal;
   const origin = input.url.origin;
-  // undici only acts on an abort once connected; a proxy stuck in CONNECT would never time out.
-  let stopWaiting: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    stopWaiting = () => signal.removeEventListener('abort', onAbort);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  let timedOut = false;
   try {
-    const exchange = dispatchOnce(input.dispatcher, { origin, path: `${input.url.pathname}${input.url.search}`, method: input.method, headers: input.headers, body: input.body }, signal);
-    exchange.catch(() => undefined);
-    return await Promise.race([exchange, aborted]);
+    return await dispatchOnce(
+      input.dispatcher,
+      { origin, path: `${input.url.pathname}${input.url.search}`, method: input.method, headers: input.headers, body: input.body },
+      { timeoutMs: input.timeoutMs, signal: input.signal, onTimeout: () => (timedOut = true) },
+    );
   } catch (err) {
-    throw failure(err, input, origin, timer.signal.aborted);
-  } finally {
-    clearTimeout(timeout);
-    stopWaiting?.();
+    throw failure(err, input, origin, timedOut);
   }
+}
+
+interface Deadline {
+  timeoutMs: number;
+  /** Ctrl-C, or the caller's own stop. */
+  signal?: AbortSignal;
+  onTimeout: () => void;
 }
 
 /**
@@ -61,20 +58,46 @@ export async function attempt(input: AttemptInput): Promise<RawResponse> {
  * each answer in a stream (and an async resource, and a listener) only to read it to its end here;
  * a batch makes hundreds of requests. The body is decoded as undici's `text()` does: UTF-8, a
  * leading byte order mark dropped.
+ *
+ * It ends at the deadline or when `signal` aborts, at once, whether or not the request was
+ * connected (undici acts on an abort only once connected: a proxy stuck in CONNECT would never time
+ * out), and the request is aborted too as soon as undici offers to.
  */
-function dispatchOnce(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<RawResponse> {
+function dispatchOnce(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, deadline: Deadline): Promise<RawResponse> {
+  const { signal } = deadline;
   return new Promise((resolve, reject) => {
-    let abort: ((reason: unknown) => void) | undefined;
-    const onAbort = () => abort?.(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let stopped: { reason: unknown } | undefined;
+    let abortRequest: ((reason: unknown) => void) | undefined;
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const stop = (reason: unknown) => {
+      if (settled) return;
+      settle();
+      stopped = { reason };
+      abortRequest?.(reason);
+      reject(reason);
+    };
+    const onAbort = () => stop(signal!.reason);
+    const timer = setTimeout(() => {
+      deadline.onTimeout();
+      stop(new Error('timeout'));
+    }, deadline.timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
     let status = 0;
     let headers: RawResponse['headers'] = {};
     const chunks: Buffer[] = [];
-    const done = () => signal.removeEventListener('abort', onAbort);
     const handler = {
-      onConnect(abortRequest: (reason: unknown) => void) {
-        if (signal.aborted) abortRequest(signal.reason);
-        else abort = abortRequest;
+      onConnect(abort: (reason: unknown) => void) {
+        if (stopped) abort(stopped.reason);
+        else abortRequest = abort;
       },
       onHeaders(statusCode: number, rawHeaders: Buffer[]) {
         // 1xx answers (100 Continue) are not the answer.
@@ -89,19 +112,22 @@ function dispatchOnce(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, 
         return true;
       },
       onComplete() {
-        done();
+        if (settled) return;
+        settle();
         const text = Buffer.concat(chunks).toString('utf8');
         resolve({ status, headers, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
       },
       onError(err: unknown) {
-        done();
+        if (settled) return;
+        settle();
         reject(err);
       },
     };
     try {
       dispatcher.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler);
     } catch (err) {
-      done();
+      if (settled) return;
+      settle();
       reject(err);
     }
   });
