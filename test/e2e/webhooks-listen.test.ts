@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,9 @@ describe('webhooks listen: stopping', () => {
     const listen = start([]);
     const url = await listen.ready;
     listen.child.stdout.destroy();
+    // Gone only once closed: before that, on a busy machine, the line below could still land in the
+    // pipe (and the listener rightly keep listening, as `yes` does until its next write fails).
+    await once(listen.child.stdout, 'close');
     // The delivery's line is the first write after the reader left: it fails, and the listener stops.
     await fetch(url, { method: 'POST', body, headers: { 'x-smashsend-signature': signature } }).catch(() => undefined);
     expect(await listen.exited).toBe(0);
