@@ -6,6 +6,42 @@
  */
 export type Grouped<T> = AsyncGenerator<T> & { groups?: () => AsyncGenerator<T[]> };
 
+/** A reader of text a piece at a time: what each piece completes goes into `out`; `finish` adds what the end completes. */
+export interface PieceReader<T> {
+  take(piece: string, out: T[]): void;
+  finish(out: T[]): void;
+}
+
+/**
+ * A reader's items, grouped by the piece of input that completed them. When the read fails (a
+ * piece the reader refuses, the source's own error), the items it completed before come first,
+ * as they would one by one, then the error as `located` words it.
+ */
+export function readInGroups<T>(pieces: AsyncIterable<string>, reader: PieceReader<T>, located: (err: unknown) => unknown): Grouped<T> {
+  async function* groups(): AsyncGenerator<T[]> {
+    let out: T[] = [];
+    try {
+      for await (const piece of pieces) {
+        reader.take(piece, out);
+        if (out.length > 0) {
+          yield out;
+          out = [];
+        }
+      }
+      reader.finish(out);
+      if (out.length > 0) yield out;
+    } catch (err) {
+      if (out.length > 0) {
+        const before = out;
+        out = [];
+        yield before;
+      }
+      throw located(err);
+    }
+  }
+  return inGroups(groups());
+}
+
 /** Items of groups, one at a time, that also offer the groups themselves. */
 export function inGroups<T>(groups: AsyncGenerator<T[]>): Grouped<T> {
   async function* ones(): AsyncGenerator<T> {

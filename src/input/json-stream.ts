@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { isStringifiedForm } from './canonical-json.js';
-import { inGroups, type Grouped } from './item-groups.js';
+import { readInGroups, type Grouped } from './item-groups.js';
 import { locateJsonError } from './json-text.js';
 import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 
@@ -263,30 +263,8 @@ export class JsonArrayScanner {
  * `label`, the input, first. The items of each piece read come as a group too (item-groups.ts).
  */
 export function readJsonItems(chunks: AsyncIterable<string>, label?: string, ndjsonHint?: string): Grouped<InputItem> {
-  return inGroups(readJsonGroups(chunks, label, ndjsonHint));
-}
-
-async function* readJsonGroups(chunks: AsyncIterable<string>, label?: string, ndjsonHint?: string): AsyncGenerator<InputItem[]> {
   const scanner = new JsonArrayScanner(ndjsonHint);
-  let out: InputItem[] = [];
-  try {
-    for await (const chunk of chunks) {
-      scanner.push(chunk, out);
-      if (out.length > 0) {
-        yield out;
-        out = [];
-      }
-    }
-    scanner.finish();
-  } catch (err) {
-    // The elements before the one that stopped the read go first, as they would one by one.
-    if (out.length > 0) {
-      const before = out;
-      out = [];
-      yield before;
-    }
-    throw locatedError(err, label);
-  }
+  return readInGroups(chunks, { take: (chunk, out) => scanner.push(chunk, out), finish: () => scanner.finish() }, (err) => locatedError(err, label));
 }
 
 function parseElement(text: string, line: number, column: number): InputItem {

@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
 import { isStringifiedForm } from './canonical-json.js';
 import { locateJsonError } from './json-text.js';
-import { inGroups, type Grouped } from './item-groups.js';
+import { readInGroups, type Grouped, type PieceReader } from './item-groups.js';
 import type { InputItem } from './json-stream.js';
 import { INPUT_LIMIT, locatedError, sizeWords } from './text.js';
 
@@ -14,16 +14,11 @@ const tooLong = (line: number) => usageError(`line ${line}: longer than ${sizeWo
  * (item-groups.ts).
  */
 export function readNdjsonItems(chunks: AsyncIterable<string>, label?: string): Grouped<InputItem> {
-  return inGroups(readNdjsonGroups(chunks, label));
-}
-
-async function* readNdjsonGroups(chunks: AsyncIterable<string>, label?: string): AsyncGenerator<InputItem[]> {
-  let out: InputItem[] = [];
-  try {
-    let rest = '';
-    let line = 0;
-    for await (const chunk of chunks) {
-      let text = rest + chunk;
+  let rest = '';
+  let line = 0;
+  const lines: PieceReader<InputItem> = {
+    take(chunk, out) {
+      const text = rest + chunk;
       let start = 0;
       let nl = text.indexOf('\n', start);
       while (nl !== -1) {
@@ -35,26 +30,14 @@ async function* readNdjsonGroups(chunks: AsyncIterable<string>, label?: string):
         nl = text.indexOf('\n', start);
       }
       rest = text.slice(start);
-      text = '';
       if (rest.length > INPUT_LIMIT) throw tooLong(line + 1);
-      if (out.length > 0) {
-        yield out;
-        out = [];
-      }
-    }
-    if (rest !== '') {
-      const item = parseLine(rest, line + 1);
-      if (item) yield [item];
-    }
-  } catch (err) {
-    // The lines before the one that stopped the read go first, as they would one by one.
-    if (out.length > 0) {
-      const before = out;
-      out = [];
-      yield before;
-    }
-    throw locatedError(err, label);
-  }
+    },
+    finish(out) {
+      const item = rest === '' ? undefined : parseLine(rest, line + 1);
+      if (item) out.push(item);
+    },
+  };
+  return readInGroups(chunks, lines, (err) => locatedError(err, label));
 }
 
 function parseLine(raw: string, line: number): InputItem | undefined {
