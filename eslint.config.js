@@ -41,7 +41,7 @@ export default tseslint.config(
     // file `webhooks listen --write-env` writes for the app; the React compile step writes a
     // temporary module.
     files: ['src/**/*.ts'],
-    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/journal.ts', 'src/render/react-email.ts', 'src/webhook/token-env-file.ts', 'src/config/sandbox-address.ts'],
+    ignores: ['src/output/files.ts', 'src/config/store.ts', 'src/sandbox/persistence.ts', 'src/sandbox/durable-log.ts', 'src/render/react-email.ts', 'src/webhook/token-env-file.ts', 'src/config/sandbox-address.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,4 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, fdatasync, open as openFile, writeSync, writevSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 interface Waiter {
@@ -19,9 +20,14 @@ const MAX_SYNCS_IN_FLIGHT = 4;
  * one and all of the next. A flush covers every write that ended before it began; `durable()`
  * resolves once every line appended so far is covered by a flush that ended. After a failed write
  * or flush the journal refuses everything: a torn line may end the file, and nothing may follow it.
+ *
+ * The write itself is synchronous: it only copies the lines into the page cache (tens of
+ * microseconds for a turn's requests), while a write through the thread pool came back up to a
+ * millisecond later on a busy machine, and every answer of the turn waited for it. The flush, the
+ * part that waits for the disk, runs in the thread pool.
  */
 export class Journal {
-  private fd: FileHandle | undefined;
+  private fd: number | undefined;
   private pending: (string | readonly (string | Buffer)[])[] = [];
   private appended = 0;
   private synced = 0;
@@ -59,8 +65,9 @@ export class Journal {
     this.closing ??= (async () => {
       await this.durable().catch(() => undefined);
       while (this.syncs.size > 0) await Promise.allSettled([...this.syncs]);
-      await this.fd?.close();
+      const fd = this.fd;
       this.fd = undefined;
+      if (fd !== undefined) await new Promise<void>((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
     })();
     return this.closing;
   }
@@ -82,11 +89,11 @@ export class Journal {
         const lines = this.pending;
         const upTo = this.appended;
         this.pending = [];
-        if (!this.fd) {
-          this.fd = await open(this.file, 'a', 0o600);
+        if (this.fd === undefined) {
+          this.fd = await new Promise<number>((resolve, reject) => openFile(this.file, 'a', 0o600, (err, fd) => (err ? reject(err) : resolve(fd))));
           await syncDirectory(dirname(this.file));
         }
-        await appendAll(this.fd, bytesOf(lines));
+        appendAll(this.fd, bytesOf(lines));
         this.flush(this.fd, upTo);
       }
     } catch (err) {
@@ -97,8 +104,8 @@ export class Journal {
   }
 
   /** A flush of every write so far: the lines up to `upTo` are durable once it ends. */
-  private flush(fd: FileHandle, upTo: number): void {
-    const sync: Promise<void> = fd.datasync().then(
+  private flush(fd: number, upTo: number): void {
+    const sync: Promise<void> = new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve()))).then(
       () => {
         this.syncs.delete(sync);
         if (this.failure) return;
@@ -148,11 +155,13 @@ function bytesOf(lines: readonly (string | readonly (string | Buffer)[])[]): Buf
 }
 
 /** Appends every byte of `buffers` (a short write goes on from where it stopped). */
-async function appendAll(fd: FileHandle, buffers: Buffer[]): Promise<void> {
+function appendAll(fd: number, buffers: Buffer[]): void {
   let total = 0;
   for (const b of buffers) total += b.length;
-  const { bytesWritten } = await fd.writev(buffers);
-  if (bytesWritten < total) await fd.appendFile(Buffer.concat(buffers, total).subarray(bytesWritten));
+  let written = writevSync(fd, buffers);
+  if (written === total) return;
+  const rest = Buffer.concat(buffers, total);
+  while (written < total) written += writeSync(fd, rest, written, total - written);
 }
 
 /** Makes a file's creation or a rename in `dir` durable. */
