@@ -561,6 +561,35 @@ describe('help and version from dist/help.json (bin/mailroom.js answers without 
       }
     });
 
+    it("writes to a pipe or /dev/null without making process.stdout: Node's stream modules load no more than for `node -e 0`", () => {
+      // Node's own modules, listed at exit (writing with fs, which makes no stream).
+      const probe = join(dir, 'stream-modules.cjs');
+      writeFileSync(probe, "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(process.moduleLoadList.filter((m) => /^NativeModule (net|tty|stream|internal\\/streams\\/|internal\\/fs\\/sync_write_stream)/.test(m)))));\n");
+      const loadedBy = (args: string[], stdout: 'pipe' | 'ignore') => {
+        const r = spawnSync(process.execPath, ['-r', probe, ...args], { env, stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8' });
+        expect(r.status, args.join(' ')).toBe(0);
+        return { modules: JSON.parse(r.stderr) as string[], stdout: r.stdout };
+      };
+      const bare = loadedBy(['-e', '0'], 'ignore').modules;
+      for (const stdout of ['pipe', 'ignore'] as const) {
+        for (const args of [['--help'], ['--version'], ['help', 'environment']]) {
+          const run = loadedBy([bin, ...args], stdout);
+          expect(run.modules, `${args.join(' ')} (stdout ${stdout})`).toEqual(bare);
+          if (stdout === 'pipe') expect(run.stdout).toBe(node(MAIN, args).stdout);
+        }
+      }
+    });
+
+    it('a pipe left non-blocking by the process before and full: the rest of the screen waits for the reader, none of it lost', () => {
+      // Perl (Essential in Debian) sets O_NONBLOCK on the pipe, fills it (64 KiB), then becomes the
+      // launcher; the reader starts late. Node's own spawn would hand the child a blocking pipe.
+      const fill = 'use Fcntl; fcntl(STDOUT, F_SETFL, fcntl(STDOUT, F_GETFL, 0) | O_NONBLOCK) or die; syswrite(STDOUT, "x" x 65536) == 65536 or die "short"; exec @ARGV';
+      const r = spawnSync('bash', ['-c', `perl -e "$FILL" '${process.execPath}' '${bin}' --help | (sleep 0.5; cat); exit "\${PIPESTATUS[0]}"`], { env: { ...env, FILL: fill }, encoding: 'utf8', maxBuffer: 1 << 20 });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe('x'.repeat(65536) + catalog.screens['--help']!.out);
+    });
+
     it('hands anything else to dist/main.js (a plain check to dist/fast/check.js): options before --help, unknown commands, a bare group', async () => {
       const cases = [['--json', '--help'], ['chek', '--help'], ['help', 'chek'], ['keys', 'nosuch'], ['check'], ['send', '--to', 'a@example.com', '--help'], ['--version', '--help']];
       const runs = await Promise.all(cases.map((args) => nodeAsync(bin, args)));
