@@ -4,11 +4,8 @@ import type { InvalidEntry, PreparedEntry, ValidEntry } from '../input/entries.j
 import { groupsOf, type Grouped } from '../input/item-groups.js';
 import type { InputItem } from '../input/json-stream.js';
 import { inputHash, type DoneSet } from './done-set.js';
-import { PREFIX_LIMIT, prefixDigest, type CheckpointRecord, type Journal } from './journal.js';
+import { HOLD_LIMIT, PREFIX_LIMIT, prefixDigest, type CheckpointRecord, type Journal } from './journal.js';
 import type { BatchSummary } from './run-options.js';
-
-/** Entries before a new run's first request whose running hash is kept to compare other runs' first requests with. */
-const HOLD_LIMIT = 10_000;
 
 export interface ChunkOptions {
   /** The refusal of a resume whose input is not its run's. */

@@ -69,6 +69,13 @@ export interface CheckpointRecord {
 /** Entries of a first request whose running hash its checkpoint lists (a request holds at most 50 valid ones). */
 export const PREFIX_LIMIT = 1000;
 
+/**
+ * How far into its input a new run's first request may reach and still be compared with earlier
+ * runs' first requests: same-entries.ts holds entries back at most this far while the comparison
+ * is undecided, and chunks.ts keeps the running hash after each entry up to here.
+ */
+export const HOLD_LIMIT = 10_000;
+
 /** A checkpoint's hash (32 hex digits) shortened for the prefix list: its first 12 bytes, base64url. */
 export const prefixDigest = (sha: string): string => Buffer.from(sha.slice(0, 24), 'hex').toString('base64url');
 

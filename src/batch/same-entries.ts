@@ -8,7 +8,7 @@ import { count, figure } from '../plural.js';
 import { entryText, ownKey } from './chunks.js';
 import { DONE_FAILED, DONE_OK, DoneSet } from './done-set.js';
 import { firstRequestsOf, sameMomentRefusal, type FirstRequest } from './earlier-runs.js';
-import { prefixDigest, type ApiIdentity } from './journal.js';
+import { HOLD_LIMIT, prefixDigest, type ApiIdentity } from './journal.js';
 import { loadJournal, type LoadedJournal } from './journal-read.js';
 import type { BatchWording } from './wording.js';
 
@@ -16,9 +16,6 @@ import type { BatchWording } from './wording.js';
 // by the checkpoint hash that run's journal wrote before that request: whatever the input's bytes,
 // name or source (a copy, CRLF line ends, entries appended, piped stdin), the same entries in the
 // same order are the same emails, and a new run would send them again under new keys.
-
-/** Entries held back at most while the comparison is undecided (an earlier run's first request reached no further). */
-export const HOLD_LIMIT = 10_000;
 
 export interface SameEntriesCheck {
   /** The state directory's journals. */
