@@ -11,6 +11,11 @@ function unauthorized(scope: AuthScope, what: string): HttpError {
   return new HttpError(401, message, {}, { 'www-authenticate': 'Bearer' });
 }
 
+/** The 401 of a key the sandbox does not know (never issued, deleted, or of a deleted workspace). */
+export function unknownKey(scope: AuthScope): HttpError {
+  return unauthorized(scope, 'Invalid API key');
+}
+
 /** The secret of a well-formed `Authorization: Bearer <secret>` header, else undefined. */
 export function bearerSecret(header: string | undefined): string | undefined {
   return header === undefined ? undefined : BEARER.exec(header)?.[1];
@@ -22,7 +27,7 @@ export function authenticate<T extends { key: StoredKey }>(keyOf: (secret: strin
   const match = BEARER.exec(header);
   if (!match) throw unauthorized(scope, 'Malformed Authorization header (expected "Bearer <API_KEY>")');
   const found = keyOf(match[1]!);
-  if (!found) throw unauthorized(scope, 'Invalid API key');
+  if (!found) throw unknownKey(scope);
   return found;
 }
 

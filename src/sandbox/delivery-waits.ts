@@ -1,7 +1,7 @@
 import type { Deliverer } from './deliveries.js';
 import { HttpError } from './http-errors.js';
 import type { SandboxState } from './state.js';
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS, one, whole, type Query } from './waiters.js';
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, endedBy, one, whole, type Query, type WaitsEnd } from './waiters.js';
 
 /** What `GET /_sandbox/deliveries/wait` waits for: `count` attempts recorded, or none pending (`idle`). */
 export interface DeliveryWait {
@@ -16,10 +16,11 @@ export function parseDeliveryWait(query: Query): DeliveryWait {
   return { count: whole(query, 'count', 1, 10_000, 1), idle: idle !== undefined, timeoutMs: whole(query, 'timeoutMs', 0, MAX_WAIT_MS, DEFAULT_WAIT_MS) };
 }
 
-/** `closed`: the wait ended because the sandbox is closing. */
+/** `closed`: the wait ended because the sandbox is closing; `deleted`: because its workspace was deleted. */
 export interface DeliveryWaitOutcome {
   timedOut: boolean;
   closed?: true;
+  deleted?: true;
 }
 
 /**
@@ -28,7 +29,7 @@ export interface DeliveryWaitOutcome {
  */
 export class DeliveryWaits {
   private readonly waiting = new Set<() => void>();
-  private closed = false;
+  private ended: WaitsEnd | undefined;
 
   constructor(
     private readonly state: SandboxState,
@@ -36,7 +37,7 @@ export class DeliveryWaits {
   ) {}
 
   wait(wanted: DeliveryWait, signal?: AbortSignal): Promise<DeliveryWaitOutcome> {
-    if (this.closed) return Promise.resolve({ timedOut: true, closed: true });
+    if (this.ended) return Promise.resolve({ timedOut: true, ...endedBy(this.ended) });
     return new Promise((resolve) => {
       let done = false;
       const finish = (timedOut: boolean) => {
@@ -45,10 +46,10 @@ export class DeliveryWaits {
         clearTimeout(timer);
         signal?.removeEventListener('abort', abort);
         this.waiting.delete(check);
-        resolve(this.closed ? { timedOut, closed: true } : { timedOut });
+        resolve(this.ended ? { timedOut, ...endedBy(this.ended) } : { timedOut });
       };
       const check = () => {
-        if (this.closed) finish(true);
+        if (this.ended) finish(true);
         else if (!wanted.idle && this.state.deliveries.length >= wanted.count) finish(false);
       };
       const abort = () => finish(true);
@@ -65,9 +66,9 @@ export class DeliveryWaits {
     for (const check of [...this.waiting]) check();
   }
 
-  /** The sandbox is closing: every wait ends now, as timed out. */
-  close(): void {
-    this.closed = true;
+  /** The sandbox is closing, or the workspace was deleted: every wait ends now, as timed out, saying why. */
+  close(why: WaitsEnd = 'closed'): void {
+    this.ended ??= why;
     this.recorded();
   }
 }

@@ -38,7 +38,7 @@ export interface RunningSandbox {
   apiKey: string;
   workspaceId: string;
   /** One call to the sandbox's own routes in-process (no socket): the library's inspection and control. */
-  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   /** Resolves once no webhook delivery is queued or in flight (retries waiting for their delay aside). */
   deliveriesSettled(): Promise<void>;
   /** Resolves once no webhook delivery is queued, in flight or waiting for a retry: none follows until a new event. */
@@ -122,7 +122,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return parts;
   };
   const restored = (persistence?.workspaces ?? []).map((ws) => wire(ws, ws.workspace.id));
-  const workspaces = new Workspaces(primary, make, restored, persistence !== undefined);
+  const dropped = (id: string) => {
+    persistence?.removeWorkspace(id);
+    live.forget(id);
+  };
+  const workspaces = new Workspaces(primary, make, restored, persistence !== undefined, dropped);
   const { deliverer } = primary;
 
   const durable = persistence ? () => persistence.durable() : () => Promise.resolve();

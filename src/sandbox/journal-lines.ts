@@ -49,6 +49,7 @@ export const lineSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('primaryKey'), id: str }),
   z.object({ t: z.literal('reset') }),
   z.object({ t: z.literal('workspace'), workspace: z.looseObject({ id: str, name: str }) }),
+  z.object({ t: z.literal('workspaceDeleted'), id: str }),
 ]);
 
 type Line = z.infer<typeof lineSchema>;

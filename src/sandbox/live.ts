@@ -81,6 +81,18 @@ export class LiveFeed {
     this.pending.unref();
   }
 
+  /** A workspace was deleted: its streams end (a page reconnecting is then told it is gone). */
+  forget(workspace: string): void {
+    this.versions.delete(workspace);
+    this.changedSince.delete(workspace);
+    for (const [c, w] of this.clients) {
+      if (w !== workspace) continue;
+      this.clients.delete(c);
+      this.behind.delete(c);
+      c.end();
+    }
+  }
+
   close(): void {
     if (this.pending) clearTimeout(this.pending);
     if (this.heartbeat) clearInterval(this.heartbeat);

@@ -161,6 +161,9 @@ export class Persistence {
       const state = snap ? SandboxState.fromSnapshot(snap, retain) : fresh();
       const made = new Map((snap?.workspaces ?? []).map((ws) => [ws.workspace.id, SandboxState.fromSnapshot(ws, retain)]));
       const from = snap?.journal;
+      // The workspaces a journal deleted: a change of one journaled after its deletion (a request
+      // already under way when it was deleted) belongs to nothing and is skipped.
+      const deleted = new Set<string>();
       // Journals without a snapshot, or older than it, belong to nothing: start() deletes them.
       if (from !== undefined) {
         for (const j of journals) {
@@ -170,7 +173,12 @@ export class Persistence {
               if (!made.has(change.workspace.id)) made.set(change.workspace.id, new SandboxState(change.workspace, '', retain));
               continue;
             }
+            if (change.t === 'workspaceDeleted') {
+              if (made.delete(change.id)) deleted.add(change.id);
+              continue;
+            }
             const target = change.w === undefined ? state : made.get(change.w);
+            if (!target && deleted.has(change.w!)) continue;
             if (!target) throw new SandboxConfigError(`data journal ${j.path} names a workspace ${change.w} it never made`);
             target.apply(change);
           }
@@ -205,6 +213,14 @@ export class Persistence {
     this.record({ t: 'workspace', workspace: state.workspace });
   }
 
+  /**
+   * A workspace deleted: journaled, left out of the next snapshot, and none of its changes recorded
+   * from now on (a request of its that was already under way when it was deleted).
+   */
+  removeWorkspace(id: string): void {
+    if (this.made.delete(id)) this.record({ t: 'workspaceDeleted', id });
+  }
+
   /** Settles when no compaction is under way (tests). */
   async idle(): Promise<void> {
     while (this.compacting) await this.compacting;
@@ -236,7 +252,7 @@ export class Persistence {
 
   /** Appends a change of the first workspace, or of workspace `w`, to the journal; `durable()` tells when it is on disk. */
   record(change: Change, w?: string): void {
-    if (!this.started || this.closed) return;
+    if (!this.started || this.closed || (w !== undefined && !this.made.has(w))) return;
     const line = encodeChange(change, w);
     this.journal.append(line);
     if (typeof line !== 'string' && change.t === 'request') this.extra += EMAIL_LINE_EXTRA * change.emails.length;

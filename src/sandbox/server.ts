@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DOCS_URL, EVENT_NAMES, isEventName, isEmailAddress } from '../schema/index.js';
 import { BATCH_BODY_LIMIT, BODY_LIMIT } from '../schema/limits.js';
-import { authenticate, authorize, bearerSecret, requireWorkspace, type AuthScope } from './auth.js';
+import { authenticate, authorize, bearerSecret, requireWorkspace, unknownKey, type AuthScope } from './auth.js';
 import type { ResolvedConfig } from './config.js';
 import type { Deliverer } from './deliveries.js';
 import { DeliveryWaits, parseDeliveryWait } from './delivery-waits.js';
@@ -114,6 +114,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     authorize(key, scope, request.method);
   });
 
+  // The body is read between the key's check and the work: a workspace deleted meanwhile takes its
+  // keys with it, and the request is refused as any unknown key is, rather than landing in it.
+  app.addHook('preHandler', async (request) => {
+    const scope = request.routeOptions.config.scope;
+    if (scope !== undefined && request.workspace && !workspaces.holds(request.workspace)) throw unknownKey(scope);
+  });
+
   // Before any route is registered: it marks every route outside /v1 as an inspection route.
   installLocalOnly(app);
 
@@ -188,6 +195,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // `?limit=n` keeps the newest n (0: just the total), so a client can count a large inbox cheaply;
   // `q`, `to`, `status` and `kind` filter as the inbox's search does, and `total` counts the matches.
   // `?workspace=wrk_…` picks a workspace (default: the first); `/_sandbox/workspaces` makes one.
+  /** The answer of a long poll whose workspace was deleted under it, once the deletion is saved (`--data`), as the DELETE's own answer waits. */
+  const deletedWhileWaiting = async (waited: SandboxState): Promise<HttpError> => {
+    await deps.durable().catch(() => undefined);
+    return new HttpError(404, `Workspace ${waited.workspace.id} was deleted while this wait was open`);
+  };
   const picked = (request: FastifyRequest): WorkspaceParts => workspaces.pick((request.query as Record<string, string | undefined>).workspace);
   app.get('/_sandbox/emails', inspect, async (request) => {
     const { state } = picked(request);
@@ -215,6 +227,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const outcome = await waiters.wait(state.emails, wanted, gone.signal);
+    if (outcome.deleted) throw await deletedWhileWaiting(state);
     return { ...outcome, items: shown(outcome.items) };
   });
   app.get('/_sandbox/emails/:id', inspect, async (request) => {
@@ -250,6 +263,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
     const outcome = await deliveryWaits.wait(wanted, gone.signal);
+    if (outcome.deleted) throw await deletedWhileWaiting(state);
     return { items: state.deliveries, total: state.deliveryTotal, dropped: state.deliveriesDropped, ...outcome };
   });
   app.post('/_sandbox/events', inspect, async (request) => {
@@ -265,6 +279,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const { workspace, settle } = resetRequest(request.body);
     const parts = workspaces.pick(workspace);
     if (settle) await parts.deliverer.settled();
+    if (!workspaces.holds(parts)) throw new HttpError(404, `Workspace ${parts.state.workspace.id} was deleted before it could be reset`);
     // Only this workspace's: another test worker's rate-limit windows and fault sequence go on as they were.
     limiter?.forget(parts.state.keys.keys());
     parts.state.reset();
@@ -276,6 +291,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const name = nameOf(request.body);
     const { parts, key } = workspaces.create(name);
     return { workspaceId: parts.state.workspace.id, name: parts.state.workspace.name, apiKey: key.secretKey };
+  });
+  // A test's teardown deletes the workspace it made; the first one (the ready key's) stays.
+  app.delete('/_sandbox/workspaces/:id', inspect, async (request) => {
+    noFields(request.body);
+    const id = (request.params as Params).id!;
+    const keys = [...(workspaces.get(id)?.state.keys.keys() ?? [])];
+    await workspaces.delete(id);
+    limiter?.forget(keys);
+    faults.restart(id);
+    return { deleted: id };
   });
   app.get('/_sandbox/workspaces', inspect, async () => ({
     items: workspaces.all().map(({ state: s }) => ({ id: s.workspace.id, name: s.workspace.name, emails: s.emailTotal })),
@@ -312,6 +337,14 @@ function resetRequest(body: unknown): { workspace: string | undefined; settle: b
   if (workspace !== undefined && typeof workspace !== 'string') throw new HttpError(400, 'Invalid request: workspace must be a workspace id (wrk_…)');
   if (settle !== undefined && typeof settle !== 'boolean') throw new HttpError(400, 'Invalid request: settle must be true or false');
   return { workspace, settle: settle === true };
+}
+
+/** A body that may be absent or `{}`, nothing more. */
+function noFields(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Invalid request: the body must be a JSON object');
+  const extra = Object.keys(body);
+  if (extra.length > 0) throw new HttpError(400, `Invalid request: unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
 }
 
 function nameOf(body: unknown): string | undefined {

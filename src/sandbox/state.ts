@@ -147,7 +147,9 @@ export type Change =
   | { t: 'primaryKey'; id: string }
   | { t: 'reset' }
   /** A workspace made with `POST /_sandbox/workspaces` (empty: its key follows as changes of its own). */
-  | { t: 'workspace'; workspace: Workspace };
+  | { t: 'workspace'; workspace: Workspace }
+  /** That workspace deleted (`DELETE /_sandbox/workspaces/<id>`): a replay drops it and whatever it held. */
+  | { t: 'workspaceDeleted'; id: string };
 
 /** `result`: when the email claimed an idempotency key; `contact`: the contact its send created or updated. */
 export type EmailChange = { t: 'email'; email: InboxEmail; result?: EmailResultBody; contact?: Contact };
@@ -552,7 +554,8 @@ export class SandboxState {
         this.clear();
         return;
       case 'workspace':
-        // Made by the store of all workspaces (persistence.ts), not by one of them.
+      case 'workspaceDeleted':
+        // Made and deleted by the store of all workspaces (persistence.ts), not by one of them.
         return;
     }
   }

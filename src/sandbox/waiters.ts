@@ -51,11 +51,20 @@ export function parseWait(query: Query): WaitRequest {
   return { filter, count: whole(query, 'count', 1, 10_000, 1), timeoutMs: whole(query, 'timeoutMs', 0, MAX_WAIT_MS, DEFAULT_WAIT_MS) };
 }
 
-/** `closed`: the wait ended because the sandbox is closing. */
+/** `closed`: the wait ended because the sandbox is closing; `deleted`: because its workspace was deleted. */
 export interface WaitOutcome {
   items: InboxEmail[];
   timedOut: boolean;
   closed?: true;
+  deleted?: true;
+}
+
+/** Why every wait of a workspace ends at once: the sandbox closing, or the workspace deleted. */
+export type WaitsEnd = 'closed' | 'deleted';
+
+/** The field of a wait's answer that says why it ended early. */
+export function endedBy(why: WaitsEnd): { closed: true } | { deleted: true } {
+  return why === 'closed' ? { closed: true } : { deleted: true };
 }
 
 interface Waiter {
@@ -71,12 +80,12 @@ interface Waiter {
  */
 export class EmailWaiters {
   private readonly waiting = new Set<Waiter>();
-  private closed = false;
+  private ended: WaitsEnd | undefined;
 
   /** Resolves with the first `count` matching emails, oldest first, or what matched so far once `timeoutMs` passed. */
   wait(caught: readonly InboxEmail[], request: WaitRequest, signal?: AbortSignal): Promise<WaitOutcome> {
     const found: InboxEmail[] = [];
-    if (this.closed) return Promise.resolve({ items: found, timedOut: true, closed: true });
+    if (this.ended) return Promise.resolve({ items: found, timedOut: true, ...endedBy(this.ended) });
     for (const email of caught) {
       if (!waitMatches(email, request.filter)) continue;
       found.push(email);
@@ -91,7 +100,7 @@ export class EmailWaiters {
           clearTimeout(timer);
           signal?.removeEventListener('abort', abort);
           this.waiting.delete(waiter);
-          resolve(this.closed ? { items, timedOut, closed: true } : { items, timedOut });
+          resolve(this.ended ? { items, timedOut, ...endedBy(this.ended) } : { items, timedOut });
         },
       };
       const timer = setTimeout(() => waiter.done(found, true), request.timeoutMs);
@@ -116,9 +125,9 @@ export class EmailWaiters {
     for (const waiter of this.waiting) waiter.found.length = 0;
   }
 
-  /** The sandbox is closing: every wait ends now, as timed out. */
-  close(): void {
-    this.closed = true;
+  /** The sandbox is closing, or the workspace was deleted: every wait ends now, as timed out, saying why. */
+  close(why: WaitsEnd = 'closed'): void {
+    this.ended ??= why;
     for (const waiter of [...this.waiting]) waiter.done(waiter.found, true);
   }
 }

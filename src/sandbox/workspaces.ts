@@ -6,7 +6,7 @@ import { HttpError } from './http-errors.js';
 import { contactPayload, envelope } from './events.js';
 import { Scheduler } from './scheduler.js';
 import { newId, newSecret, SandboxState, type Change, type StoredKey } from './state.js';
-import { EmailWaiters } from './waiters.js';
+import { EmailWaiters, type WaitsEnd } from './waiters.js';
 
 /** One workspace's store and what acts on it: its emails, webhook deliveries, scheduled sends and waits. */
 export interface WorkspaceParts {
@@ -17,7 +17,8 @@ export interface WorkspaceParts {
   readonly deliveryWaits: DeliveryWaits;
   /** After `state.reset()`: drops scheduled sends and pending deliveries. */
   reset(): void;
-  close(): Promise<void>;
+  /** Ends its waits (saying why), its deliveries and its scheduled sends: the sandbox is closing, or the workspace was deleted. */
+  close(why?: WaitsEnd): Promise<void>;
 }
 
 /**
@@ -54,9 +55,9 @@ export function workspaceParts(state: SandboxState, config: ResolvedConfig, onCh
       scheduler.clear();
       deliverer.cancelPending();
     },
-    async close() {
-      waiters.close();
-      deliveryWaits.close();
+    async close(why: WaitsEnd = 'closed') {
+      waiters.close(why);
+      deliveryWaits.close(why);
       await deliverer.close();
       scheduler.stop();
     },
@@ -74,12 +75,16 @@ export const MAX_WORKSPACES = 1000;
 export class Workspaces {
   private readonly made = new Map<string, WorkspaceParts>();
 
-  /** `restored`: the workspaces made before a restart, saved by `--data` (`saved`). */
+  /**
+   * `restored`: the workspaces made before a restart, saved by `--data` (`saved`). `dropped` hears
+   * of each deletion (the `--data` journal, the inbox's live streams), before its waits end.
+   */
   constructor(
     readonly primary: WorkspaceParts,
     private readonly make?: (name: string) => WorkspaceParts,
     restored: WorkspaceParts[] = [],
     private readonly saved = false,
+    private readonly dropped: (id: string) => void = () => undefined,
   ) {
     for (const parts of restored) this.made.set(parts.state.workspace.id, parts);
   }
@@ -88,11 +93,35 @@ export class Workspaces {
   create(name: string | undefined): { parts: WorkspaceParts; key: StoredKey } {
     if (!this.make) throw new HttpError(404, 'This sandbox makes no workspaces');
     if (this.made.size >= MAX_WORKSPACES) {
-      throw new HttpError(409, `This sandbox has ${MAX_WORKSPACES} workspaces already: ${this.saved ? 'start it with another --data file' : 'restart it'} to start over`);
+      throw new HttpError(
+        409,
+        `This sandbox has ${MAX_WORKSPACES} workspaces already: delete those your tests are done with (DELETE /_sandbox/workspaces/<wrk_id>), or ${this.saved ? 'start it with another --data file' : 'restart it'} to start over`,
+      );
     }
     const parts = this.make(name ?? `Test workspace ${this.made.size + 1}`);
     this.made.set(parts.state.workspace.id, parts);
     return { parts, key: parts.state.keys.get(parts.state.primaryKeyId)! };
+  }
+
+  /**
+   * Deletes a workspace made with `create` (its keys stop authenticating at once; its waits end
+   * saying so; its deliveries, retries and scheduled sends stop). The first one stays: it holds the
+   * ready key the sandbox printed, and the config's webhooks.
+   */
+  async delete(id: string): Promise<void> {
+    if (id === this.primary.state.workspace.id) {
+      throw new HttpError(409, `Workspace ${id} is this sandbox's first workspace (its ready key's) and cannot be deleted: empty it with POST /_sandbox/reset instead`);
+    }
+    const parts = this.made.get(id);
+    if (!parts) throw new HttpError(404, `Workspace ${id} not found in this sandbox`);
+    this.made.delete(id);
+    this.dropped(id);
+    await parts.close('deleted');
+  }
+
+  /** Whether this workspace still exists (not deleted since a request found it). */
+  holds(parts: WorkspaceParts): boolean {
+    return parts === this.primary || this.made.get(parts.state.workspace.id) === parts;
   }
 
   get(id: string): WorkspaceParts | undefined {
