@@ -28,6 +28,25 @@ export function buildReport(results: LintResult[], failOn: Severity, skipped: st
   return { ok, failOn, counts, results, skipped };
 }
 
+/**
+ * Where a finding's line and column are: `file` when they are the input file's own (an HTML file
+ * checked as it is, or a finding about a batch or --file entry itself, on the entry's line), `html`
+ * when they are lines of an entry's or a rendered React email's HTML, which are not the file's.
+ */
+export type FindingPosition = { in: 'file' | 'html'; line: number; column?: number };
+
+export function findingPosition(r: Pick<LintResult, 'file' | 'line'>, f: Pick<Finding, 'line' | 'column'>): FindingPosition | undefined {
+  if (f.line === undefined) return undefined;
+  const ownLines = (r.line === undefined && r.file !== undefined) || (f.line === r.line && f.column === undefined);
+  return { in: ownLines ? 'file' : 'html', line: f.line, ...(f.column === undefined ? {} : { column: f.column }) };
+}
+
+/** A position in words: `line 3:4` in the file, `line 2, column 4 of its HTML` in an entry's HTML. */
+export function positionWords(p: FindingPosition): string {
+  if (p.in === 'file') return `line ${p.line}${p.column === undefined ? '' : `:${p.column}`}`;
+  return `line ${p.line}${p.column === undefined ? '' : `, column ${p.column}`} of its HTML`;
+}
+
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
 /** A path as a SARIF artifact URI: relative, forward slashes, each segment percent-encoded. */
@@ -42,9 +61,9 @@ export function toSarif(report: LintReport): string {
       // An entry of a batch or --file (r.line set) is one line of the file, and a rendered React email
       // (no file) is not its .tsx's lines: a finding's line and column in the HTML are not the
       // file's, so the annotation goes on the entry (or the whole file) and the message says where.
-      const ownLines = r.line === undefined && r.file !== undefined;
-      const region = r.line !== undefined ? { startLine: r.line } : ownLines && f.line !== undefined ? { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } : undefined;
-      const inHtml = !ownLines && f.line !== undefined && f.column !== undefined ? `at line ${f.line}, column ${f.column} of its HTML` : undefined;
+      const at = findingPosition(r, f);
+      const region = r.line !== undefined ? { startLine: r.line } : at?.in === 'file' ? { startLine: at.line, ...(at.column === undefined ? {} : { startColumn: at.column }) } : undefined;
+      const inHtml = at?.in === 'html' ? `at ${positionWords(at)}` : undefined;
       const named = r.file !== undefined && r.input !== r.file ? r.input : undefined;
       const where = [named, inHtml].filter((w) => w !== undefined).join(', ');
       // GitHub code scanning rejects the whole file for one result without a location: stdin and a
@@ -115,22 +134,25 @@ export function toJunit(report: LintReport): string {
   let skippedTotal = 0;
   // An entry's fields and its body are checked as two results of one name: one suite, so a CI
   // report that keys cases by class and name neither merges nor drops them.
-  const byInput = new Map<string, { input: string; findings: Finding[]; skipped: string[] }>();
+  const byInput = new Map<string, { input: string; findings: (Finding & { at?: FindingPosition })[]; skipped: string[] }>();
   for (const r of report.results) {
     const suite = byInput.get(r.input) ?? { input: r.input, findings: [], skipped: [] };
-    suite.findings.push(...r.findings);
+    for (const f of r.findings) {
+      const at = findingPosition(r, f);
+      suite.findings.push(at ? { ...f, at } : f);
+    }
     suite.skipped.push(...r.skipped);
     byInput.set(r.input, suite);
   }
   const suites = [...byInput.values()].map((r) => {
-    const byCheck = new Map<string, Finding[]>();
+    const byCheck = new Map<string, (Finding & { at?: FindingPosition })[]>();
     for (const f of r.findings) byCheck.set(f.check, [...(byCheck.get(f.check) ?? []), f]);
     const cases: string[] = [];
     let suiteFailures = 0;
     const classname = xml(r.input);
     for (const [check, found] of byCheck) {
       const failing = found.filter((f) => severityRank(f.severity) >= rank);
-      const lines = found.map((f) => `${f.severity}${f.line === undefined ? '' : ` at line ${f.line}${f.column === undefined ? '' : `:${f.column}`}`}: ${f.message}`).join('\n');
+      const lines = found.map((f) => `${f.severity}${f.at ? ` at ${positionWords(f.at)}` : ''}: ${f.message}`).join('\n');
       const hint = found[0]?.hint ?? '';
       if (failing.length > 0) {
         suiteFailures++;

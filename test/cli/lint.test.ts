@@ -256,6 +256,24 @@ describe('mailroom lint: output formats', () => {
     expect(placeholder(file.stdout).message.text).toContain('(at line 3, column 4 of its HTML)');
   });
 
+  it('--format junit and the table: a finding in an entry\'s or a React email\'s HTML is placed in its HTML, not at a line of the file; an HTML file\'s own lines stay the file\'s', async () => {
+    const clean = { from: 'ops@example.com', to: 'a@example.com', subject: 'Hi', html: '<title>Hi</title><p>ok</p>' };
+    writeFileSync(join(dir, 'placed.ndjson'), [clean, { ...clean, to: 'b@example.com' }, { ...clean, to: 'c@example.com', html: '<title>Hi</title>\n<p>{{name}}</p>' }].map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(join(dir, 'placed.html'), '<title>Hi</title>\n<p>{{name}}</p>\n');
+    const junit = await lint(['--batch', 'placed.ndjson', 'placed.html', '--format', 'junit']);
+    expect(junit.code).toBe(10);
+    expect(junit.stdout).toContain('error at line 2, column 4 of its HTML: the HTML holds {{name}}');
+    expect(junit.stdout).toContain('error at line 2:4: the HTML holds {{name}}');
+    const table = await lint(['--batch', 'placed.ndjson', 'placed.html', '--format', 'table']);
+    expect(table.code).toBe(10);
+    const whereOf = (input: string) => table.stdout.split('\n').find((l) => l.includes('placeholder-unresolved') && l.includes(input));
+    expect(whereOf('placed.ndjson entry 2')).toContain('placed.ndjson entry 2 (HTML 2:4)');
+    expect(whereOf('placed.html')).toContain('placed.html:2:4');
+    const react = await lint(['Receipt.tsx', '--props', '{"name":"{{name}}"}', '--format', 'junit'], { cwd: fixtures });
+    expect(react.code).toBe(10);
+    expect(react.stdout).toMatch(/error at line \d+, column \d+ of its HTML: the HTML holds \{\{name\}\}/);
+  });
+
   it('--format sarif: every result has a location, or GitHub code scanning rejects the whole file (stdin, a React email)', async () => {
     type Sarif = { runs: Array<{ results: Array<{ ruleId: string; message: { text: string }; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: unknown } }> }> }> };
     const stdin = await lint(['-', '--format', 'sarif'], { input: '<p>Hello {{name}}</p>' });

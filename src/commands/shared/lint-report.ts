@@ -1,7 +1,7 @@
 import type { CommandContext } from '../context.js';
 import { QuietExit } from '../../errors.js';
 import { EXIT } from '../../exit-codes.js';
-import { toJunit, toSarif, type LintReport } from '../../lint/formats.js';
+import { findingPosition, toJunit, toSarif, type FindingPosition, type LintReport } from '../../lint/formats.js';
 import { outputMode, palette, printJson, printTable } from '../../output/index.js';
 import { oneLine } from '../../output/one-line.js';
 import { count, figure } from '../../plural.js';
@@ -19,7 +19,7 @@ export async function printLintReport(outcome: LintReport, asked: LintFormat | u
   if (format === 'sarif') return void ctx.io.out.write(toSarif(outcome));
   if (format === 'junit') return void ctx.io.out.write(toJunit(outcome));
   if (format === 'json') return printJson(ctx, outcome);
-  const rows = outcome.results.flatMap((r) => r.findings.map((f) => ({ ...f, where: `${r.input}${f.line === undefined || f.line === r.line ? '' : `:${f.line}${f.column === undefined ? '' : `:${f.column}`}`}` })));
+  const rows = outcome.results.flatMap((r) => r.findings.map((f) => ({ ...f, where: `${r.input}${whereIn(findingPosition(r, f), r.line)}` })));
   const order = { error: 0, warning: 1, info: 2 } as const;
   rows.sort((a, b) => order[a.severity] - order[b.severity]);
   await printTable(
@@ -40,6 +40,13 @@ export async function printLintReport(outcome: LintReport, asked: LintFormat | u
   // Template names and file names come from the input: their control characters are escaped.
   for (const s of skipped) ctx.io.err.write(`skipped: ${oneLine(s)}\n`);
   ctx.io.err.write(`${countsLine(outcome.counts)} in ${count(outcome.results.length, 'email')}: ${outcome.ok ? 'passed' : 'failed'} (--fail-on ${outcome.failOn})\n`);
+}
+
+/** The table's place after the input's name: `:3:4` in the file (nothing on the entry's own line), ` (HTML 2:4)` in its HTML. */
+function whereIn(at: FindingPosition | undefined, entryLine: number | undefined): string {
+  if (at === undefined || (at.in === 'file' && at.line === entryLine)) return '';
+  const place = `${at.line}${at.column === undefined ? '' : `:${at.column}`}`;
+  return at.in === 'file' ? `:${place}` : ` (HTML ${place})`;
 }
 
 const countsLine = ({ error, warning, info }: LintReport['counts']) => `${count(error, 'error')}, ${count(warning, 'warning')}, ${figure(info)} info`;
