@@ -103,8 +103,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   };
 }
 
-type Call = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
-type Answered = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
+type Method = 'GET' | 'POST' | 'DELETE';
+type Call = (method: Method, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+type Answered = (method: Method, path: string, body?: unknown) => Promise<unknown>;
 
 /**
  * A sandbox already running in another process (`mailroom sandbox`, or one a test runner's global
@@ -144,7 +145,7 @@ export function connectSandbox(baseUrl: string): SandboxConnection {
 }
 
 /** `emails`, the waits, `deliveries`, `reset` and `trigger` of one workspace (`undefined`: the first). */
-function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<SandboxWorkspace, 'baseUrl' | 'apiKey' | 'workspaceId' | 'name'> {
+function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<SandboxWorkspace, 'baseUrl' | 'apiKey' | 'workspaceId' | 'name' | 'delete'> {
   const scope = workspaceId === undefined ? {} : { workspace: workspaceId };
   const query = (path: string) => (workspaceId === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}workspace=${encodeURIComponent(workspaceId)}`);
   const scoped: (method: 'GET' | 'POST', path: string) => Promise<unknown> = (method, path) => call(method, query(path));
@@ -163,7 +164,30 @@ function inWorkspace(call: Answered, workspaceId: string | undefined): Omit<Sand
 
 async function newWorkspace(call: Answered, baseUrl: string, options: { name?: string } = {}): Promise<SandboxWorkspace> {
   const made = (await call('POST', '/_sandbox/workspaces', options.name === undefined ? {} : { name: options.name })) as { workspaceId: string; name: string; apiKey: string };
-  return { baseUrl, apiKey: made.apiKey, workspaceId: made.workspaceId, name: made.name, ...inWorkspace(call, made.workspaceId) };
+  const id = made.workspaceId;
+  // Once deleted, its members say so rather than the sandbox's 404 for an unknown workspace.
+  let deleted = false;
+  const own: Answered = (method, path, body) =>
+    deleted ? Promise.reject(new Error(`mailroom sandbox: workspace ${id} was deleted (delete() was called); make another with workspace()`)) : call(method, path, body);
+  return {
+    baseUrl,
+    apiKey: made.apiKey,
+    workspaceId: id,
+    name: made.name,
+    ...inWorkspace(own, id),
+    async delete() {
+      if (deleted) return;
+      await call('DELETE', `/_sandbox/workspaces/${encodeURIComponent(id)}`, {});
+      deleted = true;
+    },
+  };
+}
+
+/** A long poll answered 404 because its workspace is gone (deleted under it, or before it began): the sandbox's reason, in a sentence of ours. */
+function workspaceGone(err: unknown): string | undefined {
+  if (!(err instanceof RefusedCall) || err.status !== 404) return undefined;
+  const message = (err.body as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && message.startsWith('Workspace ') ? `w${message.slice(1)}` : undefined;
 }
 
 /** A sandbox endpoint's answer other than 200: what the call's caller may read to say it in its own words. */
@@ -178,7 +202,7 @@ class RefusedCall extends Error {
 }
 
 /** A call to the sandbox's own endpoints that resolves to the body of a 200 and throws on anything else. */
-function answered(call: Call): (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown> {
+function answered(call: Call): Answered {
   return async (method, path, body) => {
     const res = await call(method, path, body);
     if (res.status !== 200) {
@@ -205,6 +229,8 @@ function waits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>)
     const { items, timedOut, closed } = (await call('GET', `/_sandbox/emails/wait?${query.toString()}`).catch((err: unknown) => {
       const retain = err instanceof RefusedCall && err.status === 400 ? (err.body as { retain?: unknown } | undefined)?.retain : undefined;
       if (typeof retain === 'number') throw new RangeError(`mailroom sandbox: waitForEmails(${count}): the sandbox keeps only the newest ${figure(retain)} emails (retain): a wait for more could never see them all`);
+      const gone = workspaceGone(err);
+      if (gone !== undefined) throw new Error(`mailroom sandbox: ${describeWait(count, filter)}: ${gone}`, { cause: err });
       throw err;
     })) as { items: SandboxEmail[]; timedOut: boolean; closed?: true };
     if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${describeWait(count, filter)} (${figure(items.length)} matching caught)`);
@@ -221,7 +247,8 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 
 /** `waitForDeliveries` and `waitForIdle` of a workspace, over the long poll `GET /_sandbox/deliveries/wait`. */
 function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<unknown>): Pick<SandboxWorkspace, 'waitForDeliveries' | 'waitForIdle'> {
-  const wait = async (query: URLSearchParams, timeoutMs: number, failure: string): Promise<SandboxDelivery[]> => {
+  /** `failure` (what did not happen) is followed by `until` and the time limit when the wait timed out. */
+  const wait = async (query: URLSearchParams, timeoutMs: number, failure: string, until: string): Promise<SandboxDelivery[]> => {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new TypeError(`mailroom sandbox: timeoutMs must be a whole number of milliseconds, not ${String(timeoutMs)}`);
     query.set('timeoutMs', String(timeoutMs));
     const { items, timedOut, closed } = (await call('GET', `/_sandbox/deliveries/wait?${query.toString()}`).catch((err: unknown) => {
@@ -229,18 +256,20 @@ function deliveryWaits(call: (method: 'GET' | 'POST', path: string) => Promise<u
       if (typeof retain === 'number') {
         throw new RangeError(`mailroom sandbox: waitForDeliveries(${query.get('count')}): the sandbox keeps only the newest ${figure(retain)} delivery attempts (retain): a wait for more could never see them all`);
       }
+      const gone = workspaceGone(err);
+      if (gone !== undefined) throw new Error(`mailroom sandbox: ${failure}: ${gone}`, { cause: err });
       throw err;
     })) as { items: DeliveryRecord[]; timedOut: boolean; closed?: true };
-    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${failure}`);
-    if (timedOut) throw new Error(`mailroom sandbox: ${failure} ${timeoutMs} ms`);
+    if (closed) throw new Error(`mailroom sandbox: the sandbox closed while waiting: ${failure} ${until}`);
+    if (timedOut) throw new Error(`mailroom sandbox: ${failure} ${until} ${timeoutMs} ms`);
     return items.map(publicDelivery);
   };
   return {
     waitForDeliveries(count, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       if (!Number.isInteger(count) || count < 1) return Promise.reject(new TypeError(`mailroom sandbox: waitForDeliveries wants a whole number of deliveries of at least 1, not ${String(count)}`));
-      return wait(new URLSearchParams({ count: String(count) }), timeoutMs, `${counted(count, 'delivery')} ${count === 1 ? 'was' : 'were'} not recorded within`);
+      return wait(new URLSearchParams({ count: String(count) }), timeoutMs, `${counted(count, 'delivery')} ${count === 1 ? 'was' : 'were'} not recorded`, 'within');
     },
-    waitForIdle: ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) => wait(new URLSearchParams({ idle: 'true' }), timeoutMs, 'deliveries were still pending after'),
+    waitForIdle: ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) => wait(new URLSearchParams({ idle: 'true' }), timeoutMs, 'deliveries were still pending', 'after'),
   };
 }
 

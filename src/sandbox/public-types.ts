@@ -242,10 +242,17 @@ export interface SandboxWorkspace {
   reset(): Promise<void>;
   /** Fires an event to this workspace's subscribed webhooks. */
   trigger(event: SandboxEventName, options?: { email?: string }): Promise<SandboxEnvelope>;
+  /**
+   * Deletes this workspace from the sandbox, for a test's teardown (`afterAll`): its key is refused
+   * from then on, its waits under way reject saying so, its deliveries, retries and scheduled emails
+   * stop, and a sandbox run with `--data` no longer counts or keeps it. Every other member then
+   * rejects saying the workspace was deleted; calling it again does nothing.
+   */
+  delete(): Promise<void>;
 }
 
-/** A sandbox running in another process, reached with `connectSandbox(baseUrl)`: its first workspace, and new ones. */
-export interface SandboxConnection extends Omit<SandboxWorkspace, 'apiKey' | 'workspaceId' | 'name'> {
+/** A sandbox running in another process, reached with `connectSandbox(baseUrl)`: its first workspace (which cannot be deleted), and new ones. */
+export interface SandboxConnection extends Omit<SandboxWorkspace, 'apiKey' | 'workspaceId' | 'name' | 'delete'> {
   /** A new workspace with its own key. */
   workspace(options?: { name?: string }): Promise<SandboxWorkspace>;
 }

@@ -318,4 +318,55 @@ describe('workspaces: a test or worker gets an inbox of its own', () => {
     expect(settle.status).toBe(400);
     expect(((await settle.json()) as { message: string }).message).toBe('Invalid request: settle must be true or false');
   });
+
+  test("a workspace's delete() removes it, in-process and through connectSandbox: a wait under way rejects at once, its key is refused, and every other member then rejects saying it was deleted", async () => {
+    for (const handle of [await sb.workspace({ name: 'teardown' }), await connectSandbox(sb.baseUrl).workspace({ name: 'remote teardown' })]) {
+      const id = handle.workspaceId;
+      expect((await api(handle.apiKey, 'POST', '/v1/emails', { ...receipt('before'), idempotencyKey: undefined })).status).toBe(200);
+      const started = Date.now();
+      // The waits reject while delete() is under way: their expectations are attached first.
+      const waiting = expect(handle.waitForEmail({ to: 'nobody@customer.test', timeoutMs: 20_000 })).rejects.toThrow(
+        `mailroom sandbox: no email to nobody@customer.test was caught: workspace ${id} was deleted while this wait was open`,
+      );
+      const delivering = expect(handle.waitForDeliveries(1, { timeoutMs: 20_000 })).rejects.toThrow(`mailroom sandbox: 1 delivery was not recorded: workspace ${id} was deleted while this wait was open`);
+      await new Promise((r) => setTimeout(r, 50));
+      await expect(handle.delete()).resolves.toBeUndefined();
+      await waiting;
+      await delivering;
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      const refused = await api(handle.apiKey, 'POST', '/v1/emails', receipt('after'));
+      expect(refused.status).toBe(401);
+      const listed = ((await (await fetch(`${sb.baseUrl}/_sandbox/workspaces`)).json()) as { items: { id: string }[] }).items;
+      expect(listed.map((w) => w.id)).not.toContain(id);
+
+      const deleted = `mailroom sandbox: workspace ${id} was deleted (delete() was called); make another with workspace()`;
+      await expect(handle.emails()).rejects.toThrow(deleted);
+      await expect(handle.waitForEmail()).rejects.toThrow(deleted);
+      await expect(handle.waitForEmails(2)).rejects.toThrow(deleted);
+      await expect(handle.deliveries()).rejects.toThrow(deleted);
+      await expect(handle.waitForDeliveries(1)).rejects.toThrow(deleted);
+      await expect(handle.waitForIdle()).rejects.toThrow(deleted);
+      await expect(handle.reset()).rejects.toThrow(deleted);
+      await expect(handle.trigger('CONTACT_CREATED')).rejects.toThrow(deleted);
+      // As close() does, a second delete() does nothing.
+      await expect(handle.delete()).resolves.toBeUndefined();
+      // Its fields stay readable; the key in them is refused.
+      expect(handle.workspaceId).toBe(id);
+    }
+  });
+
+  test("delete() of a workspace someone else deleted rejects in the sandbox's words; the first workspace has no delete(); after close() delete() rejects saying the sandbox is closed", async () => {
+    const handle = await sb.workspace();
+    const res = await fetch(`${sb.baseUrl}/_sandbox/workspaces/${handle.workspaceId}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    await expect(handle.delete()).rejects.toThrow(`mailroom sandbox: DELETE /_sandbox/workspaces/${handle.workspaceId} answered 404: Workspace ${handle.workspaceId} not found in this sandbox`);
+    await expect(handle.emails()).rejects.toThrow(`answered 404: Workspace ${handle.workspaceId} not found in this sandbox`);
+    expect('delete' in connectSandbox(sb.baseUrl)).toBe(false);
+    expect('delete' in sb).toBe(false);
+    const own = await startSandbox({ log: () => undefined });
+    const made = await own.workspace();
+    await own.close();
+    await expect(made.delete()).rejects.toThrow('mailroom sandbox: this sandbox is closed (close() was called); start another with startSandbox()');
+  });
 });
