@@ -126,7 +126,7 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
     if (target !== settings.baseUrl.value) {
       const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
       ctx.io.err.write(
-        `note: the key is stored for ${target} (${storedBase ? `the base URL of profile ${profile}` : 'the default'}), not ${settings.baseUrl.value} (${describeSource(settings.baseUrl)}): ` +
+        `mailroom: note: the key is stored for ${target} (${storedBase ? `the base URL of profile ${profile}` : 'the default'}), not ${settings.baseUrl.value} (${describeSource(settings.baseUrl)}): ` +
           `\`mailroom config set base-url ${settings.baseUrl.value}${flag}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
       );
     }
@@ -134,7 +134,7 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
   const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries, 'secure-storage': settings.secureStorage } as const)[key];
   if (value !== undefined && shadow && (shadow.source === 'env' || shadow.source === 'flag')) {
-    ctx.io.err.write(`note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
+    ctx.io.err.write(`mailroom: note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
   }
 }
 

@@ -25,6 +25,6 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   if (envKey) {
     // Under --profile the variable is not read (docs/configuration.md); without it, it is.
     const where = ctx.settings().profile.source === 'flag' ? ': commands without --profile keep using it.' : ' and will keep being used.';
-    ctx.io.err.write(`note: ${envKey} is still set in this environment${where}\n`);
+    ctx.io.err.write(`mailroom: note: ${envKey} is still set in this environment${where}\n`);
   }
 }

@@ -38,5 +38,5 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
     ],
     { empty: 'no stored profiles: run `mailroom login` to create one' },
   );
-  if (rows.length > 0 && !rows.some((r) => r.active)) ctx.io.err.write(`note: the active profile "${active}" is not stored yet\n`);
+  if (rows.length > 0 && !rows.some((r) => r.active)) ctx.io.err.write(`mailroom: note: the active profile "${active}" is not stored yet\n`);
 }

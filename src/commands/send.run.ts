@@ -67,7 +67,7 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
     // The key rides next to the API's answer: with it, a script can retry this exact send safely.
     // sendAt as the table shows it: the time asked for (`--send-at +2h` resolved), unless the API says its own.
     out.printJson(ctx, { ...result, ...(email.sendAt !== undefined && result.sendAt === undefined ? { sendAt: email.sendAt } : {}), idempotencyKey: key });
-    if (result.warning) ctx.io.err.write(`warning: ${oneLine(result.warning)}\n`);
+    if (result.warning) ctx.io.err.write(`mailroom: warning: ${oneLine(result.warning)}\n`);
   } else {
     await out.printKeyValues(ctx, [
       ['id', result.id ?? result.messageId],

@@ -87,5 +87,5 @@ export async function printDeletedWithoutAnswer(ctx: Context, globals: Globals, 
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, { id, isDeleted: true });
   else await printKeyValues(ctx, [['id', id], ['deleted', 'yes']]);
-  ctx.io.err.write(`note: the answer to the delete was lost; a retry found ${noun} ${id} already gone, so that delete went through\n`);
+  ctx.io.err.write(`mailroom: note: the answer to the delete was lost; a retry found ${noun} ${id} already gone, so that delete went through\n`);
 }

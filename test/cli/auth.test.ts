@@ -49,7 +49,7 @@ describe('mailroom login', () => {
   it('says when a key in the environment will keep overriding the one it saved', async () => {
     const r = await runInProcess(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { SMASHSEND_API_KEY: 'sk_live_someotherkey0000000001' } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: SMASHSEND_API_KEY overrides the stored key while it is set\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}mailroom: note: SMASHSEND_API_KEY overrides the stored key while it is set\n`);
     expect(stored().profiles.default?.apiKey).toBe(sandbox.apiKey);
     const quiet = await runInProcess(['login', '--api-key-stdin', '--base-url', sandbox.baseUrl], { configDir: dir, input: `${sandbox.apiKey}\n`, env: { MAILROOM_API_KEY: sandbox.apiKey } });
     expect(quiet).toMatchObject({ code: 0, stderr: fallbackWarning(dir) });
@@ -111,7 +111,7 @@ describe('mailroom logout and profiles', () => {
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual({ profile: 'ci', removed: true, from: 'file' });
     // Under --profile the variable is not read; it still is by commands without --profile.
-    expect(out.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment: commands without --profile keep using it.\n');
+    expect(out.stderr).toBe('mailroom: note: SMASHSEND_API_KEY is still set in this environment: commands without --profile keep using it.\n');
     expect(stored().profiles).toEqual({ ci: { baseUrl: sandbox.baseUrl, workspace: sandbox.workspaceId }, default: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
     expect(statSync(storeFile()).mode & 0o777).toBe(0o600);
 
@@ -124,7 +124,7 @@ describe('mailroom logout and profiles', () => {
     expect(check.stderr).toContain('mailroom: profile "ci" has no API key');
     expect(check.stderr).toContain('run `mailroom login --profile ci`');
     const plain = await runInProcess(['logout'], { configDir: dir, env: { SMASHSEND_API_KEY: 'sk_live_fromtheenvironment' } });
-    expect(plain.stderr).toBe('note: SMASHSEND_API_KEY is still set in this environment and will keep being used.\n');
+    expect(plain.stderr).toBe('mailroom: note: SMASHSEND_API_KEY is still set in this environment and will keep being used.\n');
   });
 
   it('says how to start when nothing is stored', async () => {

@@ -78,7 +78,7 @@ describe('mailroom config get|set|unset|path', () => {
   it('warns when a stored value is shadowed by the environment', async () => {
     const r = await runInProcess(['config', 'set', 'workspace', 'wrk_new'], { configDir: dir, env: { MAILROOM_WORKSPACE: 'wrk_env' } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('note: MAILROOM_WORKSPACE overrides the stored workspace while it is set\n');
+    expect(r.stderr).toBe('mailroom: note: MAILROOM_WORKSPACE overrides the stored workspace while it is set\n');
   });
 
   it.each([

@@ -75,7 +75,7 @@ describe('answers that drift from the spec', () => {
     const piped = await cli(args);
     expect(piped.code).toBe(0);
     expect(JSON.parse(piped.stdout)).toMatchObject({ id: 'trs_1', from: null, warning: 'sender domain is warming up' });
-    expect(piped.stderr).toBe('warning: sender domain is warming up\n');
+    expect(piped.stderr).toBe('mailroom: warning: sender domain is warming up\n');
   });
 
   it('a send whose 2xx answer breaks the contract says the email most likely went out and how to retry safely', async () => {

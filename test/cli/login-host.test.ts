@@ -40,7 +40,7 @@ describe('login saves the key with the host it checked it on', () => {
     const r = await runInProcess(['login', '--api-key-stdin', '--profile', 'prod'], { configDir: dir, input: there.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
     expect(stored().prod).toEqual({ apiKey: there.apiKey, baseUrl: there.baseUrl });
-    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: checked on ${there.baseUrl}, the base URL of profile prod; MAILROOM_BASE_URL (${here.baseUrl}) is not used with --profile prod\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}mailroom: note: checked on ${there.baseUrl}, the base URL of profile prod; MAILROOM_BASE_URL (${here.baseUrl}) is not used with --profile prod\n`);
     const check = await runInProcess(['check', '--profile', 'prod', '-q'], { configDir: dir });
     expect(check.code).toBe(0);
     // The key of the other sandbox, checked on prod's host, is refused there and nothing is saved.
@@ -72,7 +72,7 @@ describe('login saves the key with the host it checked it on', () => {
     store({ default: { baseUrl: there.baseUrl } });
     const r = await runInProcess(['login', '--api-key-stdin', '--base-url', here.baseUrl], { configDir: dir, input: here.apiKey, env: { MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${fallbackWarning(dir)}note: profile default's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
+    expect(r.stderr).toBe(`${fallbackWarning(dir)}mailroom: note: profile default's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
     expect(stored().default).toEqual({ apiKey: here.apiKey, baseUrl: here.baseUrl });
   });
 
@@ -80,7 +80,7 @@ describe('login saves the key with the host it checked it on', () => {
     store({ other: { baseUrl: there.baseUrl } });
     const r = await runInProcess(['keys', 'create', '--name', 'ci', '--save-as', 'other', '--workspace', here.workspaceId, '--json'], { configDir: dir, env: { MAILROOM_API_KEY: here.apiKey, MAILROOM_BASE_URL: here.baseUrl } });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`note: profile other's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
+    expect(r.stderr).toContain(`mailroom: note: profile other's base URL is now ${here.baseUrl} (was ${there.baseUrl})\n`);
     expect(stored().other?.baseUrl).toBe(here.baseUrl);
   });
 });
@@ -91,7 +91,7 @@ describe('config set api-key: a key without a check', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       fallbackWarning(dir) +
-        `note: the key is stored for https://api.smashsend.com (the default), not ${here.baseUrl} (environment (MAILROOM_BASE_URL)): ` +
+        `mailroom: note: the key is stored for https://api.smashsend.com (the default), not ${here.baseUrl} (environment (MAILROOM_BASE_URL)): ` +
         `\`mailroom config set base-url ${here.baseUrl}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
     );
     store({ default: { baseUrl: here.baseUrl } });

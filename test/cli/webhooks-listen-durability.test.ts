@@ -48,7 +48,7 @@ describe('webhooks listen: a bounded forward queue', () => {
     try {
       const l = await listen(['--forward-to', app.url]);
       // The warning is written before the ready line.
-      expect(l.run.stderr()).toContain('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops');
+      expect(l.run.stderr()).toContain('mailroom: warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops');
     } finally {
       await app.close();
     }

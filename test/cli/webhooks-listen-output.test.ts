@@ -38,7 +38,7 @@ describe('webhooks listen into a stdout nobody reads', () => {
     for (let i = 0; i < 50; i++) expect((await post(url, delivery(sent++))).status).toBe(503);
     expect(reader.out.writableLength).toBe(waitingThen);
     expect(reader.peak).toBeLessThan(256 * 1024 + 16 * 1024);
-    expect(fake.stderr()).toContain('warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is\n');
+    expect(fake.stderr()).toContain('mailroom: warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is\n');
     // Refused, journalled as refused (replay leaves them to the service's retry).
     expect(journalLines(journal).filter((l) => l.status === 503).length).toBe(51);
 

@@ -103,7 +103,7 @@ describe('webhooks listen: sandbox deliveries for all six events', () => {
     const other = startInProcess(['webhooks', 'listen', '--webhook', id, '--port', '0', '--json'], { env: apiEnv });
     const { url } = JSON.parse(await other.waitForLine((l) => l.includes('"ready"'))) as { url: string };
     const stopped = await other.stop();
-    expect(stopped.stderr).toContain(`warning: webhook ${id} delivers to http://127.0.0.1:9/elsewhere, but this listener is on port ${new URL(url).port}`);
+    expect(stopped.stderr).toContain(`mailroom: warning: webhook ${id} delivers to http://127.0.0.1:9/elsewhere, but this listener is on port ${new URL(url).port}`);
     const unknown = await runInProcess(['webhooks', 'listen', '--webhook', 'wh_doesNotExist1', '--port', '0'], { env: apiEnv });
     expect(unknown.code).toBe(4);
   });

@@ -38,3 +38,15 @@ describe('commands reach the API through the library client (docs/internals.md, 
     expect(direct.sort()).toEqual([...TRANSPORT_USERS].sort());
   });
 });
+
+describe('what mailroom says on stderr starts with its name (docs/input-and-output.md)', () => {
+  it('every note and warning is written as "mailroom: note: …" or "mailroom: warning: …", as errors are "mailroom: …"', () => {
+    const src = join(import.meta.dirname, '..', '..', 'src');
+    const bare = files(src)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ at: `${relative(src, f)}:${i + 1}`, line })))
+      .filter(({ line }) => /[`'"](note|warning): /.test(line))
+      .map(({ at }) => at);
+    expect(bare).toEqual([]);
+  });
+});

@@ -62,7 +62,7 @@ describe('the webhook delivery queue', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ dropped: 9 });
     const table = await runInProcess(['sandbox', 'deliveries', '--no-color'], { env: { MAILROOM_BASE_URL: sb.baseUrl }, tty: true, columns: 120 });
     expect(table.code).toBe(0);
-    expect(table.stderr).toContain("note: 9 deliveries were dropped because the delivery queue was full (deliveries.maxQueued in the sandbox's --config)\n");
+    expect(table.stderr).toContain("mailroom: note: 9 deliveries were dropped because the delivery queue was full (deliveries.maxQueued in the sandbox's --config)\n");
     // A reset empties the count with the log.
     await call('POST', '/_sandbox/reset', {});
     expect((await call('GET', '/_sandbox/deliveries')).body).toMatchObject({ items: [], total: 0, dropped: 0 });

@@ -31,5 +31,5 @@ export async function saveToProfile(ctx: CommandContext, profile: string, secret
   // The mode of the profile saved to (--save-as), as login's of the profile it logs in to.
   const mode = storageMode(ctx.env, stored, `profile ${profile}`, false);
   saveKey(ctx, store, profile, secret, mode, { baseUrl, workspace: workspaceId }, (line) => ctx.io.err.write(`${line}\n`));
-  if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) ctx.io.err.write(`note: profile ${profile}'s base URL is now ${baseUrl} (was ${was})\n`);
+  if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) ctx.io.err.write(`mailroom: note: profile ${profile}'s base URL is now ${baseUrl} (was ${was})\n`);
 }

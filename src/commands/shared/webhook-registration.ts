@@ -60,7 +60,7 @@ export async function registerWebhook(url: string, token: string, events: readon
         await mailroom.webhooks.delete(hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
         if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
       } catch (err) {
-        ctx.io.err.write(`warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);
+        ctx.io.err.write(`mailroom: warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);
       }
     },
   };

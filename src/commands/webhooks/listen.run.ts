@@ -151,7 +151,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
     let holds = false;
     if (!mode.quiet && ctx.io.out.writableLength > OUTPUT_BACKLOG) {
       // Printed lines nobody reads must not pile up in memory: the service retries a 503.
-      warnOnce('output', 'warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is');
+      warnOnce('output', 'mailroom: warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is');
       out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: UNREAD_OUTPUT };
     } else if (forwardable(d)) {
       if (reserved >= flags.forwardQueue) {
@@ -178,14 +178,14 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
       // Junk must not fill the disk: refused requests are journalled up to a total, then counted only.
       const size = JSON.stringify(entry).length;
       if (refusedJournalled + size > REFUSED_TOTAL_LIMIT) {
-        warnOnce('refused', `warning: refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`);
+        warnOnce('refused', `mailroom: warning: refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`);
         return out;
       }
       refusedJournalled += size;
     }
     const { line, error } = await journal.append(entry);
     if (!error) return { ...out, journalLine: line };
-    warnOnce('journal', `warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
+    warnOnce('journal', `mailroom: warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
     if (!accepted) return out;
     if (holds) reserved -= 1;
     return { ...out, status: 503, retryAfter: RETRY_AFTER_S, reason: 'the listener cannot store this delivery right now; retry later' };
@@ -227,7 +227,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   const exposed = exposedHostWarning(flags.host, 'this listener');
   if (exposed) ctx.io.err.write(`${exposed}\n`);
   if (forwardTo && !journal && !globals.quiet) {
-    ctx.io.err.write('warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
+    ctx.io.err.write('mailroom: warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
   }
   // A token made here is shown once, in the ready lines (the app needs it); masked everywhere after.
   const showReady = () => {
@@ -255,7 +255,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   });
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
-    if (mismatch) ctx.io.err.write(`warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
+    if (mismatch) ctx.io.err.write(`mailroom: warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
   }
 
   const why = await stopped;

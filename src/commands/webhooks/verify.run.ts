@@ -74,7 +74,7 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
     if (globals.quiet) return;
     if (json) printJson(ctx, { valid: true, header: headerName, bytes: body.length });
     else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())})\n`);
-    for (const note of notes) ctx.io.err.write(`note: ${note}\n`);
+    for (const note of notes) ctx.io.err.write(`mailroom: note: ${note}\n`);
     return;
   }
   if (json && !globals.quiet) {
