@@ -28,6 +28,7 @@ export const paths = {
   sandboxEmailChecks: (emailId: string, failOn: string): string => `/_sandbox/emails/${id('email', emailId)}/checks?failOn=${encodeURIComponent(failOn)}`,
   sandboxDeliveries: (workspaceId?: string): string => `/_sandbox/deliveries${workspaceId === undefined ? '' : `?workspace=${id('workspace', workspaceId)}`}`,
   sandboxWorkspaces: (): string => '/_sandbox/workspaces',
+  sandboxWorkspace: (workspaceId: string): string => `/_sandbox/workspaces/${id('workspace', workspaceId)}`,
   sandboxResend: (deliveryId: string): string => `/_sandbox/deliveries/${encodeURIComponent(deliveryId)}/resend`,
   sandboxEvents: (): string => '/_sandbox/events',
   /** The inbox page of one email (a browser URL under the sandbox's root). */

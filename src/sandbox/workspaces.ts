@@ -95,7 +95,7 @@ export class Workspaces {
     if (this.made.size >= MAX_WORKSPACES) {
       throw new HttpError(
         409,
-        `This sandbox has ${MAX_WORKSPACES} workspaces already: delete those your tests are done with (DELETE /_sandbox/workspaces/<wrk_id>), or ${this.saved ? 'start it with another --data file' : 'restart it'} to start over`,
+        `This sandbox has ${MAX_WORKSPACES} workspaces already: delete those your tests are done with (mailroom sandbox workspace delete <wrk_id>, DELETE /_sandbox/workspaces/<wrk_id>, or the library's workspace.delete()), or ${this.saved ? 'start it with another --data file' : 'restart it'} to start over`,
       );
     }
     const parts = this.make(name ?? `Test workspace ${this.made.size + 1}`);

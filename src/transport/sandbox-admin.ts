@@ -14,7 +14,7 @@ export interface SandboxAdmin {
    * `timeoutMs`: this call's own limit (a long poll), instead of the transport's. `answer`: refusals
    * with these statuses are answered (status and body) for the caller to word, not thrown.
    */
-  call(method: 'GET' | 'POST', path: string, body?: unknown, opts?: { timeoutMs?: number; answer?: readonly number[] }): Promise<{ status: number; body: unknown }>;
+  call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, opts?: { timeoutMs?: number; answer?: readonly number[] }): Promise<{ status: number; body: unknown }>;
 }
 
 /**

@@ -108,6 +108,7 @@ const SUCCESS: [path: string, args: Args][] = [
   ['sandbox wait', async () => (await newEmail(), ['sandbox', 'wait', '--to', 'a@example.com'])],
   ['sandbox workspace', () => ['sandbox', 'workspace']],
   ['sandbox workspace create', () => ['sandbox', 'workspace', 'create', '--name', 'doc']],
+  ['sandbox workspace delete', async () => ['sandbox', 'workspace', 'delete', (await call('POST', '/_sandbox/workspaces', {})).body.workspaceId as string]],
   ['config list', () => ['config', 'list']],
   ['config get', () => ['config', 'get', 'base-url']],
   ['config path', () => ['config', 'path']],

@@ -217,7 +217,7 @@ describe('--data and deleted workspaces', () => {
         statusCode: 409,
         error: 'Conflict',
         message:
-          "This sandbox has 1000 workspaces already: delete those your tests are done with (DELETE /_sandbox/workspaces/<wrk_id>), or start it with another --data file to start over",
+          "This sandbox has 1000 workspaces already: delete those your tests are done with (mailroom sandbox workspace delete <wrk_id>, DELETE /_sandbox/workspaces/<wrk_id>, or the library's workspace.delete()), or start it with another --data file to start over",
       },
     });
     for (const id of ids.slice(0, 2)) expect((await first.call('DELETE', `/_sandbox/workspaces/${id}`, {})).status).toBe(200);

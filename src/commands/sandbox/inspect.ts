@@ -8,6 +8,7 @@ import type { SandboxOpenOptions } from './open.run.js';
 import type { SandboxResendOptions } from './resend.run.js';
 import type { SandboxWaitOptions } from './wait.run.js';
 import type { SandboxWorkspaceCreateOptions } from './workspace-create.run.js';
+import type { SandboxWorkspaceDeleteOptions } from './workspace-delete.run.js';
 import { parseIntegerOption } from '../shared/option-parsers.js';
 
 const STATUSES = ['SENT', 'SCHEDULED'] as const;
@@ -54,14 +55,15 @@ Examples:
 
   const workspace = sandbox
     .command('workspace')
-    .description('list the workspaces of a running sandbox (an inbox and key of its own for each test worker); `create` makes one')
+    .description('list the workspaces of a running sandbox (an inbox and key of its own for each test worker); `create` makes one, `delete` removes one')
     .addHelpText(
       'after',
       `${where}
 
 Examples:
   $ mailroom sandbox workspace
-  $ mailroom sandbox workspace create --name "worker 1"`,
+  $ mailroom sandbox workspace create --name "worker 1"
+  $ mailroom sandbox workspace delete wrk_123`,
     )
     .action(verb(ctx, () => import('./workspaces.run.js'), (): Record<string, never> => ({})));
   workspace
@@ -84,13 +86,30 @@ Examples:
       'after',
       `${where} The new API key is printed once. Its emails, contacts, webhooks, deliveries and idempotency
 keys are its own: \`sandbox emails\`, \`sandbox wait\` and \`sandbox deliveries\` show them with
---workspace <wrk_id> (or MAILROOM_WORKSPACE). Workspaces last until the sandbox stops; --data saves them all.
+--workspace <wrk_id> (or MAILROOM_WORKSPACE). Workspaces last until the sandbox stops or \`sandbox workspace delete\`
+removes them; --data saves them all. A sandbox holds at most 1,000.
 
 Examples:
   $ mailroom sandbox workspace create --name "worker 1"
   $ ws=$(mailroom sandbox workspace create --json) && export MAILROOM_API_KEY=$(jq -r .apiKey <<<"$ws") MAILROOM_WORKSPACE=$(jq -r .workspaceId <<<"$ws")`,
     )
     .action(verb(ctx, () => import('./workspace-create.run.js'), (flags: SandboxWorkspaceCreateOptions): SandboxWorkspaceCreateOptions => flags));
+  workspace
+    .command('delete')
+    .description('delete a workspace `sandbox workspace create` made, with its keys, emails and webhooks (a test run\'s teardown)')
+    .argument('<wrk_id>', 'the workspace id, as `sandbox workspace create` printed it')
+    .addHelpText(
+      'after',
+      `${where} Its keys are refused from then on, its pending webhook deliveries and scheduled emails
+stop, and a \`sandbox wait\` on it ends (exit 4). --data saves the deletion. The sandbox's first
+workspace (its ready key's) cannot be deleted, and an unknown id is not found: both exit 4. Nothing
+is asked: the sandbox is for tests.
+
+Examples:
+  $ mailroom sandbox workspace delete wrk_123
+  $ mailroom sandbox workspace delete "$(jq -r .workspaceId <<<"$ws")" -q`,
+    )
+    .action(verb(ctx, () => import('./workspace-delete.run.js'), (_flags: Record<string, never>, [id]): SandboxWorkspaceDeleteOptions => ({ id: id as string })));
 
   sandbox
     .command('email')

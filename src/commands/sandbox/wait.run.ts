@@ -37,6 +37,10 @@ export async function run(flags: SandboxWaitOptions, ctx: CommandContext): Promi
   const workspace = sandboxWorkspace(ctx.settings());
   if (workspace !== undefined) query.set('workspace', workspace);
   const { status, body } = await admin.call('GET', paths.sandboxWait(query), undefined, { timeoutMs: timeoutMs + ANSWER_GRACE_MS, answer: [400] });
+  if (status === 404 && /was deleted while this wait was open$/.test(String((body as { message?: unknown } | undefined)?.message))) {
+    // Nothing can be caught there any more: said at once rather than at --timeout (exit 11).
+    throw new MailroomError('rejected', `workspace ${workspace} was deleted while waiting (sandbox workspace delete, or a test's teardown)`);
+  }
   if (status === 404) throw unknownWorkspace(root, workspace);
   if (status === 400) {
     const { retain, message } = (body ?? {}) as { retain?: unknown; message?: unknown };

@@ -61,6 +61,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   'sandbox workspace': ['id', 'name', 'emails'],
   'sandbox workspace list': ['id', 'name', 'emails'],
   'sandbox workspace create': ['workspaceId', 'name', 'apiKey', 'baseUrl'],
+  'sandbox workspace delete': ['workspaceId', 'isDeleted', 'baseUrl'],
   'sandbox deliveries': [
     'id', 'webhookId', 'event', 'url', 'attempt', 'statusCode', 'error', 'notDelivered', 'durationMs', 'createdAt', 'nextRetryAt', 'resendOf', 'body', 'signature', 'payload',
   ],
