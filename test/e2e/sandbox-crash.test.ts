@@ -187,4 +187,43 @@ describe('sandbox --data under SIGKILL', () => {
       await again.exited;
     }
   }, 60_000);
+
+  test('a workspace deleted stays deleted: on a disk that keeps a write only once synced, a SIGKILL right after the DELETE answered 200 brings back neither it nor its key', async () => {
+    const dataFile = join(dir, 'deleted-workspace.json');
+    const disk = fileURLToPath(new URL('../fixtures/fsync-only-disk.mjs', import.meta.url));
+    const sb = await start(dataFile, { NODE_OPTIONS: `--import ${disk}`, MAILROOM_TEST_FSYNC_MS: '300' });
+    const agent = new Agent({ connections: 2 });
+    const control = async (method: 'POST' | 'DELETE', path: string) => {
+      const res = await request(`${sb.baseUrl}${path}`, { method, dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{}' });
+      return { status: res.statusCode, body: (await res.body.json()) as Record<string, string> };
+    };
+    let gone: { workspaceId: string; apiKey: string };
+    let kept: { workspaceId: string; apiKey: string };
+    try {
+      gone = (await control('POST', '/_sandbox/workspaces')).body as typeof gone;
+      kept = (await control('POST', '/_sandbox/workspaces')).body as typeof kept;
+      // Its emails are journaled before its deletion: they replay, then the deletion drops them.
+      await postBatch(agent, sb, ['gone-1', 'gone-2'], gone.apiKey);
+      await postBatch(agent, sb, ['kept-1'], kept.apiKey);
+      expect(await control('DELETE', `/_sandbox/workspaces/${gone.workspaceId}`)).toEqual({ status: 200, body: { deleted: gone.workspaceId } });
+    } finally {
+      sb.child.kill('SIGKILL');
+      await sb.exited;
+      await agent.close();
+    }
+
+    const again = await start(dataFile);
+    try {
+      const listed = (await (await request(`${again.baseUrl}/_sandbox/workspaces`)).body.json()) as { items: { id: string }[] };
+      expect(listed.items.map((w) => w.id).slice(1)).toEqual([kept.workspaceId]);
+      const check = await request(`${again.baseUrl}/v1/api-keys/check`, { headers: { authorization: `Bearer ${gone.apiKey}` } });
+      expect(check.statusCode).toBe(401);
+      await check.body.dump();
+      expect((await request(`${again.baseUrl}/_sandbox/emails?workspace=${gone.workspaceId}`)).statusCode).toBe(404);
+      expect((await inbox(again, kept.workspaceId)).map((e) => e.idempotencyKey)).toEqual(['kept-1']);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  }, 60_000);
 });
