@@ -225,7 +225,24 @@ export const INBOX_JS = `(function () {
     var source = new EventSource('/_sandbox/stream' + (scope ? '?workspace=' + encodeURIComponent(scope) : ''));
     source.addEventListener('change', onChange);
     source.onopen = function () { live.className = 'live on'; live.title = 'Live updates: on'; };
-    source.onerror = function () { live.className = 'live off'; live.title = 'Live updates: reconnecting'; };
+    source.onerror = function () {
+      live.className = 'live off';
+      if (source.readyState !== 2) { live.title = 'Live updates: reconnecting'; return; }
+      // The sandbox refused the stream (EventSource stops trying): say why when the workspace is gone.
+      live.title = 'Live updates: off (reload the page)';
+      if (!scope) return;
+      fetch('/_sandbox/workspaces').then(function (r) { return r.json(); }).then(function (list) {
+        if ((list.items || []).some(function (w) { return w.id === scope; }) || document.getElementById('gone')) return;
+        live.title = 'Live updates: off (the workspace is gone)';
+        var note = document.createElement('p');
+        note.id = 'gone';
+        note.className = 'note warn';
+        note.setAttribute('role', 'status');
+        note.textContent = 'Workspace ' + scope + ' is no longer in this sandbox (deleted, or the sandbox restarted without it): this page will not change.';
+        var main = document.querySelector('main');
+        if (main) main.insertBefore(note, main.firstChild);
+      }).catch(function () { /* the sandbox is gone too: the dot says off */ });
+    };
   }
 
   var article = document.querySelector('article[data-email]');

@@ -237,6 +237,20 @@ describe.skipIf(chromiumMissing)('the inbox in headless Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(2);
   });
 
+  test("a workspace deleted while its page is open: the page says so, and stops listening", async () => {
+    const made = await call('POST', '/_sandbox/workspaces', { name: 'worker 7' });
+    expect(made.status).toBe(200);
+    const id = made.body.workspaceId as string;
+    await page.goto(`${sb.baseUrl}/?workspace=${id}`);
+    await page.locator('#live.on').waitFor();
+    expect(await page.locator('#gone').count()).toBe(0);
+    expect((await call('DELETE', `/_sandbox/workspaces/${id}`, {})).status).toBe(200);
+    await page.locator('#gone').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#gone').textContent()).toBe(`Workspace ${id} is no longer in this sandbox (deleted, or the sandbox restarted without it): this page will not change.`);
+    expect(await page.locator('#live').getAttribute('class')).toBe('live off');
+    expect(await page.locator('#live').getAttribute('title')).toBe('Live updates: off (the workspace is gone)');
+  });
+
   test('delete one, then delete all', async () => {
     const a = await send(raw({ subject: 'First' }));
     const b = await send(raw({ subject: 'Second' }));
