@@ -9,6 +9,9 @@ import type { Envelope } from '../webhook/samples.js';
 import type { DeliveryRecord } from './state.js';
 import { count as counted, figure } from '../plural.js';
 import { caught } from './caught.js';
+import { MAX_WAIT_MS } from './waiters.js';
+import type Agent from 'undici/lib/dispatcher/agent.js';
+import type RequestApi from 'undici/lib/api/api-request.js';
 import type { CaughtEmail, SandboxConnection, SandboxDelivery, SandboxEmail, SandboxWorkspace, SandboxEnvelope, SandboxEventName, Sandbox, StartSandboxOptions, WaitForEmailOptions } from './public-types.js';
 
 export type * from './public-types.js';
@@ -118,19 +121,23 @@ export function connectSandbox(baseUrl: string): SandboxConnection {
   } catch {
     throw new TypeError(`mailroom sandbox: connectSandbox wants the sandbox's base URL (http://127.0.0.1:4025), not ${JSON.stringify(baseUrl)}`);
   }
+  const http = sandboxHttp();
   const call = answered(async (method, path, body) => {
-    let res: Response;
+    let status: number;
     let text: string;
     try {
-      res = await fetch(`${root}${path}`, {
+      const { agent, request } = await http();
+      const res = await request.call(agent, {
+        origin: root,
+        path,
         method,
         ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       });
-      text = await res.text();
+      status = res.statusCode;
+      text = await res.body.text();
     } catch (err) {
-      // fetch says only "fetch failed"; why (ECONNREFUSED, ...) is in its cause.
-      const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-      const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(err);
+      const code = (err as { code?: unknown }).code;
+      const why = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
       throw new Error(`mailroom sandbox: cannot reach the sandbox at ${root} (${why}): is it running?`, { cause: err });
     }
     let parsed: unknown;
@@ -139,9 +146,24 @@ export function connectSandbox(baseUrl: string): SandboxConnection {
     } catch {
       parsed = undefined;
     }
-    return { status: res.status, body: parsed };
+    return { status, body: parsed };
   });
   return { baseUrl: root, ...inWorkspace(call, undefined), workspace: (options) => newWorkspace(call, root, options) };
+}
+
+/**
+ * The HTTP client of a connection, made on its first call: undici's agent and request API (the
+ * parts, not the package entry, as the sandbox's deliveries take them), with time limits longer
+ * than the longest long poll. Global fetch would cut a wait short at the process's limits: 300 s
+ * by default, or whatever dispatcher the app under test set.
+ */
+function sandboxHttp(): () => Promise<{ agent: Agent; request: typeof RequestApi }> {
+  let made: ReturnType<ReturnType<typeof sandboxHttp>> | undefined;
+  return () =>
+    (made ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([{ default: AgentClass }, { default: request }]) => {
+      const limit = MAX_WAIT_MS + 60_000;
+      return { agent: new AgentClass({ headersTimeout: limit, bodyTimeout: limit }), request };
+    }));
 }
 
 /** `emails`, the waits, `deliveries`, `reset` and `trigger` of one workspace (`undefined`: the first). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectSandbox, SIGNATURE_HEADER, startSandbox, type Sandbox } from '../../src/sandbox/library.js';
 import { sign } from '../../src/webhook/signature.js';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 
 const open: (Sandbox | Server)[] = [];
 afterEach(async () => {
@@ -149,6 +150,22 @@ describe("startSandbox from 'mailroom-cli/sandbox'", () => {
     await expect(gone.emails()).rejects.toThrow(said);
     await expect(gone.waitForEmail({ timeoutMs: 50 })).rejects.toThrow(said);
     await expect(gone.workspace({ name: 'w' })).rejects.toThrow(said);
+  });
+
+  test("connectSandbox's long polls are not cut short by the process's HTTP timeouts (fetch's is 300 s; a wait may last 600 s)", async () => {
+    const sb = await sandbox();
+    // The app under test (or Node's own default, at 300 s) may set a global dispatcher whose
+    // timeouts are shorter than a wait: the sandbox's answer comes only when the email does.
+    const before = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ headersTimeout: 300, bodyTimeout: 300 }));
+    try {
+      const waiting = connectSandbox(sb.baseUrl).waitForEmail({ to: 'late@customer.test', timeoutMs: 5000 });
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect((await send(sb, { ...raw, to: 'late@customer.test' })).status).toBe(200);
+      expect((await waiting).to).toBe('late@customer.test');
+    } finally {
+      setGlobalDispatcher(before);
+    }
   });
 
   test("webhooks from the config get signed deliveries; deliveries() has the body, the signature header's value and the parsed payload", async () => {
