@@ -20,6 +20,7 @@ import { createProgressBar, createProgressLines } from '../output/progress.js';
 import { raisedTimeout } from './shared/transport-hints.js';
 import { CLI_WORDING } from './shared/batch-wording.js';
 import type { Settings } from '../config/settings.js';
+import { notice } from '../output/notice.js';
 
 export interface BatchOptions {
   /** The input file; stdin when absent or `-`. */
@@ -71,7 +72,7 @@ export async function run(flags: BatchOptions, ctx: CommandContext): Promise<voi
   // A bar redrawn in place on a terminal; plain lines at a steady pace in a CI log or a file.
   const bar = mode.quiet || flags.dryRun ? undefined : ctx.io.isStderrTTY ? createProgressBar(ctx.io, ctx.signal) : createProgressLines(ctx.io, ctx.clock);
   const warn = (message: string) => {
-    if (!mode.quiet) ctx.io.err.write(`mailroom: note: ${message}\n`);
+    if (!mode.quiet) notice(ctx.io.err, 'note', message);
   };
   let summary: BatchSummary;
   try {

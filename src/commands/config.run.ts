@@ -15,6 +15,7 @@ import { hasPrefix } from '../schema/ids.js';
 import { mask } from '../secrets.js';
 import { ALL_KEYS, type Key, type StoredKey } from './shared/config-keys.js';
 import { parseIntegerOption } from './shared/option-parsers.js';
+import { notice } from '../output/notice.js';
 
 export type ConfigOptions = { verb: 'list' } | { verb: 'get'; key: string } | { verb: 'set'; key: string; value: string } | { verb: 'unset'; key: string } | { verb: 'path' };
 
@@ -125,16 +126,18 @@ async function write(ctx: CommandContext, key: StoredKey, value: string | number
     const target = storedBase ?? DEFAULT_BASE_URL;
     if (target !== settings.baseUrl.value) {
       const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
-      ctx.io.err.write(
-        `mailroom: note: the key is stored for ${target} (${storedBase ? `the base URL of profile ${profile}` : 'the default'}), not ${settings.baseUrl.value} (${describeSource(settings.baseUrl)}): ` +
-          `\`mailroom config set base-url ${settings.baseUrl.value}${flag}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)\n`,
+      notice(
+        ctx.io.err,
+        'note',
+        `the key is stored for ${target} (${storedBase ? `the base URL of profile ${profile}` : 'the default'}), not ${settings.baseUrl.value} (${describeSource(settings.baseUrl)}): ` +
+          `\`mailroom config set base-url ${settings.baseUrl.value}${flag}\` stores it for that host (\`mailroom login\` checks a key and saves it with its host)`,
       );
     }
   }
   // A stored value under a flag or variable has no effect yet: say so instead of leaving users puzzled.
   const shadow = ({ 'api-key': settings.apiKey, 'base-url': settings.baseUrl, workspace: settings.workspace, timeout: settings.timeoutMs, 'max-retries': settings.maxRetries, 'secure-storage': settings.secureStorage } as const)[key];
   if (value !== undefined && shadow && (shadow.source === 'env' || shadow.source === 'flag')) {
-    ctx.io.err.write(`mailroom: note: ${shadow.origin} overrides the stored ${key} while it is set\n`);
+    notice(ctx.io.err, 'note', `${shadow.origin} overrides the stored ${key} while it is set`);
   }
 }
 

@@ -5,6 +5,7 @@ import { terminalPrompter } from '../input/prompter.js';
 import type { Transport } from '../transport/index.js';
 import type { TransportOverrides } from '../transport/create.js';
 import type { SandboxAdmin } from '../transport/sandbox-admin.js';
+import { notice } from '../output/notice.js';
 
 /**
  * What every command's `run(opts, ctx)` receives (gh's Factory, but lazy): the context plus the
@@ -45,7 +46,7 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
     const problem = globals.allowHttp ? undefined : clearTextProblem(baseUrl);
     if (!problem || warnedClearText.has(baseUrl)) return;
     warnedClearText.add(baseUrl);
-    ctx.io.err.write(`mailroom: warning: ${problem}: use https://, or --allow-http to send it knowingly\n`);
+    notice(ctx.io.err, 'warning', `${problem}: use https://, or --allow-http to send it knowingly`);
   };
   const open = (chosen: Settings): Promise<Transport> => {
     const created = import('../transport/create.js').then(({ createTransport }) => createTransport(ctx, chosen, overrides));
@@ -62,7 +63,7 @@ export function commandContext(ctx: Context, globals: Globals, overrides: Transp
       const current = self.settings();
       if (!saidSettings) {
         saidSettings = true;
-        if (current.setAside) ctx.io.err.write(`mailroom: warning: ${current.setAside}\n`);
+        if (current.setAside) notice(ctx.io.err, 'warning', current.setAside);
         if (current.verbose) ctx.io.err.write(`settings: ${settingsLine(current)}\n`);
       }
       warnClearText(as?.baseUrl ?? current.baseUrl.value);

@@ -12,6 +12,7 @@ import { oneLine } from '../output/one-line.js';
 import { hasPrefix } from '../schema/ids.js';
 import { ApiError } from '../transport/index.js';
 import { paths } from '../api/paths.js';
+import { notice } from '../output/notice.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
@@ -57,14 +58,14 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<void
 
   // The key goes with the host it was just checked on, always: never a key without its host.
   const saved = saveKey(ctx, store, profile, key, mode, { baseUrl: host.url, ...(workspace !== undefined ? { workspace } : {}) }, (line) => ctx.io.err.write(`${line}\n`));
-  if (!globals.quiet && host.note) ctx.io.err.write(`mailroom: note: ${host.note}\n`);
+  if (!globals.quiet && host.note) notice(ctx.io.err, 'note', host.note);
 
   const out = outputMode(ctx, globals);
   if (out.quiet) return;
   // A key in the environment outranks the stored one (but for --profile): the login would seem to have no effect.
   const envKey = globals.apiKeyFile === undefined ? keyVariable(ctx.env) : undefined;
   if (envKey && ctx.env[envKey] !== key) {
-    ctx.io.err.write(base.profile.source === 'flag' ? `mailroom: note: ${envKey} is used instead of this key unless --profile ${profile} is given\n` : `mailroom: note: ${envKey} overrides the stored key while it is set\n`);
+    notice(ctx.io.err, 'note', base.profile.source === 'flag' ? `${envKey} is used instead of this key unless --profile ${profile} is given` : `${envKey} overrides the stored key while it is set`);
   }
   const now = storedProfile(store.read(), profile) ?? {};
   const view = {

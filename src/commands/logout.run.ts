@@ -4,6 +4,7 @@ import { keyLocation, removeKey } from '../config/credentials.js';
 import { keyVariable } from '../config/settings.js';
 import { openStore } from '../config/store.js';
 import { outputMode, printJson } from '../output/index.js';
+import { notice } from '../output/notice.js';
 
 /**
  * Removes the key from wherever it is (the keychain, the file); a profile left with nothing in it
@@ -16,7 +17,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   const where = keyLocation(storedProfile(store.read(), profile));
   const { removed: had, left } = removeKey(ctx, store, profile);
   // The profile no longer points to it, but it could not be deleted: say where it still is.
-  if (left !== undefined) ctx.io.err.write(`mailroom: warning: the system keychain cannot be reached here (${left}): profile "${profile}"'s entry stays in it (service mailroom-cli) until removed there\n`);
+  if (left !== undefined) notice(ctx.io.err, 'warning', `the system keychain cannot be reached here (${left}): profile "${profile}"'s entry stays in it (service mailroom-cli) until removed there`);
   const mode = outputMode(ctx, globals);
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, { profile, removed: had, ...(had ? { from: where } : {}) });
@@ -25,6 +26,6 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   if (envKey) {
     // Under --profile the variable is not read (docs/configuration.md); without it, it is.
     const where = ctx.settings().profile.source === 'flag' ? ': commands without --profile keep using it.' : ' and will keep being used.';
-    ctx.io.err.write(`mailroom: note: ${envKey} is still set in this environment${where}\n`);
+    notice(ctx.io.err, 'note', `${envKey} is still set in this environment${where}`);
   }
 }

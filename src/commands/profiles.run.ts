@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import { readStoredConfig } from '../config/file.js';
 import * as output from '../output/index.js';
+import { notice } from '../output/notice.js';
 
 export interface ProfileView {
   name: string;
@@ -38,5 +39,5 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
     ],
     { empty: 'no stored profiles: run `mailroom login` to create one' },
   );
-  if (rows.length > 0 && !rows.some((r) => r.active)) ctx.io.err.write(`mailroom: note: the active profile "${active}" is not stored yet\n`);
+  if (rows.length > 0 && !rows.some((r) => r.active)) notice(ctx.io.err, 'note', `the active profile "${active}" is not stored yet`);
 }

@@ -13,6 +13,7 @@ import { rerunCommand } from './shared/command-line.js';
 import { raisedTimeout } from './shared/transport-hints.js';
 import * as out from '../output/index.js';
 import { oneLine } from '../output/one-line.js';
+import { notice } from '../output/notice.js';
 
 export interface SendOptions {
   flags: SendFlags;
@@ -67,7 +68,7 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<void>
     // The key rides next to the API's answer: with it, a script can retry this exact send safely.
     // sendAt as the table shows it: the time asked for (`--send-at +2h` resolved), unless the API says its own.
     out.printJson(ctx, { ...result, ...(email.sendAt !== undefined && result.sendAt === undefined ? { sendAt: email.sendAt } : {}), idempotencyKey: key });
-    if (result.warning) ctx.io.err.write(`mailroom: warning: ${oneLine(result.warning)}\n`);
+    if (result.warning) notice(ctx.io.err, 'warning', oneLine(result.warning));
   } else {
     await out.printKeyValues(ctx, [
       ['id', result.id ?? result.messageId],

@@ -3,6 +3,7 @@ import { storedProfile, type SecureStorage, type StoredProfile } from './file.js
 import { keychainOf, keychainRef, KeychainUnavailable, LINUX_HINT, type KeychainContext, type KeychainRef } from './keychain.js';
 import { configDir } from './paths.js';
 import type { ConfigStore } from './store.js';
+import { noticeLine } from '../output/notice.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -61,7 +62,7 @@ export function saveKey(ctx: KeyContext, store: ConfigStore, profile: string, ke
     } catch (err) {
       if (!(err instanceof KeychainUnavailable)) throw err;
       if (mode.value === 'required') throw refusal(err, mode, store);
-      warn(`mailroom: warning: no system keychain here (${err.message}): the key is saved in ${store.path}, readable only by you (secure-storage required refuses instead)`);
+      warn(noticeLine('warning', `no system keychain here (${err.message}): the key is saved in ${store.path}, readable only by you (secure-storage required refuses instead)`));
     }
   }
   store.updateProfile(profile, { ...patch, apiKey: key, keychain: undefined });

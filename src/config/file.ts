@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { MailroomError, ValidationError } from '../errors.js';
 import { fsReason } from '../files.js';
 import type { KeychainRef } from './keychain.js';
+import { noticeLine } from '../output/notice.js';
 
 /** One stored profile. Every field optional: a profile may hold only a workspace, say. */
 export interface StoredProfile {
@@ -72,9 +73,9 @@ function keepPrivate(path: string, config: StoredConfig, warn: ((line: string) =
   if ((statSync(path).mode & 0o077) === 0) return;
   try {
     chmodSync(path, 0o600);
-    warn?.(`mailroom: warning: ${path} holds an API key and was readable by other users; its mode is now 0600`);
+    warn?.(noticeLine('warning', `${path} holds an API key and was readable by other users; its mode is now 0600`));
   } catch (err) {
-    warn?.(`mailroom: warning: ${path} holds an API key and is readable by other users (could not change it: ${fsReason(err, 'write')}): chmod 600 ${path}`);
+    warn?.(noticeLine('warning', `${path} holds an API key and is readable by other users (could not change it: ${fsReason(err, 'write')}): chmod 600 ${path}`));
   }
 }
 

@@ -1,5 +1,6 @@
 import { usageError } from '../errors.js';
 import { httpUrlProblem, URL_PROBLEMS } from '../schema/text.js';
+import { noticeLine } from '../output/notice.js';
 
 export const DEFAULT_BASE_URL = 'https://api.smashsend.com';
 
@@ -65,5 +66,5 @@ export function loopbackFor(baseUrl: string): string | undefined {
  * the sandbox and `webhooks listen`; undefined on loopback. `what`: who could then be reached.
  */
 export function exposedHostWarning(host: string, what: string): string | undefined {
-  return isLoopback(host) ? undefined : `mailroom: warning: listening on ${host}: other machines may reach ${what}`;
+  return isLoopback(host) ? undefined : noticeLine('warning', `listening on ${host}: other machines may reach ${what}`);
 }

@@ -4,6 +4,7 @@ import type { Webhook } from '../schema/webhook.js';
 import { redactValue, reveal } from '../secrets.js';
 import { outputMode } from './mode.js';
 import { printJson, printKeyValues, printRows, type Column } from './print.js';
+import { notice } from './notice.js';
 
 type Pairs = readonly (readonly [string, unknown, 'date'?])[];
 
@@ -87,5 +88,5 @@ export async function printDeletedWithoutAnswer(ctx: Context, globals: Globals, 
   if (mode.quiet) return;
   if (mode.format === 'json') printJson(ctx, { id, isDeleted: true });
   else await printKeyValues(ctx, [['id', id], ['deleted', 'yes']]);
-  ctx.io.err.write(`mailroom: note: the answer to the delete was lost; a retry found ${noun} ${id} already gone, so that delete went through\n`);
+  notice(ctx.io.err, 'note', `the answer to the delete was lost; a retry found ${noun} ${id} already gone, so that delete went through`);
 }

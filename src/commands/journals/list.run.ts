@@ -7,6 +7,7 @@ import { printRows, type Column } from '../../output/print.js';
 import { outputMode } from '../../output/mode.js';
 import { oneLine } from '../../output/one-line.js';
 import { noteUnreadable } from '../shared/unreadable-journals.js';
+import { notice } from '../../output/notice.js';
 
 export const JOURNAL_COLUMNS: Column<JournalFacts>[] = [
   { header: 'RUN', value: (j) => j.runId },
@@ -29,7 +30,7 @@ export async function run(_opts: Record<string, never>, ctx: CommandContext): Pr
   noteUnreadable(ctx, unreadable);
   const table = await printRows(ctx, ctx.globals, journals, JOURNAL_COLUMNS, { empty: `No journals in ${oneLine(dir)}.` });
   if (table && existsSync(join(ctx.cwd, 'journals'))) {
-    ctx.io.err.write('mailroom: note: this lists journals; to send the file named journals here: mailroom batch ./journals\n');
+    notice(ctx.io.err, 'note', 'this lists journals; to send the file named journals here: mailroom batch ./journals');
   }
   if (table && outputMode(ctx, ctx.globals).format === 'table' && journals.some((j) => !j.finished && !j.running)) {
     ctx.io.err.write('Unfinished runs: mailroom batch journals show <run> prints the command that sends the rest.\n');

@@ -5,6 +5,7 @@ import { defaultListLimit, listNote, outputMode } from '../../output/mode.js';
 import { relativeTime } from '../../output/relative-time.js';
 import { paths } from '../../api/paths.js';
 import { figure } from '../../plural.js';
+import { notice } from '../../output/notice.js';
 
 interface DeliveryRow {
   id?: string;
@@ -57,5 +58,5 @@ export async function run(flags: SandboxDeliveriesOptions, ctx: CommandContext):
   const note = table ? listNote(items.length, all.length, { byDefault: flags.last === undefined, countFlag: '--last' }) : undefined;
   if (note) ctx.io.err.write(note);
   // Never silent: deliveries the sandbox had no room to hold for a receiver that was not answering.
-  if (dropped > 0 && !globals.quiet) ctx.io.err.write(`mailroom: note: ${figure(dropped)} ${dropped === 1 ? 'delivery was' : 'deliveries were'} dropped because the delivery queue was full (deliveries.maxQueued in the sandbox's --config)\n`);
+  if (dropped > 0 && !globals.quiet) notice(ctx.io.err, 'note', `${figure(dropped)} ${dropped === 1 ? 'delivery was' : 'deliveries were'} dropped because the delivery queue was full (deliveries.maxQueued in the sandbox's --config)`);
 }

@@ -9,6 +9,7 @@ import { reveal } from '../../secrets.js';
 import { recordedSandbox, recordSandbox, sandboxAddressDir, type SandboxAddress } from '../../config/sandbox-address.js';
 import { fsReason } from '../../files.js';
 import { sandboxBanner } from '../shared/sandbox-banner.js';
+import { notice } from '../../output/notice.js';
 
 export interface SandboxServeOptions {
   port?: number;
@@ -107,7 +108,7 @@ function record(ctx: CommandContext, address: SandboxAddress): boolean {
     recordSandbox(ctx.env, address);
     return true;
   } catch (err) {
-    if (!ctx.globals.quiet) ctx.io.err.write(`mailroom: note: cannot record the sandbox's address for \`sandbox env\` in ${sandboxAddressDir(ctx.env)}: ${fsReason(err, 'write')}\n`);
+    if (!ctx.globals.quiet) notice(ctx.io.err, 'note', `cannot record the sandbox's address for \`sandbox env\` in ${sandboxAddressDir(ctx.env)}: ${fsReason(err, 'write')}`);
     return false;
   }
 }

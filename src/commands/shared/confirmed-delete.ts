@@ -2,6 +2,7 @@ import type { CommandContext } from '../context.js';
 import { requireApiKey, requireNamedProfile } from '../../config/settings.js';
 import { confirmOrRefuse, refuseWithoutTerminal } from '../../input/confirm.js';
 import { printDeletedWithoutAnswer } from '../../output/resources.js';
+import { notice } from '../../output/notice.js';
 
 export interface Deletion<T extends { id: string }> {
   id: string;
@@ -42,6 +43,6 @@ export async function confirmedDelete<T extends { id: string }>(ctx: CommandCont
   const { status: _before, ...rest } = deleted as T & { status?: unknown };
   await d.print({ ...rest, isDeleted: true } as unknown as T);
   const warning = d.yes ? d.warnAfter?.(deleted) : undefined;
-  if (warning) ctx.io.err.write(`mailroom: warning: ${warning}\n`);
+  if (warning) notice(ctx.io.err, 'warning', warning);
   if (!ctx.globals.quiet && ctx.io.isStdoutTTY && !ctx.globals.json) ctx.io.err.write(`Deleted ${deleted.id}.\n`);
 }

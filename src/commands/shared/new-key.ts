@@ -5,6 +5,7 @@ import { storageMode } from '../../config/settings.js';
 import { openStore, PROFILE_NAME } from '../../config/store.js';
 import { usageError } from '../../errors.js';
 import { refuseDiscardingSecret } from './secret-once.js';
+import { notice } from '../../output/notice.js';
 
 /** What keys create and rotate share: a new secret shown once, or kept in a profile with --save-as. */
 export const ONCE_WARNING = 'This is the only time the secret is shown: it cannot be retrieved again. Store it now.';
@@ -31,5 +32,5 @@ export async function saveToProfile(ctx: CommandContext, profile: string, secret
   // The mode of the profile saved to (--save-as), as login's of the profile it logs in to.
   const mode = storageMode(ctx.env, stored, `profile ${profile}`, false);
   saveKey(ctx, store, profile, secret, mode, { baseUrl, workspace: workspaceId }, (line) => ctx.io.err.write(`${line}\n`));
-  if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) ctx.io.err.write(`mailroom: note: profile ${profile}'s base URL is now ${baseUrl} (was ${was})\n`);
+  if (was !== undefined && was !== baseUrl && !ctx.globals.quiet) notice(ctx.io.err, 'note', `profile ${profile}'s base URL is now ${baseUrl} (was ${was})`);
 }

@@ -7,6 +7,7 @@ import { paths } from '../../api/paths.js';
 import { holdSecret } from '../../secrets.js';
 import { tokenFrom } from '../../webhook/token.js';
 import { apiClient } from './api-client.js';
+import { notice } from '../../output/notice.js';
 
 /** `webhooks listen --register`: a webhook in a sandbox that delivers to this listener while it runs. */
 export interface Registration {
@@ -60,7 +61,7 @@ export async function registerWebhook(url: string, token: string, events: readon
         await mailroom.webhooks.delete(hook.id, { signal: AbortSignal.timeout(globals.timeout ?? 10_000) });
         if (!globals.quiet) ctx.io.err.write(`Deleted webhook ${hook.id}\n`);
       } catch (err) {
-        ctx.io.err.write(`mailroom: warning: cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}\n`);
+        notice(ctx.io.err, 'warning', `cannot delete webhook ${hook.id}: ${oneLine((err as Error).message)}; delete it with: mailroom webhooks delete ${hook.id}`);
       }
     },
   };

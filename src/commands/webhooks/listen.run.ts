@@ -23,6 +23,7 @@ import { writeTokenEnv } from '../../webhook/token-env-file.js';
 import { execApp } from '../../webhook/exec-app.js';
 import { TOKEN_ENV } from '../../webhook/token.js';
 import { revealOnce } from '../../secrets.js';
+import { notice, noticeLine } from '../../output/notice.js';
 
 /** What a 503 asks the sender to wait before retrying (the service's own retries back off further). */
 const RETRY_AFTER_S = 5;
@@ -151,7 +152,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
     let holds = false;
     if (!mode.quiet && ctx.io.out.writableLength > OUTPUT_BACKLOG) {
       // Printed lines nobody reads must not pile up in memory: the service retries a 503.
-      warnOnce('output', 'mailroom: warning: stdout is not being read: deliveries are answered 503 (the service retries them) until it is');
+      warnOnce('output', noticeLine('warning', 'stdout is not being read: deliveries are answered 503 (the service retries them) until it is'));
       out = { ...d, status: 503, retryAfter: RETRY_AFTER_S, reason: UNREAD_OUTPUT };
     } else if (forwardable(d)) {
       if (reserved >= flags.forwardQueue) {
@@ -178,14 +179,14 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
       // Junk must not fill the disk: refused requests are journalled up to a total, then counted only.
       const size = JSON.stringify(entry).length;
       if (refusedJournalled + size > REFUSED_TOTAL_LIMIT) {
-        warnOnce('refused', `mailroom: warning: refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`);
+        warnOnce('refused', noticeLine('warning', `refused requests have filled their ${REFUSED_TOTAL_LIMIT / 1048576} MiB of the journal; further ones are not journalled`));
         return out;
       }
       refusedJournalled += size;
     }
     const { line, error } = await journal.append(entry);
     if (!error) return { ...out, journalLine: line };
-    warnOnce('journal', `mailroom: warning: cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`);
+    warnOnce('journal', noticeLine('warning', `cannot write the journal ${flags.journal}: ${error.message} (deliveries are answered 503 until it works again)`));
     if (!accepted) return out;
     if (holds) reserved -= 1;
     return { ...out, status: 503, retryAfter: RETRY_AFTER_S, reason: 'the listener cannot store this delivery right now; retry later' };
@@ -227,7 +228,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   const exposed = exposedHostWarning(flags.host, 'this listener');
   if (exposed) ctx.io.err.write(`${exposed}\n`);
   if (forwardTo && !journal && !globals.quiet) {
-    ctx.io.err.write('mailroom: warning: without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored\n');
+    notice(ctx.io.err, 'warning', 'without --journal, deliveries waiting to be forwarded are lost if the listener stops; a 200 then means received, not stored');
   }
   // A token made here is shown once, in the ready lines (the app needs it); masked everywhere after.
   const showReady = () => {
@@ -255,7 +256,7 @@ export async function run(flags: WebhooksListenOptions, ctx: CommandContext): Pr
   });
   if (webhook && !globals.quiet) {
     const mismatch = deliversElsewhere(webhook.url, listener.url);
-    if (mismatch) ctx.io.err.write(`mailroom: warning: webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener\n`);
+    if (mismatch) notice(ctx.io.err, 'warning', `webhook ${webhook.id} delivers to ${oneLine(webhook.url)}, ${mismatch}; deliveries will not reach this listener`);
   }
 
   const why = await stopped;

@@ -10,6 +10,7 @@ import { findSignatureHeader } from '../../webhook/signature.js';
 import { diagnose } from '../../webhook/explain.js';
 import { outputMode, printJson } from '../../output/index.js';
 import { normalizeEnvelope } from '../../schema/index.js';
+import { notice } from '../../output/notice.js';
 
 export interface WebhooksVerifyOptions {
   token?: string;
@@ -74,7 +75,7 @@ export async function run(flags: WebhooksVerifyOptions, ctx: CommandContext): Pr
     if (globals.quiet) return;
     if (json) printJson(ctx, { valid: true, header: headerName, bytes: body.length });
     else ctx.io.out.write(`✓ signature matches (${body.length}-byte body, ${headerName.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase())})\n`);
-    for (const note of notes) ctx.io.err.write(`mailroom: note: ${note}\n`);
+    for (const note of notes) notice(ctx.io.err, 'note', note);
     return;
   }
   if (json && !globals.quiet) {
