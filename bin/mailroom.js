@@ -23,6 +23,9 @@ const processIO = {
   },
 };
 
+/** notTerminal's answers by fd: a screen asks for its width, then writes. */
+const plainFds = {};
+
 /**
  * Whether fd is plainly no terminal: a pipe, a file, a socket or /dev/null (`mailroom --version >
  * /dev/null` in a script). Such a fd is written directly: making process.stdout for it loads Node's
@@ -30,12 +33,15 @@ const processIO = {
  * another device, a fd that cannot be examined) goes through the stream.
  */
 function notTerminal(fd) {
-  try {
-    const st = fstatSync(fd);
-    return !st.isCharacterDevice() || st.rdev === statSync('/dev/null').rdev;
-  } catch {
-    return false;
-  }
+  plainFds[fd] ??= (() => {
+    try {
+      const st = fstatSync(fd);
+      return !st.isCharacterDevice() || st.rdev === statSync('/dev/null').rdev;
+    } catch {
+      return false;
+    }
+  })();
+  return plainFds[fd];
 }
 
 /**
